@@ -1,0 +1,34 @@
+"""Connection setup: TCP's three-way handshake before the first request.
+
+Seed 002, section 3 (mandatory round trip 1: the SYN exchange) and seed 001, section 5.1 (a:
+connection establishment is dominated by the SYN round trip, plus host processing). The client
+sends SYN; the server answers SYN-ACK at once; the client sends the final ACK and may then send
+its request. On a BSD server the final ACK also opens the congestion window by one segment
+(seed 000, 2.2, footnote 1; see :mod:`model.slow_start`).
+"""
+
+from __future__ import annotations
+
+#: Control packets of an open: SYN (client), SYN-ACK (server), ACK (client).
+OPEN_PACKETS = ("SYN", "SYN-ACK", "ACK")
+
+
+def handshake_ms(d_up_ms: float, d_down_ms: float, syn_tx_ms: float, synack_tx_ms: float) -> float:
+    """Time from the client's SYN to the client's knowing the connection is open (ms).
+
+    ``T_setup = t_SYN + d_u + t_SYNACK + d_d``: one round trip plus the serialization of two
+    header-only packets. Seed 002, section 3, round trip 1.
+    """
+    return syn_tx_ms + d_up_ms + synack_tx_ms + d_down_ms
+
+
+def first_byte_ms(
+    d_up_ms: float, d_down_ms: float, syn_tx_ms: float, synack_tx_ms: float, request_tx_ms: float, think_ms: float
+) -> float:
+    """Earliest arrival of a response's first byte on a new connection (ms).
+
+    ``2 (d_u + d_d)`` plus serialization and server time: two mandatory round trips, which is why
+    HTTP/1.0 needs four round trips before the first inlined image (seed 002, section 3) and a
+    long-lived connection only two (seed 002, section 4).
+    """
+    return handshake_ms(d_up_ms, d_down_ms, syn_tx_ms, synack_tx_ms) + request_tx_ms + d_up_ms + think_ms + d_down_ms

@@ -1,0 +1,174 @@
+"""The schedule engine: composes the mechanisms' closed forms packet by packet.
+
+Every time the model computes is a closed form of the scenario's inputs: a sum of one-way delays,
+serialization times ``8000 (bytes + o) / B``, think times and timers, with ``max`` choosing the
+bound that binds (link busy, window closed, data not yet written). The engine evaluates those
+sums in the order their packets would leave, for the links of :mod:`model.link`, the windows of
+:mod:`model.slow_start`, the ACK rule of :mod:`model.delayed_ack` and the send rule of
+:mod:`model.nagle`; a protocol module (``model.protocols``) says what the applications write and
+when. There is no randomness, no loss and no queue limit: the same scenario always gives the same
+schedule, and with :class:`Traced` quantities every time carries its linear form (:mod:`model.lin`).
+"""
+
+from __future__ import annotations
+
+import heapq
+from collections.abc import Callable
+from typing import Any
+
+from model.lin import Lin, value
+from model.scenario import Params
+
+UP, DOWN = 0, 1  # client -> server, server -> client
+
+
+class Quantities:
+    """The scenario's primitive quantities as floats (fast path): ms and bytes."""
+
+    traced = False
+
+    def __init__(self, p: Params) -> None:
+        self.p = p
+        self.zero: Any = 0.0
+        self.d = (p.d_up, p.d_down)
+        self.k = (p.k_up, p.k_down)
+        self.o = p.overhead
+        self.server_think: Any = p.server_think
+        self.client_think: Any = p.client_think
+        self.dack: Any = p.dack_ms
+        self.conn_overhead: Any = p.conn_overhead
+        self.mss: Any = p.mss
+        self.header: Any = p.header
+        self.request: Any = p.request
+        self.rwnd: Any = p.rwnd
+
+    def size(self, n: int) -> Any:
+        """A byte count that is a plain number in the scenario (an object size, a write size)."""
+        return n
+
+    def tx(self, direction: int, payload: Any) -> Any:
+        """Serialization time of a packet (ms): ``8000 (payload + o) / B`` (:func:`model.link.serialization_ms`)."""
+        return (payload + self.o) * self.k[direction]
+
+
+class Traced(Quantities):
+    """The same quantities as :class:`~model.lin.Lin` forms over the glossary's basis."""
+
+    traced = True
+
+    def __init__(self, p: Params) -> None:
+        super().__init__(p)
+        self.zero = Lin(0.0, {})
+        self.d = (Lin(p.d_up, {"d_u": 1}), Lin(p.d_down, {"d_d": 1}))
+        self.server_think = Lin(p.server_think, {"t_s": 1})
+        self.client_think = Lin(p.client_think, {"t_c": 1})
+        self.dack = Lin(p.dack_ms, {"T_d": 1})
+        self.conn_overhead = Lin(p.conn_overhead, {"t_o": 1})
+        self.mss = Lin(p.mss, {"M": 1})
+        self.header = Lin(p.header, {"h": 1})
+        self.request = Lin(p.request, {"q": 1})
+        self.rwnd = Lin(p.rwnd, {"W_r": 1})
+
+    def size(self, n: int) -> Any:
+        return Lin.const(n)
+
+    def tx(self, direction: int, payload: Any) -> Any:
+        link = "B_u" if direction == UP else "B_d"
+        c: dict[object, float] = {(link, key): x for key, x in payload.c.items()}
+        c[(link, "o")] = c.get((link, "o"), 0) + 1
+        return Lin((payload.v + self.o) * self.k[direction], c)
+
+
+class Packet:
+    """One packet of the schedule. Times are floats or :class:`Lin` forms."""
+
+    __slots__ = (
+        "conn",
+        "dir",
+        "kind",
+        "payload",
+        "wire",
+        "t_q",
+        "t_s",
+        "tx",
+        "t_e",
+        "t_a",
+        "prev",
+        "cause",
+        "held",
+        "obj",
+        "fin",
+        "ack_only",
+        "seq_end",
+        "ack",
+    )
+
+    def __init__(self, conn: int, direction: int, kind: str, payload: Any, fin: bool = False) -> None:
+        self.conn = conn
+        self.dir = direction
+        self.kind = kind  # SYN, SYN-ACK, ACK (handshake), DATA, PUREACK, FIN
+        self.payload = payload
+        self.fin = fin
+        self.held: Any = None  # for ACKs held by the delayed-ACK timer: how long beyond the trigger
+        self.obj: str | None = None
+        self.cause: tuple[Any, ...] = ()
+        self.prev: Packet | None = None
+
+
+class Point:
+    """A time made from an earlier packet arrival or point plus an increment of one category."""
+
+    __slots__ = ("t", "base", "extra", "cat")
+
+    def __init__(self, t: Any, base: Packet | Point | None, extra: Any, cat: str) -> None:
+        self.t = t
+        self.base = base
+        self.extra = extra
+        self.cat = cat
+
+
+class Engine:
+    """Event loop over two FIFO links; deterministic (ties go in scheduling order)."""
+
+    def __init__(self, q: Quantities) -> None:
+        self.q = q
+        self.heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
+        self.seq = 0
+        self.now: Any = q.zero
+        self.link_free: list[Any] = [q.zero, q.zero]
+        self.link_last: list[Packet | None] = [None, None]
+        self.packets: list[Packet] = []
+        self.events: list[dict[str, Any]] = []
+
+    def at(self, t: Any, fn: Callable[..., None], *args: Any) -> None:
+        self.seq += 1
+        heapq.heappush(self.heap, (value(t), self.seq, fn, (t, *args)))
+
+    def run(self) -> None:
+        heap = self.heap
+        pop = heapq.heappop
+        while heap:
+            _, _, fn, args = pop(heap)
+            self.now = args[0]
+            fn(*args)
+
+    def transmit(self, pkt: Packet, t: Any, cause: tuple[Any, ...], deliver: Callable[..., None]) -> None:
+        """Put ``pkt`` on its link at ``t``; ``deliver(arrival, pkt)`` runs when it arrives."""
+        d = pkt.dir
+        q = self.q
+        pkt.t_q = t
+        pkt.cause = cause
+        free = self.link_free[d]
+        start = t if t >= free else free
+        tx = q.tx(d, pkt.payload)
+        end = start + tx
+        pkt.t_s = start
+        pkt.tx = tx
+        pkt.t_e = end
+        pkt.t_a = end + q.d[d]
+        pkt.wire = int(value(pkt.payload)) + q.o
+        pkt.prev = self.link_last[d]
+        self.link_last[d] = pkt
+        self.link_free[d] = end
+        self.packets.append(pkt)
+        self.at(pkt.t_a, deliver, pkt)

@@ -1,0 +1,88 @@
+"""TCP profiles: where TCP implementations differ, the model follows a named one.
+
+A profile gives (a) default values for the scenario's TCP fields and (b) behaviour that is not a
+number a user sets. The default profile is ``bsd``: every published figure the model must reproduce
+(seeds 000, 001, 002, 004) was measured on BSD-derived stacks (SunOS 4.1.3, ULTRIX, DEC OSF/1),
+so the seeds' numbers are only comparable under their rules. ``ns3`` follows ns-3's TCP, the
+packet-level simulator this project validates against.
+
+Behaviours (``TcpProfile`` fields):
+
+``syn_ack_opens_window``
+    bsd: the handshake's final ACK counts as an ACK of new data at the server, so the server's
+    first reply window is one segment above the initial window (seed 000, 2.2, footnote 1).
+``ack_counts_bytes``
+    bsd: a delayed ACK goes out once ``delayed_ack_segments`` full segments' *worth of bytes* has
+    arrived (a short header segment plus one full segment is not enough: seed 000, 2.2).
+    ns3: every segment counts, whatever its size.
+``nagle_idle_at_entry``
+    bsd: ``tcp_output`` decides once, on entry, whether the connection is idle; a call that
+    starts idle sends a short final segment after full ones (Stevens vol. 2, 26.3 as summarised
+    in seed 000, 2.3). ns3: a short segment is held while *any* data is unacknowledged,
+    including segments sent a moment before in the same call.
+``close_sends_held``
+    Closing a connection sends what Nagle holds (seed 000, 2.3). True for both (the ns-3 harness
+    is made to do the same, as the validation issue requires).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Literal
+
+ProfileName = Literal["bsd", "ns3"]
+
+
+@dataclass(frozen=True, slots=True)
+class TcpProfile:
+    name: ProfileName
+    description: str
+    syn_ack_opens_window: bool
+    ack_counts_bytes: bool
+    nagle_idle_at_entry: bool
+    close_sends_held: bool
+    field_defaults: dict[str, object] = field(default_factory=dict)
+
+
+PROFILES: dict[str, TcpProfile] = {
+    "bsd": TcpProfile(
+        name="bsd",
+        description=(
+            "BSD-derived TCP of the seeds (SunOS 4.1.3, 4.4BSD): reply window starts one segment above "
+            "the initial window, delayed ACK after two full segments' worth of bytes or 200 ms, "
+            "Nagle on, Nagle's test made once per output call."
+        ),
+        syn_ack_opens_window=True,
+        ack_counts_bytes=True,
+        nagle_idle_at_entry=True,
+        close_sends_held=True,
+        field_defaults={
+            "mss_bytes": 1460,
+            "initial_window_segments": 1,
+            "receive_window_bytes": 65535,
+            "delayed_ack_ms": 200.0,
+            "delayed_ack_segments": 2,
+            "nagle": True,
+        },
+    ),
+    "ns3": TcpProfile(
+        name="ns3",
+        description=(
+            "ns-3's TcpSocketBase with its attribute defaults (SegmentSize 536, InitialCwnd 10, "
+            "RcvBufSize 131072, DelAckTimeout 200 ms, DelAckCount 2, TcpNoDelay true): delayed ACKs "
+            "count segments of any size, no reply-window bonus, Nagle tested per segment."
+        ),
+        syn_ack_opens_window=False,
+        ack_counts_bytes=False,
+        nagle_idle_at_entry=False,
+        close_sends_held=True,
+        field_defaults={
+            "mss_bytes": 536,
+            "initial_window_segments": 10,
+            "receive_window_bytes": 131072,
+            "delayed_ack_ms": 200.0,
+            "delayed_ack_segments": 2,
+            "nagle": False,
+        },
+    ),
+}

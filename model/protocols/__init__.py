@@ -1,0 +1,19 @@
+"""Each protocol's schedule: which connections open, which requests leave and when.
+
+One module per protocol, each with ``run(session)``; :data:`SCHEDULES` names them.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+
+from model.protocols import getall, http10, http10_parallel, persistent, pipelined
+from model.protocols.base import Session
+
+SCHEDULES: dict[str, Callable[[Session], None]] = {
+    "http10": http10.run,
+    "http10_parallel": http10_parallel.run,
+    "persistent": persistent.run,
+    "pipelined": pipelined.run,
+    "getall": getall.run,
+}

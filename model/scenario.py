@@ -1,0 +1,260 @@
+"""The scenario document: one pydantic schema for the CLI, the API, the form and the presets.
+
+Every field is optional and has a default; units are in the field names. TCP fields left out
+(``None``) take the value of the chosen TCP profile (see :mod:`model.profiles`); fields given
+explicitly override the profile. :func:`resolve` turns a validated scenario into the flat,
+all-numbers :class:`Params` the model computes with.
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from model.profiles import PROFILES, ProfileName, TcpProfile
+
+Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall"]
+ALL_PROTOCOLS: tuple[Protocol, ...] = (
+    "http10",
+    "http10_parallel",
+    "persistent",
+    "pipelined",
+    "getall",
+)
+
+#: Limits that keep every prediction well under a second (documented in the README).
+MAX_OBJECTS = 1000
+MAX_OBJECT_BYTES = 100_000_000
+MAX_SEGMENTS = 60_000
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
+
+
+class Network(_Strict):
+    """The path between client and server."""
+
+    rtt_ms: float = Field(
+        70.0, ge=0, le=10_000, description="Round-trip propagation delay (ms), split evenly unless both one-way delays are given."
+    )
+    bandwidth_bps: float = Field(
+        1_544_000.0, ge=1_000, le=100e9, description="Bottleneck rate each way (bit/s) unless uplink_bandwidth_bps is given."
+    )
+    uplink_delay_ms: float | None = Field(
+        None, ge=0, le=10_000, description="One-way delay client to server (ms); with downlink_delay_ms it overrides rtt_ms."
+    )
+    downlink_delay_ms: float | None = Field(
+        None, ge=0, le=10_000, description="One-way delay server to client (ms)."
+    )
+    uplink_bandwidth_bps: float | None = Field(
+        None, ge=1_000, le=100e9, description="Client-to-server rate (bit/s), for asymmetric links."
+    )
+    packet_overhead_bytes: int = Field(
+        40, ge=0, le=1_000, description="Bytes each packet costs on the wire beyond its payload (IP+TCP headers, framing)."
+    )
+
+    @model_validator(mode="after")
+    def _one_way_delays(self) -> Network:
+        up, down = self.uplink_delay_ms, self.downlink_delay_ms
+        if up is not None and down is not None:
+            # Both given: they define the path; rtt_ms follows from them.
+            object.__setattr__(self, "rtt_ms", up + down)
+        elif up is not None or down is not None:
+            given = up if up is not None else down
+            assert given is not None
+            if given > self.rtt_ms:
+                name = "uplink_delay_ms" if up is not None else "downlink_delay_ms"
+                raise ValueError(
+                    f"{name} ({given}) cannot exceed rtt_ms ({self.rtt_ms}); give both one-way delays instead"
+                )
+        return self
+
+
+class Tcp(_Strict):
+    """TCP behaviour; fields left out take the profile's values."""
+
+    profile: ProfileName = Field(
+        "bsd", description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks) or ns3."
+    )
+    mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
+    initial_window_segments: int | None = Field(
+        None, ge=1, le=100, description="Initial congestion window (segments)."
+    )
+    receive_window_bytes: int | None = Field(
+        None, ge=1_000, le=1_073_725_440, description="Receiver's advertised window (bytes), also the sender's cap."
+    )
+    delayed_ack_ms: float | None = Field(
+        None, ge=0, le=500, description="Delayed-ACK timer (ms); 0 acknowledges every segment at once."
+    )
+    delayed_ack_segments: int | None = Field(
+        None, ge=1, le=16, description="A receiver ACKs at once after this many segments (bsd: full segments' worth of bytes)."
+    )
+    nagle: bool | None = Field(None, description="Nagle's algorithm on the sender (both ends).")
+    handshake: Literal["three_way", "none"] = Field(
+        "three_way", description="three_way: each connection opens with SYN/SYN-ACK; none: already open."
+    )
+
+
+class Http(_Strict):
+    """Client and server application behaviour."""
+
+    request_bytes: int = Field(200, ge=1, le=65_536, description="Size of one HTTP request (bytes).")
+    response_header_bytes: int = Field(200, ge=0, le=65_536, description="Size of one response header (bytes).")
+    header_flush: bool = Field(
+        False, description="The server writes the response header on its own before the body (seed 000, 2.2)."
+    )
+    server_write_bytes: int = Field(
+        4096, ge=0, le=MAX_OBJECT_BYTES, description="Size of the server's application writes (bytes); 0 writes each response at once."
+    )
+    server_think_ms: float = Field(0.0, ge=0, le=60_000, description="Server time per request before it writes (ms).")
+    client_think_ms: float = Field(0.0, ge=0, le=60_000, description="Client time before each request it sends (ms).")
+    connection_overhead_ms: float = Field(
+        0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
+    )
+    parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+
+
+class Page(_Strict):
+    """The page: an HTML document and its embedded objects."""
+
+    html_bytes: int = Field(6000, ge=0, le=MAX_OBJECT_BYTES, description="Size of the HTML document (bytes).")
+    object_bytes: list[int] | None = Field(
+        None, max_length=MAX_OBJECTS, description="One size per embedded object (bytes)."
+    )
+    object_count: int | None = Field(None, ge=0, le=MAX_OBJECTS, description="Number of embedded objects, with object_size_bytes.")
+    object_size_bytes: int | None = Field(
+        None, ge=0, le=MAX_OBJECT_BYTES, description="Size of each embedded object (bytes), with object_count."
+    )
+
+    @model_validator(mode="after")
+    def _one_way_to_give_objects(self) -> Page:
+        if self.object_bytes is not None:
+            if self.object_count is not None or self.object_size_bytes is not None:
+                raise ValueError("give either object_bytes or object_count with object_size_bytes, not both")
+            for i, size in enumerate(self.object_bytes):
+                if not 0 <= size <= MAX_OBJECT_BYTES:
+                    raise ValueError(f"object_bytes[{i}] must be between 0 and {MAX_OBJECT_BYTES}")
+        elif (self.object_count is None) != (self.object_size_bytes is None):
+            raise ValueError("object_count and object_size_bytes go together")
+        elif self.object_count is None:
+            object.__setattr__(self, "object_bytes", [2544, 2544, 2544])
+        return self
+
+    def sizes(self) -> list[int]:
+        """The embedded objects' sizes (bytes), in request order."""
+        if self.object_bytes is not None:
+            return list(self.object_bytes)
+        return [self.object_size_bytes or 0] * (self.object_count or 0)
+
+
+class Scenario(_Strict):
+    """One what-if question: which protocols, over which path, with which TCP, for which page."""
+
+    protocols: list[Protocol] = Field(default_factory=lambda: list(ALL_PROTOCOLS), min_length=1, max_length=5)
+    network: Network = Field(default_factory=Network)
+    tcp: Tcp = Field(default_factory=Tcp)
+    http: Http = Field(default_factory=Http)
+    page: Page = Field(default_factory=Page)
+
+    @model_validator(mode="after")
+    def _checks(self) -> Scenario:
+        if len(set(self.protocols)) != len(self.protocols):
+            raise ValueError("protocols must not repeat")
+        profile = PROFILES[self.tcp.profile]
+        # Fill the profile's defaults so the document says what was computed.
+        for name in profile.field_defaults:
+            if getattr(self.tcp, name) is None:
+                object.__setattr__(self.tcp, name, profile.field_defaults[name])
+        mss = self.tcp.mss_bytes or 1460
+        total = self.page.html_bytes + sum(self.page.sizes())
+        n_objects = 1 + len(self.page.sizes())
+        segments = (total + n_objects * self.http.response_header_bytes) / mss
+        if segments > MAX_SEGMENTS:
+            raise ValueError(
+                f"the page is too large to model: (html + objects + headers) / mss_bytes = {segments:.0f} segments, "
+                f"at most {MAX_SEGMENTS} allowed"
+            )
+        return self
+
+
+@dataclass(frozen=True, slots=True)
+class Params:
+    """All numbers of a resolved scenario, in model units (ms, bytes, bytes per ms)."""
+
+    d_up: float  # one-way delay client -> server (ms)
+    d_down: float  # one-way delay server -> client (ms)
+    k_up: float  # serialization time per wire byte client -> server (ms/byte)
+    k_down: float  # serialization time per wire byte server -> client (ms/byte)
+    overhead: int  # bytes per packet beyond payload
+    symmetric_delay: bool
+    symmetric_rate: bool
+    profile: TcpProfile
+    mss: int
+    iw: int  # initial window (segments)
+    rwnd: int  # receive window (bytes)
+    dack_ms: float
+    dack_segments: int
+    nagle: bool
+    handshake: bool
+    request: int
+    header: int
+    header_flush: bool
+    write: int
+    server_think: float
+    client_think: float
+    conn_overhead: float
+    parallel: int
+    html: int
+    objects: tuple[int, ...]
+
+
+def resolve(s: Scenario) -> Params:
+    """Flatten a validated scenario into :class:`Params` (profile defaults applied)."""
+    n, t, h = s.network, s.tcp, s.http
+    up = n.uplink_delay_ms if n.uplink_delay_ms is not None else None
+    down = n.downlink_delay_ms if n.downlink_delay_ms is not None else None
+    if up is None and down is None:
+        up = down = n.rtt_ms / 2
+    elif up is None:
+        assert down is not None
+        up = n.rtt_ms - down
+    elif down is None:
+        down = n.rtt_ms - up
+    assert up is not None and down is not None
+    b_down = n.bandwidth_bps
+    b_up = n.uplink_bandwidth_bps if n.uplink_bandwidth_bps is not None else b_down
+    profile = PROFILES[t.profile]
+    assert t.mss_bytes is not None and t.initial_window_segments is not None
+    assert t.receive_window_bytes is not None and t.delayed_ack_ms is not None
+    assert t.delayed_ack_segments is not None and t.nagle is not None
+    return Params(
+        d_up=float(up),
+        d_down=float(down),
+        k_up=8000.0 / b_up,
+        k_down=8000.0 / b_down,
+        overhead=n.packet_overhead_bytes,
+        symmetric_delay=math.isclose(up, down, rel_tol=0, abs_tol=0) and n.uplink_delay_ms is None,
+        symmetric_rate=n.uplink_bandwidth_bps is None,
+        profile=profile,
+        mss=t.mss_bytes,
+        iw=t.initial_window_segments,
+        rwnd=t.receive_window_bytes,
+        dack_ms=float(t.delayed_ack_ms),
+        dack_segments=t.delayed_ack_segments,
+        nagle=t.nagle,
+        handshake=t.handshake == "three_way",
+        request=h.request_bytes,
+        header=h.response_header_bytes,
+        header_flush=h.header_flush,
+        write=h.server_write_bytes,
+        server_think=h.server_think_ms,
+        client_think=h.client_think_ms,
+        conn_overhead=h.connection_overhead_ms,
+        parallel=h.parallel_connections,
+        html=s.page.html_bytes,
+        objects=tuple(s.page.sizes()),
+    )

@@ -1,0 +1,105 @@
+"""The page load time as a formula a student can read: sympy expressions over one glossary.
+
+A :class:`~model.lin.Lin` form is a linear combination over the basis the mechanisms use: one-way
+delays, think times, the delayed-ACK timer, and serialization times ``8000 x / B`` of byte counts
+``x`` (a full segment ``M``, a header ``h``, a request ``q``, the per-packet overhead ``o``,
+plain byte counts). :func:`to_sympy` writes it with the symbols of :data:`GLOSSARY`; the integer
+coefficients are the counts a student looks for (how many round trips, how many delayed-ACK timers,
+how many segments' serialization lie on the critical path).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import sympy
+
+from model.lin import Lin
+from model.scenario import Params
+
+RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
+B, B_u = sympy.symbols("B B_u", positive=True)
+M, o, h, q, W_r = sympy.symbols("M o h q W_r", positive=True)
+t_s, t_c, T_d, t_o = sympy.symbols("t_s t_c T_d t_o", nonnegative=True)
+
+#: symbol -> (meaning, unit, scenario field)
+GLOSSARY: dict[str, tuple[str, str, str]] = {
+    "RTT": ("round-trip propagation delay (when both ways are equal)", "ms", "network.rtt_ms"),
+    "d_u": ("one-way delay, client to server", "ms", "network.uplink_delay_ms"),
+    "d_d": ("one-way delay, server to client", "ms", "network.downlink_delay_ms"),
+    "B": ("bottleneck rate (server to client; both ways unless B_u is given)", "bit/s", "network.bandwidth_bps"),
+    "B_u": ("rate client to server", "bit/s", "network.uplink_bandwidth_bps"),
+    "M": ("maximum segment size", "bytes", "tcp.mss_bytes"),
+    "o": ("per-packet overhead on the wire", "bytes", "network.packet_overhead_bytes"),
+    "h": ("response header size", "bytes", "http.response_header_bytes"),
+    "q": ("request size", "bytes", "http.request_bytes"),
+    "W_r": ("receive window", "bytes", "tcp.receive_window_bytes"),
+    "t_s": ("server think time per request", "ms", "http.server_think_ms"),
+    "t_c": ("client think time per request", "ms", "http.client_think_ms"),
+    "T_d": ("delayed-ACK timer", "ms", "tcp.delayed_ack_ms"),
+    "t_o": ("host overhead per new connection", "ms", "http.connection_overhead_ms"),
+}
+
+_TIME = {"d_u": d_u, "d_d": d_d, "t_s": t_s, "t_c": t_c, "T_d": T_d, "t_o": t_o}
+_BYTES = {"M": M, "o": o, "h": h, "q": q, "W_r": W_r, "1": sympy.Integer(1)}
+
+
+def _num(x: float) -> sympy.Expr:
+    if float(x).is_integer():
+        return sympy.Integer(int(x))
+    return sympy.nsimplify(x, rational=True) if abs(x) < 1e12 else sympy.Float(x)
+
+
+def to_sympy(form: Lin | float, p: Params) -> sympy.Expr:
+    """A linear form as a sympy expression in the glossary's symbols (ms)."""
+    if not isinstance(form, Lin):
+        return _num(form)
+    c = form.c
+    expr: sympy.Expr = sympy.Integer(0)
+    cu, cd = c.get("d_u", 0), c.get("d_d", 0)
+    if p.symmetric_delay:
+        expr += _num((cu + cd) / 2) * RTT
+    else:
+        expr += _num(cu) * d_u + _num(cd) * d_d
+    for key, sym in _TIME.items():
+        if key in ("d_u", "d_d"):
+            continue
+        if c.get(key):
+            expr += _num(c[key]) * sym
+    if c.get("1"):
+        expr += _num(c["1"])
+    rates = {"B_d": B, "B_u": B if p.symmetric_rate else B_u}
+    per_rate: dict[sympy.Expr, sympy.Expr] = {}
+    for key, x in c.items():
+        if isinstance(key, tuple):
+            rate = rates[key[0]]
+            per_rate[rate] = per_rate.get(rate, sympy.Integer(0)) + _num(x) * _BYTES[key[1]]
+    for rate, nbytes in per_rate.items():
+        if nbytes != 0:
+            expr += sympy.Mul(8000, nbytes, sympy.Pow(rate, -1), evaluate=False)
+    return expr
+
+
+def substitutions(p: Params) -> dict[sympy.Symbol, float]:
+    """Each glossary symbol's value in a resolved scenario."""
+    return {
+        RTT: p.d_up + p.d_down,
+        d_u: p.d_up,
+        d_d: p.d_down,
+        B: 8000.0 / p.k_down,
+        B_u: 8000.0 / p.k_up,
+        M: p.mss,
+        o: p.overhead,
+        h: p.header,
+        q: p.request,
+        W_r: p.rwnd,
+        t_s: p.server_think,
+        t_c: p.client_think,
+        T_d: p.dack_ms,
+        t_o: p.conn_overhead,
+    }
+
+
+def render(expr: sympy.Expr) -> dict[str, Any]:
+    """LaTeX and presentation MathML of an expression."""
+    return {"latex": sympy.latex(expr), "mathml": sympy.mathml(expr, printer="presentation")}

@@ -1,0 +1,304 @@
+"""A TCP connection as the model sees it: two endpoints applying the mechanisms' rules.
+
+Each endpoint sends with the window of :mod:`model.slow_start` and the send rule of
+:mod:`model.nagle`, and acknowledges with the rule and timer of :mod:`model.delayed_ack`; the
+connection opens as in :mod:`model.connection_setup`. Sequence space is counted in payload bytes;
+there is no loss, so every segment arrives in order and the only waits are the ones the seeds
+describe: a closed window, a held ACK, a held short segment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from model import delayed_ack, nagle, slow_start
+from model.engine import DOWN, UP, Engine, Packet, Point
+from model.lin import value
+
+
+class Endpoint:
+    """One side of a connection: a sender of its own data and a receiver of the peer's."""
+
+    def __init__(self, conn: Connection, direction: int, cwnd: int) -> None:
+        eng = conn.eng
+        q = eng.q
+        p = q.p
+        self.conn = conn
+        self.eng = eng
+        self.q = q
+        self.dir = direction  # the link this endpoint sends on
+        self.name = "client" if direction == UP else "server"
+        self.mss = q.mss
+        self.mss_n = p.mss
+        self.rwnd = q.rwnd
+        self.rwnd_n = p.rwnd
+        self.profile = p.profile
+        self.nagle = p.nagle
+        self.cwnd = cwnd
+        self.cwnd_cap = p.rwnd // p.mss + 2
+        zero = q.size(0)
+        # sender
+        self.una: Any = zero
+        self.nxt: Any = zero
+        self.end: Any = zero
+        self.closing = False
+        self.fin_sent = False
+        self.blocked: str | None = None
+        self.blocked_len = 0
+        self.last_end: Any = None
+        self.obj_bounds: list[tuple[float, str]] = []  # (end offset, object name) of data written
+        # receiver
+        self.rcv: Any = zero
+        self.rcv_n = 0
+        self.un_bytes = 0
+        self.un_segs = 0
+        self.first_pkt: Packet | None = None
+        self.last_pkt: Packet | None = None
+        self.token = 0
+        self.on_data: Callable[[Any, Packet], None] | None = None
+        self.on_fin: Callable[[Any, Packet], None] | None = None
+        self.peer: Endpoint
+
+    # ----------------------------------------------------------------- sending
+    def write(self, t: Any, nbytes: Any, obj: str, point: Point) -> None:
+        """The application writes ``nbytes`` at ``t`` (a :class:`Point`); TCP tries to send."""
+        self.end = self.end + nbytes
+        self.obj_bounds.append((value(self.end), obj))
+        self.output(t, ("app", point))
+
+    def close(self, t: Any, point: Point) -> None:
+        """The application closes: a FIN follows the data, and held data is sent (seed 000, 2.3)."""
+        self.closing = True
+        self.output(t, ("app", point))
+
+    def _obj_at(self, offset: float) -> str:
+        for end, name in self.obj_bounds:
+            if offset < end:
+                return name
+        return self.obj_bounds[-1][1] if self.obj_bounds else ""
+
+    def output(self, t: Any, cause: tuple[Any, ...]) -> None:
+        """Send what the window and the send rule allow (BSD ``tcp_output``; seed 000, 2.3)."""
+        mss = self.mss
+        profile = self.profile
+        idle_at_entry = self.una >= self.nxt
+        first = True
+        while True:
+            avail = self.end - self.nxt
+            avail_n = value(avail)
+            if avail_n <= 0:
+                break
+            outstanding = self.nxt - self.una
+            win_limit = mss * self.cwnd
+            if self.rwnd < win_limit:
+                win_limit = self.rwnd
+            win = win_limit - outstanding
+            win_n = value(win)
+            if win_n <= 0:
+                self._block("window", 0)
+                return
+            length = mss
+            if avail < length:
+                length = avail
+            if win < length:
+                length = win
+            length_n = value(length)
+            all_buffered = length_n >= avail_n
+            if length_n < self.mss_n:
+                if not all_buffered:
+                    # a window-limited short segment with more data behind it waits (seed 000, 2.3 (a))
+                    if not (profile.nagle_idle_at_entry and length_n >= self.rwnd_n / 2):
+                        self._block("window", length_n)
+                        return
+                else:
+                    nothing_out = idle_at_entry if profile.nagle_idle_at_entry else value(outstanding) <= 0
+                    if not nagle.may_send(
+                        length_n,
+                        self.mss_n,
+                        True,
+                        nothing_out,
+                        self.nagle,
+                        self.closing and profile.close_sends_held,
+                        profile.nagle_idle_at_entry,
+                        self.rwnd_n,
+                    ):
+                        self._block("nagle", length_n)
+                        return
+            if first:
+                self._released(t, cause)
+                first = False
+            pkt = Packet(self.conn.id, self.dir, "DATA", length)
+            pkt.obj = self._obj_at(value(self.nxt))
+            self.nxt = self.nxt + length
+            pkt.fin = self.closing and value(self.nxt) >= value(self.end)
+            if pkt.fin:
+                self.fin_sent = True
+            self._send(pkt, t, cause)
+            self.last_end = pkt.t_e
+        if self.closing and not self.fin_sent and value(self.end - self.nxt) <= 0:
+            self.fin_sent = True
+            pkt = Packet(self.conn.id, self.dir, "FIN", self.q.size(0), fin=True)
+            self._send(pkt, t, cause)
+        self.blocked = None
+
+    def _block(self, reason: str, length: float) -> None:
+        self.blocked = reason
+        self.blocked_len = int(length)
+
+    def _released(self, t: Any, cause: tuple[Any, ...]) -> None:
+        """Data held by the window or by Nagle leaves: record the idle period it ended."""
+        if self.blocked is None or cause[0] != "release" or self.last_end is None:
+            return
+        gap = t - self.last_end
+        if value(gap) <= 0:
+            return
+        ack: Packet = cause[1]
+        self.conn.session.record_idle(self, cause[2], t, gap, ack)
+
+    def _send(self, pkt: Packet, t: Any, cause: tuple[Any, ...]) -> None:
+        """Send a packet carrying our cumulative ACK (piggybacking any held one)."""
+        pkt.seq_end = self.nxt
+        pkt.ack = self.rcv
+        self._ack_sent()
+        self.eng.transmit(pkt, t, cause, self.peer.arrive)
+
+    def _ack_sent(self) -> None:
+        self.un_bytes = 0
+        self.un_segs = 0
+        self.first_pkt = None
+        self.token += 1
+
+    def send_control(self, kind: str, t: Any, cause: tuple[Any, ...], fin: bool = False) -> Packet:
+        pkt = Packet(self.conn.id, self.dir, kind, self.q.size(0), fin=fin)
+        pkt.seq_end = self.nxt
+        pkt.ack = self.rcv
+        self._ack_sent()
+        self.eng.transmit(pkt, t, cause, self.peer.arrive)
+        return pkt
+
+    # --------------------------------------------------------------- receiving
+    def arrive(self, t: Any, pkt: Packet) -> None:
+        """A packet from the peer arrives: take its ACK, then its data."""
+        kind = pkt.kind
+        if kind == "SYN":
+            self.conn.syn_arrived(t, pkt)
+            return
+        if kind == "SYNACK":
+            self.conn.synack_arrived(t, pkt)
+            return
+        acked = False
+        if pkt.ack > self.una:
+            self.una = pkt.ack
+            acked = True
+            if self.cwnd < self.cwnd_cap:
+                self.cwnd = slow_start.window_after_ack(self.cwnd)
+        elif kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake":
+            self.conn.handshake_ack_arrived(t, pkt)
+        payload = value(pkt.payload)
+        if payload > 0:
+            self._receive(t, pkt, payload)
+        if pkt.fin:
+            if self.on_fin is not None:
+                self.on_fin(t, pkt)
+        if acked:
+            self.output(t, ("release", pkt, self.blocked) if self.blocked else ("ack", pkt))
+
+    def _receive(self, t: Any, pkt: Packet, payload: float) -> None:
+        self.rcv = pkt.seq_end
+        self.rcv_n += payload
+        self.un_bytes += payload
+        self.un_segs += 1
+        if self.first_pkt is None:
+            self.first_pkt = pkt
+        self.last_pkt = pkt
+        p = self.q.p
+        if pkt.fin:
+            pass  # the FIN is acknowledged at once, with the close (see Connection)
+        elif delayed_ack.ack_now(
+            self.un_bytes, self.un_segs, p.mss, p.dack_segments, p.profile.ack_counts_bytes, p.dack_ms
+        ):
+            self.send_control("ACK", t, ("arrival", pkt, None, "ack"))
+        else:
+            # start the delayed-ACK timer with the first unacknowledged segment (seed 000, 2.2)
+            if self.un_segs == 1:
+                first = self.first_pkt
+                expiry = delayed_ack.ack_time_ms(t, self.q.dack)
+                self.eng.at(expiry, self._timer, self.token, first)
+        if self.on_data is not None:
+            self.on_data(t, pkt)
+
+    def _timer(self, t: Any, token: int, first: Packet) -> None:
+        if token != self.token or self.un_segs == 0:
+            return
+        last = self.last_pkt
+        assert last is not None
+        note = self._held_note()
+        pkt = self.send_control("ACK", t, ("arrival", first, self.q.dack, "delayed_ack_stall", note))
+        pkt.held = delayed_ack.stall_ms(t, last.t_a)
+        pkt.obj = last.obj
+
+
+    def _held_note(self) -> str:
+        """Why the ACK was held, in words: what had arrived unacknowledged."""
+        p = self.q.p
+        segs, nbytes = self.un_segs, int(self.un_bytes)
+        if p.profile.ack_counts_bytes:
+            if segs == 2 and nbytes < 2 * p.mss:
+                what = "one short segment and one full segment"
+            else:
+                what = f"{segs} segment{'s' if segs > 1 else ''}"
+            return (
+                f"{what}, {nbytes} bytes, less than {p.dack_segments} full segments' worth "
+                f"({p.dack_segments * p.mss} bytes)"
+            )
+        return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {p.dack_segments}"
+
+
+class Connection:
+    """A client-server TCP connection; ``session`` gets its application events."""
+
+    def __init__(self, session: Any, conn_id: int) -> None:
+        self.session = session
+        self.eng: Engine = session.eng
+        self.id = conn_id
+        p = self.eng.q.p
+        self.client = Endpoint(self, UP, p.iw)
+        self.server = Endpoint(self, DOWN, p.iw)
+        self.client.peer = self.server
+        self.server.peer = self.client
+        self.open_point: Point | None = None
+        self.on_open: Callable[[Any, Point], None] | None = None
+        self.opened_at: Any = None
+
+    def open(self, point: Point, handshake: bool) -> None:
+        """Open the connection at ``point``: a SYN, or (``handshake: none``) already open."""
+        p = self.eng.q.p
+        self.open_point = point
+        if not handshake:
+            self.server.cwnd = slow_start.initial_window_segments(p.iw, p.profile.syn_ack_opens_window)
+            self.opened_at = point.t
+            if self.on_open is not None:
+                self.on_open(point.t, point)
+            return
+        pkt = Packet(self.id, UP, "SYN", self.eng.q.size(0))
+        pkt.seq_end = self.client.nxt
+        pkt.ack = self.client.rcv
+        self.eng.transmit(pkt, point.t, ("app", point), self.server.arrive)
+
+    def syn_arrived(self, t: Any, syn: Packet) -> None:
+        pkt = Packet(self.id, DOWN, "SYNACK", self.eng.q.size(0))
+        pkt.seq_end = self.server.nxt
+        pkt.ack = self.server.rcv
+        self.eng.transmit(pkt, t, ("arrival", syn, None, "connection_setup"), self.client.arrive)
+
+    def synack_arrived(self, t: Any, synack: Packet) -> None:
+        self.client.send_control("ACK", t, ("handshake", synack))
+        self.opened_at = t
+        if self.on_open is not None:
+            self.on_open(t, Point(t, synack, None, "connection_setup"))
+
+    def handshake_ack_arrived(self, t: Any, pkt: Packet) -> None:
+        # BSD: the handshake ACK counts as an ACK of new data (seed 000, 2.2, footnote 1)
+        p = self.eng.q.p
+        self.server.cwnd = slow_start.initial_window_segments(p.iw, p.profile.syn_ack_opens_window)
