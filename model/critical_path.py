@@ -1,12 +1,13 @@
 """Where the time went: the page load time split along its critical path.
 
-Starting from the last byte of the last object, walk back through what each time was made of: a
-packet's arrival is its serialization plus propagation; a packet that waited for a busy link
-follows the packet ahead of it; a packet that waited for an ACK (a full window, or a segment Nagle
-held) follows the sender's link back across the idle gap, which is filed as slow-start idle,
-delayed-ACK stall or Nagle stall; a write or request follows the arrival that prompted it plus the
-think time. Every step is a difference of two times, so the parts add up to the page load time
-exactly, for floats and for linear forms alike.
+Starting from the last byte of the last object, walk back along the causes of each time: a packet
+arrives one serialization and one propagation after it starts; a packet that waited for a busy link
+follows the packet ahead of it; a segment that waited for an ACK (a full window, or a short segment
+Nagle held) follows that ACK back to the data that triggered it, and that round trip is filed as
+slow-start idle or Nagle stall, a delayed-ACK timer on the way as delayed-ACK stall; a write or
+request follows the arrival that prompted it plus its think time. Every step adds a closed-form
+term, so the parts add up to the page load time exactly, and the number of server-to-client
+crossings on the path is the coefficient of the round-trip time in the symbolic expression.
 """
 
 from __future__ import annotations
@@ -14,7 +15,6 @@ from __future__ import annotations
 from typing import Any
 
 from model.engine import DOWN, Packet, Point, Quantities
-from model.lin import value
 
 CATEGORIES = (
     "connection_setup",
@@ -41,17 +41,27 @@ def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
     trips = 0
     node: Packet | Point | None = final
     arriving = True
+    role: str | None = None  # while following an ACK back: the stall its round trip belongs to
     while node is not None:
         if isinstance(node, Point):
             if node.extra is not None:
                 acc[node.cat] = acc[node.cat] + node.extra
             node = node.base
             arriving = True
+            role = None
             continue
         p = node
         if arriving:
             cat = category_of(p)
-            acc[cat] = acc[cat] + (p.t_a - p.t_s)
+            if role is None:
+                acc[cat] = acc[cat] + (p.t_a - p.t_s)
+            elif p.kind == "DATA" and p.n > 0:
+                # the segment that prompted the ACK: its bits are transmission, its flight is the stall
+                acc[cat] = acc[cat] + p.tx
+                acc[role] = acc[role] + (p.t_a - p.t_e)
+                role = None
+            else:
+                acc[role] = acc[role] + (p.t_a - p.t_s)
             if p.dir == DOWN:
                 trips += 1
             arriving = False
@@ -59,7 +69,7 @@ def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
         # at p.t_s: either the link was busy (follow the packet ahead) or p left when queued
         prev = p.prev
         if prev is not None and p.t_s > p.t_q:
-            cat = category_of(prev)
+            cat = role or category_of(prev)
             acc[cat] = acc[cat] + prev.tx
             node = prev
             continue
@@ -67,30 +77,21 @@ def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
         kind = cause[0]
         if kind == "app":
             node = cause[1]
-        elif kind == "release" and prev is not None:
-            ack: Packet = cause[1]
-            gap = p.t_q - prev.t_e
-            if cause[2] == "nagle":
-                acc["nagle_stall"] = acc["nagle_stall"] + gap
-            else:
-                held = ack.held
-                if held is not None and value(held) > 0:
-                    dack = held if held < gap else gap
-                    acc["delayed_ack_stall"] = acc["delayed_ack_stall"] + dack
-                    acc["slow_start_idle"] = acc["slow_start_idle"] + (gap - dack)
-                else:
-                    acc["slow_start_idle"] = acc["slow_start_idle"] + gap
-            trips += 1
-            cat = category_of(prev)
-            acc[cat] = acc[cat] + prev.tx
-            node = prev
+            role = None
+        elif kind == "release":
+            node = cause[1]  # the ACK that opened the window or let Nagle's held segment go
+            role = "nagle_stall" if cause[2] == "nagle" else "slow_start_idle"
+            arriving = True
         elif kind == "arrival":
             _, base, extra, cat = cause[:4]
             if extra is not None:
+                # a timer on a Nagle chain is part of the Nagle stall (seed 000, 2.3)
+                if role == "nagle_stall":
+                    cat = role
                 acc[cat] = acc[cat] + extra
             node = base
             arriving = True
-        elif kind in ("handshake", "ack", "release"):
+        elif kind in ("handshake", "ack"):
             node = cause[1]
             arriving = True
         else:  # pragma: no cover - every cause kind is handled above

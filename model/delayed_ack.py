@@ -11,7 +11,12 @@ from __future__ import annotations
 
 
 def ack_now(
-    unacked_bytes: int, unacked_segments: int, mss_bytes: int, every_segments: int, counts_bytes: bool, timer_ms: float
+    unacked_bytes: float,
+    unacked_segments: int,
+    mss_bytes: int,
+    every_segments: int,
+    counts_bytes: bool,
+    timer_ms: float,
 ) -> bool:
     """Whether the receiver acknowledges at once (dimensionless predicate).
 

@@ -16,7 +16,7 @@ import heapq
 from collections.abc import Callable
 from typing import Any
 
-from model.lin import Lin, value
+from model.lin import Lin
 from model.scenario import Params
 
 UP, DOWN = 0, 1  # client -> server, server -> client
@@ -30,7 +30,7 @@ class Quantities:
     def __init__(self, p: Params) -> None:
         self.p = p
         self.zero: Any = 0.0
-        self.d = (p.d_up, p.d_down)
+        self.d: tuple[Any, Any] = (p.d_up, p.d_down)
         self.k = (p.k_up, p.k_down)
         self.o = p.overhead
         self.server_think: Any = p.server_think
@@ -83,31 +83,42 @@ class Packet:
     """One packet of the schedule. Times are floats or :class:`Lin` forms."""
 
     __slots__ = (
+        "ack",
+        "ack_only",
+        "cause",
         "conn",
         "dir",
+        "fin",
+        "held",
         "kind",
+        "n",
+        "obj",
         "payload",
-        "wire",
+        "prev",
+        "seq_end",
+        "t_a",
+        "t_e",
         "t_q",
         "t_s",
         "tx",
-        "t_e",
-        "t_a",
-        "prev",
-        "cause",
-        "held",
-        "obj",
-        "fin",
-        "ack_only",
-        "seq_end",
-        "ack",
+        "wire",
     )
 
-    def __init__(self, conn: int, direction: int, kind: str, payload: Any, fin: bool = False) -> None:
+    t_q: Any
+    t_s: Any
+    tx: Any
+    t_e: Any
+    t_a: Any
+    wire: int
+    seq_end: Any
+    ack: Any
+
+    def __init__(self, conn: int, direction: int, kind: str, payload: Any, n: float, fin: bool = False) -> None:
         self.conn = conn
         self.dir = direction
-        self.kind = kind  # SYN, SYN-ACK, ACK (handshake), DATA, PUREACK, FIN
+        self.kind = kind  # SYN, SYNACK, ACK, DATA, FIN
         self.payload = payload
+        self.n = n  # payload bytes as a number
         self.fin = fin
         self.held: Any = None  # for ACKs held by the delayed-ACK timer: how long beyond the trigger
         self.obj: str | None = None
@@ -118,7 +129,7 @@ class Packet:
 class Point:
     """A time made from an earlier packet arrival or point plus an increment of one category."""
 
-    __slots__ = ("t", "base", "extra", "cat")
+    __slots__ = ("base", "cat", "extra", "t")
 
     def __init__(self, t: Any, base: Packet | Point | None, extra: Any, cat: str) -> None:
         self.t = t
@@ -132,6 +143,7 @@ class Engine:
 
     def __init__(self, q: Quantities) -> None:
         self.q = q
+        self.traced = q.traced
         self.heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self.seq = 0
         self.now: Any = q.zero
@@ -142,7 +154,7 @@ class Engine:
 
     def at(self, t: Any, fn: Callable[..., None], *args: Any) -> None:
         self.seq += 1
-        heapq.heappush(self.heap, (value(t), self.seq, fn, (t, *args)))
+        heapq.heappush(self.heap, (t.v if self.traced else t, self.seq, fn, (t, *args)))
 
     def run(self) -> None:
         heap = self.heap
@@ -166,7 +178,7 @@ class Engine:
         pkt.tx = tx
         pkt.t_e = end
         pkt.t_a = end + q.d[d]
-        pkt.wire = int(value(pkt.payload)) + q.o
+        pkt.wire = int(pkt.n) + q.o
         pkt.prev = self.link_last[d]
         self.link_last[d] = pkt
         self.link_free[d] = end

@@ -11,15 +11,13 @@ scenario that takes the same path. :mod:`model.symbolic` turns a form into a sym
 
 from __future__ import annotations
 
-from typing import Union
-
-Number = Union[int, float]
+Number = int | float
 
 
 class Lin:
     """A value ``v`` with its linear form ``c`` (basis key -> coefficient)."""
 
-    __slots__ = ("v", "c")
+    __slots__ = ("c", "v")
 
     def __init__(self, v: float, c: dict[object, float]) -> None:
         self.v = v

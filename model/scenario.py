@@ -39,22 +39,32 @@ class Network(_Strict):
     """The path between client and server."""
 
     rtt_ms: float = Field(
-        70.0, ge=0, le=10_000, description="Round-trip propagation delay (ms), split evenly unless both one-way delays are given."
+        70.0,
+        ge=0,
+        le=10_000,
+        description="Round-trip propagation delay (ms), split evenly unless both one-way delays are given.",
     )
     bandwidth_bps: float = Field(
-        1_544_000.0, ge=1_000, le=100e9, description="Bottleneck rate each way (bit/s) unless uplink_bandwidth_bps is given."
+        1_544_000.0,
+        ge=1_000,
+        le=100e9,
+        description="Bottleneck rate each way (bit/s) unless uplink_bandwidth_bps is given.",
     )
     uplink_delay_ms: float | None = Field(
-        None, ge=0, le=10_000, description="One-way delay client to server (ms); with downlink_delay_ms it overrides rtt_ms."
+        None,
+        ge=0,
+        le=10_000,
+        description="One-way delay client to server (ms); with downlink_delay_ms it overrides rtt_ms.",
     )
-    downlink_delay_ms: float | None = Field(
-        None, ge=0, le=10_000, description="One-way delay server to client (ms)."
-    )
+    downlink_delay_ms: float | None = Field(None, ge=0, le=10_000, description="One-way delay server to client (ms).")
     uplink_bandwidth_bps: float | None = Field(
         None, ge=1_000, le=100e9, description="Client-to-server rate (bit/s), for asymmetric links."
     )
     packet_overhead_bytes: int = Field(
-        40, ge=0, le=1_000, description="Bytes each packet costs on the wire beyond its payload (IP+TCP headers, framing)."
+        40,
+        ge=0,
+        le=1_000,
+        description="Bytes each packet costs on the wire beyond its payload (IP+TCP headers, framing).",
     )
 
     @model_validator(mode="after")
@@ -81,9 +91,7 @@ class Tcp(_Strict):
         "bsd", description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks) or ns3."
     )
     mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
-    initial_window_segments: int | None = Field(
-        None, ge=1, le=100, description="Initial congestion window (segments)."
-    )
+    initial_window_segments: int | None = Field(None, ge=1, le=100, description="Initial congestion window (segments).")
     receive_window_bytes: int | None = Field(
         None, ge=1_000, le=1_073_725_440, description="Receiver's advertised window (bytes), also the sender's cap."
     )
@@ -91,7 +99,10 @@ class Tcp(_Strict):
         None, ge=0, le=500, description="Delayed-ACK timer (ms); 0 acknowledges every segment at once."
     )
     delayed_ack_segments: int | None = Field(
-        None, ge=1, le=16, description="A receiver ACKs at once after this many segments (bsd: full segments' worth of bytes)."
+        None,
+        ge=1,
+        le=16,
+        description="A receiver ACKs at once after this many segments (bsd: full segments' worth of bytes).",
     )
     nagle: bool | None = Field(None, description="Nagle's algorithm on the sender (both ends).")
     handshake: Literal["three_way", "none"] = Field(
@@ -108,7 +119,10 @@ class Http(_Strict):
         False, description="The server writes the response header on its own before the body (seed 000, 2.2)."
     )
     server_write_bytes: int = Field(
-        4096, ge=0, le=MAX_OBJECT_BYTES, description="Size of the server's application writes (bytes); 0 writes each response at once."
+        4096,
+        ge=0,
+        le=MAX_OBJECT_BYTES,
+        description="Size of the server's application writes (bytes); 0 writes each response at once.",
     )
     server_think_ms: float = Field(0.0, ge=0, le=60_000, description="Server time per request before it writes (ms).")
     client_think_ms: float = Field(0.0, ge=0, le=60_000, description="Client time before each request it sends (ms).")
@@ -125,7 +139,9 @@ class Page(_Strict):
     object_bytes: list[int] | None = Field(
         None, max_length=MAX_OBJECTS, description="One size per embedded object (bytes)."
     )
-    object_count: int | None = Field(None, ge=0, le=MAX_OBJECTS, description="Number of embedded objects, with object_size_bytes.")
+    object_count: int | None = Field(
+        None, ge=0, le=MAX_OBJECTS, description="Number of embedded objects, with object_size_bytes."
+    )
     object_size_bytes: int | None = Field(
         None, ge=0, le=MAX_OBJECT_BYTES, description="Size of each embedded object (bytes), with object_count."
     )
@@ -155,10 +171,10 @@ class Scenario(_Strict):
     """One what-if question: which protocols, over which path, with which TCP, for which page."""
 
     protocols: list[Protocol] = Field(default_factory=lambda: list(ALL_PROTOCOLS), min_length=1, max_length=5)
-    network: Network = Field(default_factory=Network)
-    tcp: Tcp = Field(default_factory=Tcp)
-    http: Http = Field(default_factory=Http)
-    page: Page = Field(default_factory=Page)
+    network: Network = Field(default_factory=lambda: Network())
+    tcp: Tcp = Field(default_factory=lambda: Tcp())
+    http: Http = Field(default_factory=lambda: Http())
+    page: Page = Field(default_factory=lambda: Page())
 
     @model_validator(mode="after")
     def _checks(self) -> Scenario:

@@ -10,6 +10,7 @@ the congestion window grows by one segment per ACK until the receive window caps
 from __future__ import annotations
 
 import math
+from typing import Any
 
 
 def initial_window_segments(iw_segments: int, syn_ack_opens_window: bool) -> int:
@@ -30,7 +31,7 @@ def window_after_ack(cwnd_segments: int) -> int:
     return cwnd_segments + 1
 
 
-def usable_window_bytes(cwnd_segments: int, mss_bytes: int, rwnd_bytes: int, outstanding_bytes: int) -> int:
+def usable_window_bytes(cwnd_segments: int, mss_bytes: Any, rwnd_bytes: Any, outstanding_bytes: Any) -> Any:
     """Bytes the sender may still send (bytes): ``min(w MSS, rwnd) - outstanding``.
 
     Seed 000, 2.5 (a socket buffer smaller than the bandwidth-delay product caps throughput).
@@ -59,7 +60,9 @@ def rounds_to_send(segments: int, w0_segments: int, ack_every_segments: int = 1)
     return max(1, math.ceil(math.log(segments * (g - 1) / w0_segments + 1, g) - 1e-12))
 
 
-def textbook_latency_ms(object_bytes: int, mss_bytes: int, rate_bps: float, rtt_ms: float, w0_segments: int = 1) -> float:
+def textbook_latency_ms(
+    object_bytes: int, mss_bytes: int, rate_bps: float, rtt_ms: float, w0_segments: int = 1
+) -> float:
     """Latency of one object over a new connection with slow start (ms), the textbook closed form.
 
     ``T = 2 RTT + O/R + P (RTT + S/R) - (2^P - 1) w0 S/R`` with ``S/R`` the time of one segment,
@@ -70,9 +73,10 @@ def textbook_latency_ms(object_bytes: int, mss_bytes: int, rate_bps: float, rtt_
     s_over_r = 8000.0 * mss_bytes / rate_bps
     k = math.ceil(math.log2(object_bytes / (w0_segments * mss_bytes) + 1))
     q = 0
-    while w0_segments * 2**q * s_over_r < s_over_r + rtt_ms:
+    while w0_segments * 2.0**q * s_over_r < s_over_r + rtt_ms:
         q += 1
         if q > 64:  # pragma: no cover - only for absurd inputs
             break
     p = min(q, k - 1)
-    return 2 * rtt_ms + 8000.0 * object_bytes / rate_bps + p * (rtt_ms + s_over_r) - (2**p - 1) * w0_segments * s_over_r
+    latency: float = 2 * rtt_ms + 8000.0 * object_bytes / rate_bps + p * (rtt_ms + s_over_r)
+    return latency - (2.0**p - 1) * w0_segments * s_over_r

@@ -70,10 +70,11 @@ def to_sympy(form: Lin | float, p: Params) -> sympy.Expr:
         expr += _num(c["1"])
     rates = {"B_d": B, "B_u": B if p.symmetric_rate else B_u}
     per_rate: dict[sympy.Expr, sympy.Expr] = {}
-    for key, x in c.items():
-        if isinstance(key, tuple):
-            rate = rates[key[0]]
-            per_rate[rate] = per_rate.get(rate, sympy.Integer(0)) + _num(x) * _BYTES[key[1]]
+    for basis, x in c.items():
+        if isinstance(basis, tuple):
+            link, nbytes = basis
+            rate = rates[link]
+            per_rate[rate] = per_rate.get(rate, sympy.Integer(0)) + _num(x) * _BYTES[nbytes]
     for rate, nbytes in per_rate.items():
         if nbytes != 0:
             expr += sympy.Mul(8000, nbytes, sympy.Pow(rate, -1), evaluate=False)

@@ -14,7 +14,7 @@ from typing import Any
 
 from model import delayed_ack, nagle, slow_start
 from model.engine import DOWN, UP, Engine, Packet, Point
-from model.lin import value
+from model.lin import Lin
 
 
 class Endpoint:
@@ -48,10 +48,13 @@ class Endpoint:
         self.blocked_len = 0
         self.last_end: Any = None
         self.obj_bounds: list[tuple[float, str]] = []  # (end offset, object name) of data written
+        self.obj_i = 0
+        self.end_n = 0.0  # bytes written, as a number
+        self.nxt_n = 0.0  # bytes sent, as a number
         # receiver
         self.rcv: Any = zero
-        self.rcv_n = 0
-        self.un_bytes = 0
+        self.rcv_n = 0.0
+        self.un_bytes = 0.0
         self.un_segs = 0
         self.first_pkt: Packet | None = None
         self.last_pkt: Packet | None = None
@@ -64,7 +67,8 @@ class Endpoint:
     def write(self, t: Any, nbytes: Any, obj: str, point: Point) -> None:
         """The application writes ``nbytes`` at ``t`` (a :class:`Point`); TCP tries to send."""
         self.end = self.end + nbytes
-        self.obj_bounds.append((value(self.end), obj))
+        self.end_n += nbytes.v if isinstance(nbytes, Lin) else nbytes
+        self.obj_bounds.append((self.end_n, obj))
         self.output(t, ("app", point))
 
     def close(self, t: Any, point: Point) -> None:
@@ -73,76 +77,68 @@ class Endpoint:
         self.output(t, ("app", point))
 
     def _obj_at(self, offset: float) -> str:
-        for end, name in self.obj_bounds:
-            if offset < end:
-                return name
-        return self.obj_bounds[-1][1] if self.obj_bounds else ""
+        """The object whose bytes start at ``offset`` (offsets only grow)."""
+        bounds = self.obj_bounds
+        i = self.obj_i
+        while i < len(bounds) - 1 and offset >= bounds[i][0]:
+            i += 1
+        self.obj_i = i
+        return bounds[i][1] if bounds else ""
 
     def output(self, t: Any, cause: tuple[Any, ...]) -> None:
         """Send what the window and the send rule allow (BSD ``tcp_output``; seed 000, 2.3)."""
-        mss = self.mss
+        mss, mss_n, rwnd, rwnd_n = self.mss, self.mss_n, self.rwnd, self.rwnd_n
         profile = self.profile
+        at_entry = profile.nagle_idle_at_entry
         idle_at_entry = self.una >= self.nxt
+        end, end_n = self.end, self.end_n
         first = True
         while True:
-            avail = self.end - self.nxt
-            avail_n = value(avail)
+            avail_n = end_n - self.nxt_n
             if avail_n <= 0:
                 break
             outstanding = self.nxt - self.una
-            win_limit = mss * self.cwnd
-            if self.rwnd < win_limit:
-                win_limit = self.rwnd
-            win = win_limit - outstanding
-            win_n = value(win)
-            if win_n <= 0:
+            win = slow_start.usable_window_bytes(self.cwnd, mss, rwnd, outstanding)
+            if win <= 0:
                 self._block("window", 0)
                 return
+            avail = end - self.nxt
             length = mss
             if avail < length:
                 length = avail
             if win < length:
                 length = win
-            length_n = value(length)
-            all_buffered = length_n >= avail_n
-            if length_n < self.mss_n:
-                if not all_buffered:
+            if length < mss_n:
+                if length < avail_n:
                     # a window-limited short segment with more data behind it waits (seed 000, 2.3 (a))
-                    if not (profile.nagle_idle_at_entry and length_n >= self.rwnd_n / 2):
-                        self._block("window", length_n)
+                    if not (at_entry and length >= rwnd_n / 2):
+                        self._block("window", length)
                         return
                 else:
-                    nothing_out = idle_at_entry if profile.nagle_idle_at_entry else value(outstanding) <= 0
-                    if not nagle.may_send(
-                        length_n,
-                        self.mss_n,
-                        True,
-                        nothing_out,
-                        self.nagle,
-                        self.closing and profile.close_sends_held,
-                        profile.nagle_idle_at_entry,
-                        self.rwnd_n,
-                    ):
-                        self._block("nagle", length_n)
+                    nothing_out = idle_at_entry if at_entry else outstanding <= 0
+                    closing = self.closing and profile.close_sends_held
+                    if not nagle.may_send(length, mss_n, True, nothing_out, self.nagle, closing, at_entry, rwnd_n):
+                        self._block("nagle", length)
                         return
             if first:
                 self._released(t, cause)
                 first = False
-            pkt = Packet(self.conn.id, self.dir, "DATA", length)
-            pkt.obj = self._obj_at(value(self.nxt))
+            length_n = length.v if isinstance(length, Lin) else length
+            pkt = Packet(self.conn.id, self.dir, "DATA", length, length_n)
+            pkt.obj = self._obj_at(self.nxt_n)
             self.nxt = self.nxt + length
-            pkt.fin = self.closing and value(self.nxt) >= value(self.end)
-            if pkt.fin:
+            self.nxt_n += length_n
+            if self.closing and self.nxt_n >= end_n:
+                pkt.fin = True
                 self.fin_sent = True
             self._send(pkt, t, cause)
             self.last_end = pkt.t_e
-        if self.closing and not self.fin_sent and value(self.end - self.nxt) <= 0:
+        if self.closing and not self.fin_sent and self.nxt_n >= end_n:
             self.fin_sent = True
-            pkt = Packet(self.conn.id, self.dir, "FIN", self.q.size(0), fin=True)
-            self._send(pkt, t, cause)
+            self._send(Packet(self.conn.id, self.dir, "FIN", self.q.size(0), 0, fin=True), t, cause)
         self.blocked = None
 
-    def _block(self, reason: str, length: float) -> None:
+    def _block(self, reason: str, length: Any) -> None:
         self.blocked = reason
         self.blocked_len = int(length)
 
@@ -151,7 +147,7 @@ class Endpoint:
         if self.blocked is None or cause[0] != "release" or self.last_end is None:
             return
         gap = t - self.last_end
-        if value(gap) <= 0:
+        if gap <= 0:
             return
         ack: Packet = cause[1]
         self.conn.session.record_idle(self, cause[2], t, gap, ack)
@@ -170,7 +166,7 @@ class Endpoint:
         self.token += 1
 
     def send_control(self, kind: str, t: Any, cause: tuple[Any, ...], fin: bool = False) -> Packet:
-        pkt = Packet(self.conn.id, self.dir, kind, self.q.size(0), fin=fin)
+        pkt = Packet(self.conn.id, self.dir, kind, self.q.size(0), 0, fin=fin)
         pkt.seq_end = self.nxt
         pkt.ack = self.rcv
         self._ack_sent()
@@ -195,9 +191,8 @@ class Endpoint:
                 self.cwnd = slow_start.window_after_ack(self.cwnd)
         elif kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake":
             self.conn.handshake_ack_arrived(t, pkt)
-        payload = value(pkt.payload)
-        if payload > 0:
-            self._receive(t, pkt, payload)
+        if pkt.n > 0:
+            self._receive(t, pkt, pkt.n)
         if pkt.fin:
             if self.on_fin is not None:
                 self.on_fin(t, pkt)
@@ -238,7 +233,6 @@ class Endpoint:
         pkt.held = delayed_ack.stall_ms(t, last.t_a)
         pkt.obj = last.obj
 
-
     def _held_note(self) -> str:
         """Why the ACK was held, in words: what had arrived unacknowledged."""
         p = self.q.p
@@ -270,6 +264,15 @@ class Connection:
         self.open_point: Point | None = None
         self.on_open: Callable[[Any, Point], None] | None = None
         self.opened_at: Any = None
+        # the HTTP applications' state (model.protocols.base.Session drives it)
+        self.requests: list[list[str]] = []  # object names asked for, one list per request
+        self.served = 0  # requests the server has started answering
+        self.close_after = False  # HTTP/1.0: the server closes after its last response
+        self.last_write: Point | None = None  # when the server last wrote a response
+        self.expect: list[tuple[float, str]] = []  # (cumulative end offset, name) of responses due
+        self.expect_i = 0
+        self.expect_end = 0.0
+        self.on_done: Callable[[str, Any, Packet], None] | None = None
 
     def open(self, point: Point, handshake: bool) -> None:
         """Open the connection at ``point``: a SYN, or (``handshake: none``) already open."""
@@ -281,13 +284,13 @@ class Connection:
             if self.on_open is not None:
                 self.on_open(point.t, point)
             return
-        pkt = Packet(self.id, UP, "SYN", self.eng.q.size(0))
+        pkt = Packet(self.id, UP, "SYN", self.eng.q.size(0), 0)
         pkt.seq_end = self.client.nxt
         pkt.ack = self.client.rcv
         self.eng.transmit(pkt, point.t, ("app", point), self.server.arrive)
 
     def syn_arrived(self, t: Any, syn: Packet) -> None:
-        pkt = Packet(self.id, DOWN, "SYNACK", self.eng.q.size(0))
+        pkt = Packet(self.id, DOWN, "SYNACK", self.eng.q.size(0), 0)
         pkt.seq_end = self.server.nxt
         pkt.ack = self.server.rcv
         self.eng.transmit(pkt, t, ("arrival", syn, None, "connection_setup"), self.client.arrive)

@@ -21,7 +21,7 @@ DoneFn = Callable[[str, Any, Packet], None]
 
 
 class ObjectRecord:
-    __slots__ = ("name", "bytes", "connection", "start", "end", "end_pkt")
+    __slots__ = ("bytes", "connection", "end", "end_pkt", "name", "start")
 
     def __init__(self, name: str, nbytes: int) -> None:
         self.name = name
@@ -52,13 +52,7 @@ class Session:
     def new_connection(self, close_after: bool) -> Connection:
         conn = Connection(self, len(self.conns))
         self.conns.append(conn)
-        conn.requests = []  # type: ignore[attr-defined]
-        conn.served = 0  # type: ignore[attr-defined]
-        conn.close_after = close_after  # type: ignore[attr-defined]
-        conn.last_write = None  # type: ignore[attr-defined]
-        conn.expect = []  # type: ignore[attr-defined]  # (cumulative end, name) of responses to receive
-        conn.expect_end = 0  # type: ignore[attr-defined]
-        conn.on_done = None  # type: ignore[attr-defined]
+        conn.close_after = close_after
         conn.server.on_data = lambda t, pkt, c=conn: self._server_data(c, t, pkt)
         conn.client.on_data = lambda t, pkt, c=conn: self._client_data(c, t, pkt)
         conn.client.on_fin = lambda t, pkt, c=conn: c.client.send_control(
@@ -79,15 +73,15 @@ class Session:
     def request(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
         """The client writes one request for ``names`` (one object, or all of them for GETALL)."""
         q = self.q
-        conn.on_done = on_done  # type: ignore[attr-defined]
-        conn.requests.append(names)  # type: ignore[attr-defined]
+        conn.on_done = on_done
+        conn.requests.append(names)
         for name in names:
             rec = self.objects[name]
             rec.connection = conn.id
             if rec.start is None:
                 rec.start = point.t
-            conn.expect_end += rec.bytes + self.p.header  # type: ignore[attr-defined]
-            conn.expect.append((conn.expect_end, name))  # type: ignore[attr-defined]
+            conn.expect_end += rec.bytes + self.p.header
+            conn.expect.append((conn.expect_end, name))
         self.eng.at(point.t, self._client_write, conn, q.request, names[0], point)
 
     def _client_write(self, t: Any, conn: Connection, nbytes: Any, name: str, point: Point) -> None:
@@ -107,22 +101,22 @@ class Session:
     def _server_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
         p, q = self.p, self.q
         done = int(conn.server.rcv_n // p.request)
-        while conn.served < done:  # type: ignore[attr-defined]
-            idx = conn.served  # type: ignore[attr-defined]
-            conn.served += 1  # type: ignore[attr-defined]
+        while conn.served < done:
+            idx = conn.served
+            conn.served += 1
             extra = q.server_think
             if idx == 0 and value(q.conn_overhead) > 0:
                 extra = extra + q.conn_overhead
-            last: Point | None = conn.last_write  # type: ignore[attr-defined]
+            last: Point | None = conn.last_write
             base: Packet | Point = pkt
             begin = pkt.t_a
             if last is not None and last.t > begin:
                 base, begin = last, last.t
             w = begin + extra
             point = Point(w, base, extra if value(extra) > 0 else None, "server")
-            conn.last_write = point  # type: ignore[attr-defined]
-            names = conn.requests[idx]  # type: ignore[attr-defined]
-            last_response = conn.close_after and idx == len(conn.requests) - 1  # type: ignore[attr-defined]
+            conn.last_write = point
+            names = conn.requests[idx]
+            last_response = conn.close_after and idx == len(conn.requests) - 1
             self.eng.at(w, self._server_write, conn, names, point, last_response)
 
     def _server_write(self, t: Any, conn: Connection, names: list[str], point: Point, close: bool) -> None:
@@ -146,14 +140,16 @@ class Session:
 
     # ----------------------------------------------------------------- client
     def _client_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
-        expect = conn.expect  # type: ignore[attr-defined]
+        expect = conn.expect
         rcv = conn.client.rcv_n
-        while expect and rcv >= expect[0][0]:
-            _, name = expect.pop(0)
+        while conn.expect_i < len(expect) and rcv >= expect[conn.expect_i][0]:
+            name = expect[conn.expect_i][1]
+            conn.expect_i += 1
             rec = self.objects[name]
             rec.end = t
             rec.end_pkt = pkt
-            conn.on_done(name, t, pkt)  # type: ignore[attr-defined]
+            assert conn.on_done is not None
+            conn.on_done(name, t, pkt)
 
     # ------------------------------------------------------------------ idle
     def record_idle(self, ep: Endpoint, reason: str, t: Any, gap: Any, ack: Packet) -> None:
@@ -177,9 +173,7 @@ class Session:
         dack = min(held, g)
         wnd = "receive window" if p.rwnd <= ep.cwnd * p.mss else "congestion window"
         if g - dack > 0:
-            why = (
-                f"the {sender}'s {wnd} was full: it waited for the {receiver}'s ACK to come back before sending more"
-            )
+            why = f"the {sender}'s {wnd} was full: it waited for the {receiver}'s ACK to come back before sending more"
             self._event("slow_start_idle", start, g - dack, ep, obj, why)
         if dack > 0:
             note = ack.cause[4] if len(ack.cause) > 4 else ""
