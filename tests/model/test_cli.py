@@ -1,0 +1,350 @@
+"""``python -m model``: predict and presets, in-process through ``main(argv)`` and (a few) in a subprocess."""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from model import PRESETS, predict
+from model.cli import allowed, deep_merge, main
+
+ROOT = Path(__file__).resolve().parents[2]
+
+Run = Callable[..., tuple[int, str, str]]
+
+
+@pytest.fixture
+def run(capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch) -> Run:
+    """Call ``main(argv)`` with ``stdin`` as standard input; returns (status, stdout, stderr)."""
+
+    def call(*argv: str, stdin: str = "") -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "stdin", io.StringIO(stdin))
+        status = main(list(argv))
+        out, err = capsys.readouterr()
+        return status, out, err
+
+    return call
+
+
+def write(tmp_path: Path, data: Any, name: str = "scenario.json") -> str:
+    path = tmp_path / name
+    path.write_text(data if isinstance(data, str) else json.dumps(data), encoding="utf-8")
+    return str(path)
+
+
+SCENARIO = {"protocols": ["http10", "persistent"], "network": {"rtt_ms": 20, "bandwidth_bps": 1_000_000}}
+
+
+# --- predict ---------------------------------------------------------------------------------
+
+
+def test_predict_file_prints_the_output_document(run: Run, tmp_path: Path) -> None:
+    status, out, err = run("predict", write(tmp_path, SCENARIO))
+    assert (status, err) == (0, "")
+    assert json.loads(out) == predict(SCENARIO)
+
+
+def test_predict_stdin(run: Run) -> None:
+    status, out, _ = run("predict", "-", stdin=json.dumps(SCENARIO))
+    assert status == 0
+    assert json.loads(out) == predict(SCENARIO)
+
+
+def test_predict_batch_prints_an_array(run: Run, tmp_path: Path) -> None:
+    batch = [SCENARIO, {"protocols": ["pipelined"], "network": {"rtt_ms": 200}}]
+    status, out, _ = run("predict", write(tmp_path, batch))
+    assert status == 0
+    assert json.loads(out) == [predict(s) for s in batch]
+
+
+def test_predict_preset_alone(run: Run) -> None:
+    status, out, _ = run("predict", "--preset", "h96-lan")
+    assert status == 0
+    assert json.loads(out) == predict(PRESETS["h96-lan"].scenario)
+
+
+def test_predict_preset_with_file_deep_merges(run: Run) -> None:
+    override = {"network": {"rtt_ms": 5}, "protocols": ["http10", "persistent"]}
+    status, out, _ = run("predict", "--preset", "h96-lan", "-", stdin=json.dumps(override))
+    assert status == 0
+    doc = json.loads(out)
+    scenario = doc["scenario"]
+    assert scenario["network"]["rtt_ms"] == 5
+    assert scenario["network"]["bandwidth_bps"] == 10_000_000  # kept from the preset: nested objects merge
+    assert scenario["http"]["request_bytes"] == 52
+    assert [r["protocol"] for r in doc["results"]] == ["http10", "persistent"]  # a list replaces
+    assert doc == predict(deep_merge(PRESETS["h96-lan"].document, override))
+
+
+def test_predict_preset_applies_to_each_item_of_a_batch(run: Run) -> None:
+    batch = [{}, {"network": {"rtt_ms": 1}}]
+    status, out, _ = run("predict", "--preset", "pm94-remote", "-", stdin=json.dumps(batch))
+    assert status == 0
+    docs = json.loads(out)
+    assert [d["scenario"]["network"]["rtt_ms"] for d in docs] == [70, 1]
+    assert all(d["scenario"]["tcp"]["receive_window_bytes"] == 8192 for d in docs)
+
+
+def test_deep_merge_does_not_touch_its_inputs() -> None:
+    base = {"a": {"b": 1, "c": [1, 2]}, "d": 1}
+    merged = deep_merge(base, {"a": {"c": [3]}, "e": {"f": 1}})
+    assert merged == {"a": {"b": 1, "c": [3]}, "d": 1, "e": {"f": 1}}
+    assert base == {"a": {"b": 1, "c": [1, 2]}, "d": 1}
+
+
+def test_packets(run: Run) -> None:
+    status, out, _ = run("predict", "--packets", "-", stdin=json.dumps(SCENARIO))
+    assert status == 0
+    doc = json.loads(out)
+    assert doc == predict(SCENARIO, packets=True)
+    assert all(r["packets"] for r in doc["results"])
+    _, plain, _ = run("predict", "-", stdin=json.dumps(SCENARIO))
+    assert all("packets" not in r for r in json.loads(plain)["results"])
+
+
+# --- CSV -------------------------------------------------------------------------------------
+
+
+def test_csv_one_row_per_protocol(run: Run, tmp_path: Path) -> None:
+    file = write(tmp_path, SCENARIO)
+    status, out, _ = run("predict", "--format", "csv", file)
+    assert status == 0
+    rows = list(csv.DictReader(io.StringIO(out)))
+    doc = json.loads(run("predict", file)[1])
+    results = doc["results"]
+    assert [r["protocol"] for r in rows] == ["http10", "persistent"]
+    header = list(rows[0])
+    assert header == [
+        "protocol",
+        "page_load_ms",
+        *(f"breakdown_ms.{k}" for k in results[0]["breakdown_ms"]),
+        *(f"counts.{k}" for k in results[0]["counts"]),
+    ]
+    for row, result in zip(rows, results, strict=True):
+        assert float(row["page_load_ms"]) == result["page_load_ms"]
+        for k, v in result["breakdown_ms"].items():
+            assert float(row[f"breakdown_ms.{k}"]) == v
+        for k, v in result["counts"].items():
+            assert int(row[f"counts.{k}"]) == v
+
+
+def test_csv_batch_has_a_scenario_column(run: Run) -> None:
+    batch = [SCENARIO, {"protocols": ["getall"]}]
+    status, out, _ = run("predict", "--format", "csv", "-", stdin=json.dumps(batch))
+    assert status == 0
+    table = list(csv.reader(io.StringIO(out)))
+    assert table[0][:3] == ["scenario", "protocol", "page_load_ms"]
+    assert [(r[0], r[1]) for r in table[1:]] == [("0", "http10"), ("0", "persistent"), ("1", "getall")]
+    docs = json.loads(run("predict", "-", stdin=json.dumps(batch))[1])
+    assert float(table[3][2]) == docs[1]["results"][0]["page_load_ms"]
+
+
+def test_csv_with_packets_is_a_usage_error(run: Run) -> None:
+    status, out, err = run("predict", "--format", "csv", "--packets", "--preset", "h96-lan")
+    assert (status, out) == (2, "")
+    assert "--packets" in err
+
+
+# --- presets ---------------------------------------------------------------------------------
+
+
+def test_presets_lists_name_title_citation(run: Run) -> None:
+    status, out, _ = run("presets")
+    assert status == 0
+    lines = out.splitlines()
+    assert len(lines) == len(PRESETS)
+    for line, p in zip(lines, PRESETS.values(), strict=True):
+        assert line.startswith(p.name + " ")
+        assert p.title in line and p.citation in line
+
+
+def test_presets_json(run: Run) -> None:
+    status, out, _ = run("presets", "--json")
+    assert status == 0
+    listed = json.loads(out)
+    assert [p["name"] for p in listed] == list(PRESETS)
+    for item in listed:
+        p = PRESETS[item["name"]]
+        assert item["title"] == p.title and item["citation"] == p.citation
+        assert item["assumptions"] == p.assumptions
+        assert item["fitted"] == p.fitted
+        assert item["document"] == json.loads(json.dumps(p.document))
+
+
+# --- bad input -------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("document", "path", "expected"),
+    [
+        ({"network": {"rtt_ms": -5}}, "network.rtt_ms", ["greater than or equal to 0", "from 0 to 10,000 ms"]),
+        ({"network": {"bandwidth_bps": "fast"}}, "network.bandwidth_bps", ["valid number", "1,000 to 100,000,000,000"]),
+        ({"network": {"rtt": 20}}, "network.rtt", ["unknown field", "rtt_ms"]),
+        ({"tcp": {"mss_bytes": 50}}, "tcp.mss_bytes", ["greater than or equal to 100", "from 100 to 65,495 bytes"]),
+        ({"tcp": {"profile": "linux"}}, "tcp.profile", ["'bsd' or 'ns3'"]),
+        ({"protocols": ["http11"]}, "protocols[0]", ["'persistent'"]),
+        ({"http": {"parallel_connections": 100}}, "http.parallel_connections", ["less than or equal to 64"]),
+        ({"network": {"uplink_delay_ms": 100}}, "network", ["uplink_delay_ms", "cannot exceed rtt_ms"]),
+    ],
+)
+def test_bad_field_exits_2_naming_the_path(run: Run, document: Any, path: str, expected: list[str]) -> None:
+    status, out, err = run("predict", "-", stdin=json.dumps(document))
+    assert (status, out) == (2, "")
+    lines = err.splitlines()
+    assert len(lines) == 1
+    assert f"error: {path}: " in lines[0]
+    for text in expected:
+        assert text in lines[0]
+    assert "Traceback" not in err
+
+
+def test_one_line_per_error(run: Run) -> None:
+    bad = {"network": {"rtt_ms": -1, "bandwidth_bps": "10 Mb/s"}, "tcp": {"nagle": "maybe"}, "extra": 1}
+    status, _, err = run("predict", "-", stdin=json.dumps(bad))
+    assert status == 2
+    lines = err.splitlines()
+    assert len(lines) == 4
+    for path in ("network.rtt_ms", "network.bandwidth_bps", "tcp.nagle", "extra"):
+        assert sum(f"error: {path}: " in line for line in lines) == 1
+
+
+def test_batch_errors_name_the_item(run: Run) -> None:
+    batch = [{}, {"network": {"rtt_ms": -1}}, {"page": {"html_bytes": "big"}}]
+    status, out, err = run("predict", "-", stdin=json.dumps(batch))
+    assert (status, out) == (2, "")
+    lines = err.splitlines()
+    assert len(lines) == 2
+    assert "[1].network.rtt_ms: " in lines[0]
+    assert "[2].page.html_bytes: " in lines[1]
+
+
+def test_batch_item_must_be_an_object(run: Run) -> None:
+    status, _, err = run("predict", "-", stdin="[{}, 3]")
+    assert status == 2
+    assert "[1]" in err and "JSON object" in err
+
+
+def test_preset_merge_errors_name_the_path(run: Run) -> None:
+    status, _, err = run("predict", "--preset", "h96-lan", "-", stdin='{"network": {"rtt_ms": -1}}')
+    assert status == 2
+    assert "network.rtt_ms" in err
+
+
+@pytest.mark.parametrize("text", ["{", "", '{"network": {"rtt_ms": 1,}}', "nope"])
+def test_invalid_json(run: Run, text: str) -> None:
+    status, out, err = run("predict", "-", stdin=text)
+    assert (status, out) == (2, "")
+    assert "invalid JSON" in err and "line 1" in err
+
+
+def test_unknown_preset(run: Run) -> None:
+    status, out, err = run("predict", "--preset", "h96")
+    assert (status, out) == (2, "")
+    assert "unknown preset 'h96'" in err
+    assert "h96-lan" in err
+
+
+def test_unreadable_file(run: Run, tmp_path: Path) -> None:
+    missing = tmp_path / "missing.json"
+    status, out, err = run("predict", str(missing))
+    assert (status, out) == (2, "")
+    assert str(missing) in err and "cannot read" in err
+    status, _, err = run("predict", str(tmp_path))  # a directory
+    assert status == 2 and "cannot read" in err
+    latin1 = tmp_path / "latin1.json"
+    latin1.write_bytes('{"page": "\xe9"}'.encode("latin-1"))
+    status, _, err = run("predict", str(latin1))
+    assert status == 2 and "UTF-8" in err
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["predict"],  # neither FILE nor --preset
+        ["predict", "--format", "xml", "-"],
+        ["frobnicate"],
+        [],
+    ],
+)
+def test_usage_errors_exit_2(run: Run, argv: list[str]) -> None:
+    status, out, err = run(*argv)
+    assert (status, out) == (2, "")
+    assert "usage:" in err
+
+
+def test_help_exits_0(run: Run) -> None:
+    status, out, _ = run("predict", "--help")
+    assert status == 0
+    assert "--preset" in out
+
+
+# --- the allowed ranges, from the schema -----------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("loc", "expected"),
+    [
+        (("network", "rtt_ms"), "a number from 0 to 10,000 ms"),
+        (("network", "uplink_bandwidth_bps"), "a number from 1,000 to 100,000,000,000 bit/s or null"),
+        (("tcp", "initial_window_segments"), "a whole number from 1 to 100 segments or null"),
+        (("tcp", "nagle"), "true, false or null"),
+        (("tcp", "handshake"), "'three_way' or 'none'"),
+        (
+            ("protocols",),
+            "an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'",
+        ),
+        (("page", "object_bytes", 3), "a whole number of bytes"),
+        (("network", "nonsense"), None),
+        (("network", 0), None),
+    ],
+)
+def test_allowed(loc: tuple[str | int, ...], expected: str | None) -> None:
+    assert allowed(loc) == expected
+
+
+# --- the real command line (each start costs about a second: keep these few) -----------------
+
+
+def _cli(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [sys.executable, "-m", "model", *argv],
+        cwd=ROOT,
+        input=stdin,
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+
+
+def test_subprocess_predict_file(tmp_path: Path) -> None:
+    proc = _cli("predict", write(tmp_path, SCENARIO))
+    assert proc.returncode == 0, proc.stderr
+    assert json.loads(proc.stdout) == predict(SCENARIO)
+
+
+def test_subprocess_bad_input_exits_2_without_traceback() -> None:
+    proc = _cli("predict", "--preset", "h96-lan", "-", stdin='{"network": {"rtt_ms": -5, "bandwidth_bps": "x"}}')
+    assert proc.returncode == 2
+    assert proc.stdout == ""
+    assert "Traceback" not in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert len(lines) == 2
+    assert "network.rtt_ms" in lines[0] and "greater than or equal to 0" in lines[0]
+    assert "network.bandwidth_bps" in lines[1]
+
+
+def test_subprocess_csv_batch_from_stdin() -> None:
+    proc = _cli("predict", "--format", "csv", "-", stdin=json.dumps([SCENARIO, {}]))
+    assert proc.returncode == 0, proc.stderr
+    rows = list(csv.DictReader(io.StringIO(proc.stdout)))
+    assert [(r["scenario"], r["protocol"]) for r in rows[:3]] == [("0", "http10"), ("0", "persistent"), ("1", "http10")]
+    assert len(rows) == 2 + 5
