@@ -1,0 +1,48 @@
+"""A reproducible spread of scenarios for the consistency tests (not a test module)."""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+
+def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
+    """``n`` scenario documents across every mechanism's settings, the same for the same seed."""
+    rng = random.Random(seed)
+    out = []
+    for _ in range(n):
+        d: dict[str, Any] = {
+            "network": {
+                "rtt_ms": rng.choice([0.5, 10, 70, 300]),
+                "bandwidth_bps": rng.choice([28_800, 1_544_000, 10e6, 100e6]),
+                "packet_overhead_bytes": rng.choice([0, 40, 78]),
+            },
+            "tcp": {
+                "profile": rng.choice(["bsd", "ns3"]),
+                "nagle": rng.choice([True, False]),
+                "mss_bytes": rng.choice([536, 1460]),
+                "initial_window_segments": rng.choice([1, 2, 4, 10]),
+                "delayed_ack_ms": rng.choice([0, 40, 200]),
+                "delayed_ack_segments": rng.choice([1, 2]),
+                "receive_window_bytes": rng.choice([4096, 16384, 65535]),
+                "handshake": rng.choice(["three_way", "none"]),
+            },
+            "http": {
+                "header_flush": rng.choice([True, False]),
+                "server_write_bytes": rng.choice([0, 4096, 1000]),
+                "server_think_ms": rng.choice([0, 2]),
+                "client_think_ms": rng.choice([0, 1]),
+                "connection_overhead_ms": rng.choice([0, 3]),
+                "parallel_connections": rng.choice([1, 2, 4, 6]),
+            },
+            "page": {
+                "html_bytes": rng.randint(100, 20_000),
+                "object_bytes": [rng.randint(50, 30_000) for _ in range(rng.randint(0, 6))],
+            },
+        }
+        if rng.random() < 0.3:
+            d["network"]["uplink_delay_ms"] = rng.choice([5, 35])
+            d["network"]["downlink_delay_ms"] = rng.choice([5, 300])
+            d["network"]["uplink_bandwidth_bps"] = rng.choice([64_000, 1e6])
+        out.append(d)
+    return out

@@ -1,0 +1,75 @@
+"""The scenario schema (model.scenario, model.profiles) and the model's purity."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from pydantic import ValidationError
+
+from model import PRESETS, Scenario, predict
+from model.scenario import resolve
+
+ROOT = Path(__file__).parents[2]
+
+
+def test_defaults_and_profile_fill() -> None:
+    s = Scenario()
+    assert s.tcp.profile == "bsd" and s.tcp.mss_bytes == 1460 and s.tcp.nagle is True
+    ns3 = Scenario.model_validate({"tcp": {"profile": "ns3"}})
+    assert ns3.tcp.mss_bytes == 536 and ns3.tcp.initial_window_segments == 10 and ns3.tcp.nagle is False
+    explicit = Scenario.model_validate({"tcp": {"profile": "ns3", "mss_bytes": 1460}})
+    assert explicit.tcp.mss_bytes == 1460  # a field given explicitly overrides the profile
+
+
+def test_one_way_delays() -> None:
+    p = resolve(Scenario.model_validate({"network": {"rtt_ms": 100}}))
+    assert (p.d_up, p.d_down) == (50, 50)
+    s = Scenario.model_validate({"network": {"uplink_delay_ms": 35, "downlink_delay_ms": 300}})
+    assert s.network.rtt_ms == 335
+    p = resolve(Scenario.model_validate({"network": {"rtt_ms": 100, "downlink_delay_ms": 80}}))
+    assert (p.d_up, p.d_down) == (20, 80)
+
+
+@pytest.mark.parametrize(
+    ("doc", "field", "words"),
+    [
+        ({"network": {"rtt_ms": -1}}, "network.rtt_ms", "greater than or equal to 0"),
+        ({"network": {"bandwidth_bps": "fast"}}, "network.bandwidth_bps", "valid number"),
+        ({"network": {"bandwidth_bps": float("inf")}}, "network.bandwidth_bps", "finite"),
+        ({"tcp": {"mss_bytes": 50}}, "tcp.mss_bytes", "greater than or equal to 100"),
+        ({"tcp": {"profile": "linux"}}, "tcp.profile", "bsd"),
+        ({"tcp": {"delayed_ack_ms": 900}}, "tcp.delayed_ack_ms", "less than or equal to 500"),
+        ({"page": {"object_bytes": [1, -5]}}, "page", "object_bytes[1]"),
+        ({"page": {"object_count": 3}}, "page", "go together"),
+        ({"page": {"object_bytes": [1], "object_count": 1, "object_size_bytes": 1}}, "page", "not both"),
+        ({"protocols": []}, "protocols", "at least 1"),
+        ({"protocols": ["http10", "http10"]}, "", "must not repeat"),
+        ({"protocols": ["http2"]}, "protocols.0", "http10"),
+        ({"network": {"rtt": 5}}, "network.rtt", "Extra inputs"),
+        ({"network": {"rtt_ms": 10, "uplink_delay_ms": 20}}, "network", "cannot exceed rtt_ms"),
+        ({"page": {"html_bytes": 100_000_000, "object_count": 0, "object_size_bytes": 0}}, "", "segments"),
+    ],
+)
+def test_bad_input_names_the_field_and_range(doc: dict, field: str, words: str) -> None:
+    with pytest.raises(ValidationError) as err:
+        Scenario.model_validate(doc)
+    e = err.value.errors()[0]
+    assert ".".join(str(x) for x in e["loc"]) == field
+    assert words in e["msg"]
+
+
+def test_every_preset_runs_and_cites_its_seed() -> None:
+    assert len(PRESETS) >= 11
+    for p in PRESETS.values():
+        assert p.citation and p.assumptions and p.title
+        out = predict(p.scenario)
+        assert all(r["page_load_ms"] > 0 for r in out["results"])
+
+
+def test_model_imports_neither_flask_nor_plotly() -> None:
+    code = "import sys, model, model.presets, model.predict; bad = {'flask', 'plotly', 'app'} & set(sys.modules); print(sorted(bad)); sys.exit(1 if bad else 0)"
+    done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stdout + done.stderr

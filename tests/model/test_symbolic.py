@@ -1,0 +1,80 @@
+"""The symbolic expression and the numeric path agree (model.symbolic, model.predict.expression)."""
+
+from __future__ import annotations
+
+import importlib.util
+from pathlib import Path
+
+import pytest
+import sympy
+
+from model import GLOSSARY, Scenario, predict, preset
+from model.predict import evaluate, expression
+from model.scenario import resolve
+from model.symbolic import RTT, d_d, render
+
+_spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).with_name("scenarios.py"))
+assert _spec and _spec.loader
+scenarios = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(scenarios)
+
+SPREAD = scenarios.spread(40)
+
+
+@pytest.mark.parametrize("doc", SPREAD, ids=[f"s{i}" for i in range(len(SPREAD))])
+def test_expression_substituted_equals_numeric(doc: dict) -> None:
+    """For every protocol, substituting the scenario into the expression gives page_load_ms (rel < 1e-9),
+    each breakdown part likewise, and the coefficient of the round-trip time is the round-trip count."""
+    s = Scenario.model_validate(doc)
+    p = resolve(s)
+    for r in predict(s)["results"]:
+        e = expression(s, r["protocol"])
+        total = evaluate(e["page_load_ms"], p)
+        assert total == pytest.approx(r["page_load_ms"], rel=1e-9)
+        for cat, part in e["breakdown_ms"].items():
+            assert evaluate(part, p) == pytest.approx(r["breakdown_ms"][cat], rel=1e-9, abs=1e-9 * total)
+        trips = e["page_load_ms"].coeff(RTT) if p.symmetric_delay else e["page_load_ms"].coeff(d_d)
+        assert trips == r["counts"]["round_trips"]
+
+
+def test_expression_reads_like_the_seed() -> None:
+    """Fixed P-HTTP on seed 000's LAN: one handshake and three request round trips, three server think
+    times, no timer; unfixed: the delayed-ACK timer appears three times."""
+    doc = preset("h96-lan").model_dump()
+    doc["http"]["header_flush"] = False
+    doc["tcp"]["nagle"] = False
+    fixed = expression(Scenario.model_validate(doc), "persistent")["page_load_ms"]
+    t_s, t_d = sympy.Symbol("t_s", nonnegative=True), sympy.Symbol("T_d", nonnegative=True)
+    assert fixed.coeff(t_s) == 3 and fixed.coeff(t_d) == 0
+    unfixed = expression(preset("h96-lan"), "persistent")["page_load_ms"]
+    assert unfixed.coeff(t_d) == 3
+    out = render(unfixed)
+    assert "T_{d}" in out["latex"] and out["mathml"].startswith("<m")
+
+
+def test_expression_uses_only_glossary_symbols() -> None:
+    for doc in SPREAD[:8]:
+        s = Scenario.model_validate(doc)
+        for proto in s.protocols:
+            e = expression(s, proto)["page_load_ms"]
+            assert {str(x) for x in e.free_symbols} <= set(GLOSSARY)
+
+
+def test_expression_is_exact_for_a_neighbouring_scenario_on_the_same_path() -> None:
+    """The expression is the active piece of the piecewise form: a slightly different RTT takes the same
+    critical path, and the same expression predicts it."""
+    base = preset("pm94-remote")
+    e = expression(base, "pipelined")["page_load_ms"]
+    doc = base.model_dump()
+    doc["network"]["rtt_ms"] = 71.0
+    near = Scenario.model_validate(doc)
+    got = predict(near)["results"][2]["page_load_ms"]
+    assert float(e.subs({RTT: 71.0, **{k: v for k, v in _subs(near).items() if k != RTT}})) == pytest.approx(
+        got, rel=1e-9
+    )
+
+
+def _subs(s: Scenario) -> dict:
+    from model.symbolic import substitutions
+
+    return substitutions(resolve(s))
