@@ -1,0 +1,28 @@
+#!/usr/bin/env bash
+# Lint, type-check and test latency-lab: the one command CI runs (.ci/run).
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+
+if [ ! -x .venv/bin/python ]; then
+    python3 -m venv .venv
+fi
+export VIRTUAL_ENV="$PWD/.venv"
+export PATH="$VIRTUAL_ENV/bin:$PATH"
+python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+
+# Lint only the source folders that exist and hold Python files (bench/ may be empty for now).
+paths=()
+for dir in model app tests bench; do
+    if [ -d "$dir" ] && [ -n "$(find "$dir" -name '*.py' -print -quit)" ]; then
+        paths+=("$dir")
+    fi
+done
+
+echo "== ruff check ${paths[*]}"
+ruff check "${paths[@]}"
+echo "== ruff format --check ${paths[*]}"
+ruff format --check "${paths[@]}"
+echo "== mypy model app"
+mypy model app
+echo "== pytest"
+python -m pytest
