@@ -18,7 +18,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import ALL_PROTOCOLS, Scenario, predict, preset  # noqa: E402
+from model import ALL_PROTOCOLS, Scenario, predict, preset
 
 GOALS_MS = {"microscape-43-objects": 2.0, "one-object": 0.2}
 
