@@ -165,22 +165,28 @@ class Engine:
             fn(*args)
 
     def transmit(self, pkt: Packet, t: Any, cause: tuple[Any, ...], deliver: Callable[..., None]) -> None:
-        """Put ``pkt`` on its link at ``t``; ``deliver(arrival, pkt)`` runs when it arrives."""
+        """Put ``pkt`` on its link at ``t``; ``deliver(arrival, pkt)`` runs when it arrives.
+
+        Departure ``max(t, link free)``, arrival ``departure + 8000 (bytes + o)/B + d``
+        (:mod:`model.link`), written out here because every packet passes through it.
+        """
         d = pkt.dir
         q = self.q
         pkt.t_q = t
         pkt.cause = cause
         free = self.link_free[d]
         start = t if t >= free else free
-        tx = q.tx(d, pkt.payload)
+        tx = q.tx(d, pkt.payload) if self.traced else (pkt.n + q.o) * q.k[d]
         end = start + tx
+        arrival = end + q.d[d]
         pkt.t_s = start
         pkt.tx = tx
         pkt.t_e = end
-        pkt.t_a = end + q.d[d]
+        pkt.t_a = arrival
         pkt.wire = int(pkt.n) + q.o
         pkt.prev = self.link_last[d]
         self.link_last[d] = pkt
         self.link_free[d] = end
         self.packets.append(pkt)
-        self.at(pkt.t_a, deliver, pkt)
+        self.seq += 1
+        heapq.heappush(self.heap, (arrival.v if self.traced else arrival, self.seq, deliver, (arrival, pkt)))

@@ -38,6 +38,11 @@ class Endpoint:
         self.cwnd = cwnd
         self.cwnd_cap = p.rwnd // p.mss + 2
         zero = q.size(0)
+        self.zero = zero
+        p_ = q.p
+        self.dack_bytes = p_.profile.ack_counts_bytes
+        self.dack_segments = p_.dack_segments
+        self.dack_ms = p_.dack_ms
         # sender
         self.una: Any = zero
         self.nxt: Any = zero
@@ -121,7 +126,8 @@ class Endpoint:
                         self._block("nagle", length)
                         return
             if first:
-                self._released(t, cause)
+                if self.blocked is not None:
+                    self._released(t, cause)
                 first = False
             length_n = length.v if isinstance(length, Lin) else length
             pkt = Packet(self.conn.id, self.dir, "DATA", length, length_n)
@@ -156,21 +162,16 @@ class Endpoint:
         """Send a packet carrying our cumulative ACK (piggybacking any held one)."""
         pkt.seq_end = self.nxt
         pkt.ack = self.rcv
-        self._ack_sent()
-        self.eng.transmit(pkt, t, cause, self.peer.arrive)
-
-    def _ack_sent(self) -> None:
-        self.un_bytes = 0
+        self.un_bytes = 0.0
         self.un_segs = 0
         self.first_pkt = None
         self.token += 1
+        self.eng.transmit(pkt, t, cause, self.peer.arrive)
 
     def send_control(self, kind: str, t: Any, cause: tuple[Any, ...], fin: bool = False) -> Packet:
-        pkt = Packet(self.conn.id, self.dir, kind, self.q.size(0), 0, fin=fin)
-        pkt.seq_end = self.nxt
-        pkt.ack = self.rcv
-        self._ack_sent()
-        self.eng.transmit(pkt, t, cause, self.peer.arrive)
+        """Send a packet without data (an ACK, a FIN), carrying our cumulative ACK."""
+        pkt = Packet(self.conn.id, self.dir, kind, self.zero, 0, fin=fin)
+        self._send(pkt, t, cause)
         return pkt
 
     # --------------------------------------------------------------- receiving
@@ -207,11 +208,10 @@ class Endpoint:
         if self.first_pkt is None:
             self.first_pkt = pkt
         self.last_pkt = pkt
-        p = self.q.p
         if pkt.fin:
             pass  # the FIN is acknowledged at once, with the close (see Connection)
         elif delayed_ack.ack_now(
-            self.un_bytes, self.un_segs, p.mss, p.dack_segments, p.profile.ack_counts_bytes, p.dack_ms
+            self.un_bytes, self.un_segs, self.mss_n, self.dack_segments, self.dack_bytes, self.dack_ms
         ):
             self.send_control("ACK", t, ("arrival", pkt, None, "ack"))
         else:
