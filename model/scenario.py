@@ -28,7 +28,7 @@ ALL_PROTOCOLS: tuple[Protocol, ...] = (
 #: Limits that keep every prediction well under a second (documented in the README).
 MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
-MAX_SEGMENTS = 60_000
+MAX_SEGMENTS = 10_000  # about one second for all five protocols (bench/)
 
 
 class _Strict(BaseModel):
@@ -186,12 +186,11 @@ class Scenario(_Strict):
             if getattr(self.tcp, name) is None:
                 object.__setattr__(self.tcp, name, profile.field_defaults[name])
         mss = self.tcp.mss_bytes or 1460
-        total = self.page.html_bytes + sum(self.page.sizes())
-        n_objects = 1 + len(self.page.sizes())
-        segments = (total + n_objects * self.http.response_header_bytes) / mss
+        header = self.http.response_header_bytes
+        segments = sum(-(-(header + size) // mss) for size in [self.page.html_bytes, *self.page.sizes()])
         if segments > MAX_SEGMENTS:
             raise ValueError(
-                f"the page is too large to model: (html + objects + headers) / mss_bytes = {segments:.0f} segments, "
+                f"the page is too large to model: its responses take {segments} segments of mss_bytes, "
                 f"at most {MAX_SEGMENTS} allowed"
             )
         return self
