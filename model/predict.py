@@ -92,17 +92,34 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
     return out
 
 
-def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False) -> dict[str, Any]:
+def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formulas: bool = False) -> dict[str, Any]:
     """Predict the page load time of every protocol the scenario asks for.
 
     Returns ``{"scenario": ..., "results": [...]}`` with the scenario as computed (every default
     filled in) and one result per protocol, in the order asked. With ``packets=True`` each result
-    also lists the packet schedule.
+    also lists the packet schedule; with ``formulas=True`` each result also carries ``formula``:
+    the page load time and each breakdown part as text, LaTeX (also with the scenario's numbers in
+    place) and MathML, and the document carries the ``glossary`` of the symbols used.
     """
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     p = resolve(s)
     results = [result(simulate(p, proto), proto, packets) for proto in s.protocols]
-    return {"scenario": s.model_dump(mode="json"), "results": results}
+    out: dict[str, Any] = {"scenario": s.model_dump(mode="json"), "results": results}
+    if formulas:
+        used: set[str] = set()
+        for r in results:
+            e = expression(s, r["protocol"])
+            r["formula"] = {
+                "page_load_ms": symbolic.describe(e["page_load_ms"], p),
+                "breakdown_ms": {c: symbolic.describe(x, p, mathml=False) for c, x in e["breakdown_ms"].items()},
+            }
+            used.update(r["formula"]["page_load_ms"]["symbols"])
+        out["glossary"] = {
+            name: {"meaning": meaning, "unit": unit, "field": field}
+            for name, (meaning, unit, field) in symbolic.GLOSSARY.items()
+            if name in used
+        }
+    return out
 
 
 def expression(scenario: Scenario, protocol: str) -> dict[str, Any]:

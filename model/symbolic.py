@@ -104,3 +104,25 @@ def substitutions(p: Params) -> dict[sympy.Symbol, float]:
 def render(expr: sympy.Expr) -> dict[str, Any]:
     """LaTeX and presentation MathML of an expression."""
     return {"latex": sympy.latex(expr), "mathml": sympy.mathml(expr, printer="presentation")}
+
+
+def with_numbers(expr: sympy.Expr, p: Params) -> sympy.Expr:
+    """The expression with the scenario's values in place of its symbols, left unevaluated to be read."""
+    values = substitutions(p)
+    numbers = {
+        sym: sympy.Integer(int(values[sym])) if float(values[sym]).is_integer() else sympy.Float(values[sym], 6)
+        for sym in expr.free_symbols
+        if sym in values
+    }
+    with sympy.evaluate(False):
+        return expr.subs(numbers)
+
+
+def describe(expr: sympy.Expr, p: Params, mathml: bool = True) -> dict[str, Any]:
+    """An expression for people: plain text, LaTeX, MathML, the same with numbers, and its symbols."""
+    out: dict[str, Any] = {"text": str(expr), "latex": sympy.latex(expr)}
+    if mathml:
+        out["mathml"] = sympy.mathml(expr, printer="presentation")
+    out["latex_numbers"] = sympy.latex(with_numbers(expr, p))
+    out["symbols"] = sorted(str(s) for s in expr.free_symbols)
+    return out

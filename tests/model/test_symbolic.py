@@ -78,3 +78,15 @@ def _subs(s: Scenario) -> dict:
     from model.symbolic import substitutions
 
     return substitutions(resolve(s))
+
+
+def test_predict_with_formulas_carries_text_latex_mathml_and_numbers() -> None:
+    out = predict(preset("h96-lan"), formulas=True)
+    f = out["results"][0]["formula"]["page_load_ms"]
+    assert f["text"].startswith("8*RTT + 3*T_d")
+    assert "T_{d}" in f["latex"]
+    assert f["mathml"].startswith("<mrow>") and "<msub><mi>T</mi><mi>d</mi></msub>" in f["mathml"]
+    assert "187" in f["latex_numbers"] and "T_{d}" not in f["latex_numbers"]
+    assert set(f["symbols"]) <= set(out["glossary"]) and out["glossary"]["T_d"]["field"] == "tcp.delayed_ack_ms"
+    by_name = {str(sym): v for sym, v in _subs(preset("h96-lan")).items()}
+    assert float(sympy.sympify(f["text"]).subs(by_name)) == pytest.approx(out["results"][0]["page_load_ms"], rel=1e-9)
