@@ -51,6 +51,7 @@ class Endpoint:
         self.fin_sent = False
         self.blocked: str | None = None
         self.blocked_len = 0
+        self.blocked_window = 0  # bytes the window allowed when data was last held by it
         self.last_end: Any = None
         self.obj_bounds: list[tuple[float, str]] = []  # (end offset, object name) of data written
         self.obj_i = 0
@@ -147,6 +148,8 @@ class Endpoint:
     def _block(self, reason: str, length: Any) -> None:
         self.blocked = reason
         self.blocked_len = int(length)
+        if reason == "window":
+            self.blocked_window = int(min(self.cwnd * self.mss_n, self.rwnd_n))
 
     def _released(self, t: Any, cause: tuple[Any, ...]) -> None:
         """Data held by the window or by Nagle leaves: record the idle period it ended."""
@@ -156,7 +159,7 @@ class Endpoint:
         if gap <= 0:
             return
         ack: Packet = cause[1]
-        self.conn.session.record_idle(self, cause[2], t, gap, ack)
+        self.conn.session.record_idle(self, cause[2], t, gap, ack, self._obj_at(self.nxt_n))
 
     def _send(self, pkt: Packet, t: Any, cause: tuple[Any, ...]) -> None:
         """Send a packet carrying our cumulative ACK (piggybacking any held one)."""

@@ -152,11 +152,13 @@ class Session:
             conn.on_done(name, t, pkt)
 
     # ------------------------------------------------------------------ idle
-    def record_idle(self, ep: Endpoint, reason: str, t: Any, gap: Any, ack: Packet) -> None:
-        """An idle period of a sender ended at ``t``: file it as the events a student reads."""
+    def record_idle(self, ep: Endpoint, reason: str, t: Any, gap: Any, ack: Packet, obj: str) -> None:
+        """An idle period of a sender ended at ``t``: file it as the events a student reads.
+
+        ``obj`` is the object whose data had been held; ``ack`` the packet that let it go.
+        """
         p = self.p
         sender, receiver = ep.name, ep.peer.name
-        obj = ack.obj or ""
         g = value(gap)
         held = value(ack.held) if ack.held is not None else 0.0
         start = value(t) - g
@@ -171,7 +173,11 @@ class Session:
             return
         self.window_stalls += 1
         dack = min(held, g)
-        wnd = "receive window" if p.rwnd <= ep.cwnd * p.mss else "congestion window"
+        full = ep.blocked_window
+        if p.rwnd <= full:
+            wnd = f"receive window ({full} bytes)"
+        else:
+            wnd = f"congestion window ({full // p.mss} segment{'s' if full // p.mss != 1 else ''}, {full} bytes)"
         if g - dack > 0:
             why = f"the {sender}'s {wnd} was full: it waited for the {receiver}'s ACK to come back before sending more"
             self._event("slow_start_idle", start, g - dack, ep, obj, why)
@@ -179,7 +185,7 @@ class Session:
             note = ack.cause[4] if len(ack.cause) > 4 else ""
             why = (
                 f"the {receiver} held its ACK for its {p.dack_ms:g} ms delayed-ACK timer ({note}) "
-                f"while the {sender}'s window was full"
+                f"while the {sender}'s {wnd} was full"
             )
             self._event("delayed_ack_stall", start + g - dack, dack, ep, obj, why)
 
