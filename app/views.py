@@ -11,16 +11,15 @@ field, pydantic's message and the allowed range.
 from __future__ import annotations
 
 import json
-import typing
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any, Literal
 
 from flask import Blueprint, current_app, render_template, request
 from pydantic import BaseModel, ValidationError
-from pydantic.fields import FieldInfo
 
 from model import PRESETS, Scenario, predict, preset
+from model.errors import FieldSpec, problems, spec, words
 
 bp = Blueprint("web", __name__)
 
@@ -52,8 +51,6 @@ FIELDS: tuple[FormField, ...] = (
 )
 FIELD_BY_NAME: dict[str, FormField] = {f.name: f for f in FIELDS}
 
-_UNITS = {"_ms": "ms", "_bps": "bit/s", "_bytes": "bytes", "_segments": "segments"}
-
 
 @dataclass(frozen=True, slots=True)
 class FieldError:
@@ -70,76 +67,20 @@ def _section_model(section: str) -> type[BaseModel]:
     return annotation
 
 
-def _field_info(field: FormField) -> FieldInfo:
-    return _section_model(field.section).model_fields[field.name]
+def _spec(field: FormField) -> FieldSpec:
+    """What a form field's scenario field accepts (see :func:`model.errors.spec`)."""
+    found = spec((field.section, field.name))
+    if found is None:
+        raise TypeError(f"Scenario.{field.section}.{field.name} is not a field the form can describe")
+    return found
 
 
-def _unit(name: str) -> str:
-    for suffix, unit in _UNITS.items():
-        if name.endswith(suffix):
-            return unit
-    return ""
+def _allowed(field: FormField) -> str:
+    """A form field's allowed values in words, as the command line words them: ``a number from 0 to 10,000 ms``.
 
-
-def _number(x: float) -> str:
-    """A bound for people: ``10000`` -> ``10,000``, ``100e9`` -> ``100,000,000,000``, ``0.5`` -> ``0.5``."""
-    if float(x).is_integer():
-        return f"{int(x):,}"
-    return f"{x:,}"
-
-
-def _bounds(info: FieldInfo) -> tuple[float | None, float | None, bool, bool]:
-    """(low, high, low inclusive, high inclusive) from the field's constraints."""
-    low: float | None = None
-    high: float | None = None
-    low_incl = high_incl = True
-    for meta in info.metadata:
-        if getattr(meta, "ge", None) is not None:
-            low, low_incl = meta.ge, True
-        if getattr(meta, "gt", None) is not None:
-            low, low_incl = meta.gt, False
-        if getattr(meta, "le", None) is not None:
-            high, high_incl = meta.le, True
-        if getattr(meta, "lt", None) is not None:
-            high, high_incl = meta.lt, False
-    return low, high, low_incl, high_incl
-
-
-def _is_integer(info: FieldInfo) -> bool:
-    annotation = info.annotation
-    return annotation is int or int in typing.get_args(annotation)
-
-
-def _choices(info: FieldInfo) -> list[str]:
-    """A Literal field's values (``int | None`` style unions are looked through)."""
-    annotation = info.annotation
-    if typing.get_origin(annotation) is Literal:
-        return [str(v) for v in typing.get_args(annotation)]
-    for arg in typing.get_args(annotation):
-        if typing.get_origin(arg) is Literal:
-            return [str(v) for v in typing.get_args(arg)]
-    return []
-
-
-def allowed(field: FormField) -> str:
-    """The allowed values of a form field, in words: ``0 to 10,000 ms``, ``true or false``, ``'bsd' or 'ns3'``."""
-    info = _field_info(field)
-    if field.kind == "bool":
-        return "true or false"
-    if field.kind == "choice":
-        return " or ".join(repr(c) for c in _choices(info))
-    low, high, low_incl, high_incl = _bounds(info)
-    what = "a whole number" if _is_integer(info) else "a number"
-    unit = _unit(field.name)
-    suffix = f" {unit}" if unit else ""
-    if low is not None and high is not None and low_incl and high_incl:
-        return f"{what} from {_number(low)} to {_number(high)}{suffix}"
-    parts = []
-    if low is not None:
-        parts.append(f"{'at least' if low_incl else 'more than'} {_number(low)}")
-    if high is not None:
-        parts.append(f"{'at most' if high_incl else 'less than'} {_number(high)}")
-    return f"{what} {', '.join(parts)}{suffix}".strip()
+    Without ``null``: a form cannot give it (a blank field keeps the base scenario's value).
+    """
+    return words(_spec(field), with_null=False)
 
 
 def base_scenario(preset_name: str) -> tuple[Scenario, list[FieldError]]:
@@ -204,29 +145,32 @@ def missing_fields(base: Scenario, given: Mapping[str, str]) -> list[FieldError]
                 FieldError(
                     field.name,
                     f"object_size_bytes: give it with object_count, because the base scenario cannot supply it ({why}); "
-                    f"allowed: {allowed(field)}",
+                    f"allowed: {_allowed(field)}",
                 )
             ]
     return []
 
 
 def describe_errors(exc: ValidationError) -> list[FieldError]:
-    """pydantic's errors as messages that name the form field (or scenario part) and what it allows."""
+    """pydantic's errors as messages that name the form field (or scenario part) and what it allows.
+
+    The messages are :attr:`model.errors.Problem.text`, the command line's lines, except that a form
+    field is named as the form names it (``rtt_ms``, not ``network.rtt_ms``) and ``null`` is not offered.
+    An error of a scenario part the form does not show goes to the form fields its message names.
+    """
     out: list[FieldError] = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(str(part) for part in err["loc"])
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        field = FIELD_BY_NAME.get(loc[-1]) if len(loc) == 2 else None
+    for problem in problems(exc):
+        loc = problem.loc
+        field = FIELD_BY_NAME.get(str(loc[-1])) if len(loc) == 2 else None
         if field is not None and field.section == loc[0]:
-            out.append(FieldError(field.name, f"{field.name}: {msg}; allowed: {allowed(field)}"))
+            shown = replace(problem, path=field.name, allowed=None if problem.allowed is None else _allowed(field))
+            out.append(FieldError(field.name, shown.text))
             continue
-        where = ".".join(loc) or "scenario"
-        text = f"{where}: {msg}"
-        mentioned = [f.name for f in FIELDS if f.name in msg]
+        mentioned = [f.name for f in FIELDS if f.name in problem.message]
         if mentioned:
-            out.extend(FieldError(name, text) for name in mentioned)
+            out.extend(FieldError(name, problem.text) for name in mentioned)
         else:
-            out.append(FieldError(None, text))
+            out.append(FieldError(None, problem.text))
     return out
 
 
@@ -251,22 +195,21 @@ def form_fields(raw: Mapping[str, str], effective: Scenario, errors: list[FieldE
     """What the template needs to draw each field."""
     out = []
     for field in FIELDS:
-        info = _field_info(field)
-        low, high, _, _ = _bounds(info)
+        s = _spec(field)
         out.append(
             {
                 "name": field.name,
                 "label": field.label,
                 "kind": field.kind,
-                "unit": _unit(field.name),
+                "unit": s.unit,
                 "value": raw.get(field.name, ""),
                 "effective": _effective(effective, field),
-                "allowed": allowed(field),
-                "description": info.description or "",
-                "min": low,
-                "max": high,
-                "step": "1" if _is_integer(info) else "any",
-                "choices": _choices(info) if field.kind == "choice" else ["true", "false"],
+                "allowed": _allowed(field),
+                "description": s.description,
+                "min": s.low,
+                "max": s.high,
+                "step": "1" if s.kind == "integer" else "any",
+                "choices": [str(c) for c in s.choices] if field.kind == "choice" else ["true", "false"],
                 "errors": [e.message for e in errors if e.field == field.name],
             }
         )

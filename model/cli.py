@@ -14,21 +14,17 @@ import csv
 import difflib
 import json
 import sys
-import types
 from collections.abc import Sequence
-from typing import Any, Literal, Union, get_args, get_origin
+from typing import Any
 
-from annotated_types import Ge, Gt, Le, Lt, MaxLen, MinLen
-from pydantic import BaseModel, ValidationError
+from pydantic import ValidationError
 
+from model.errors import problems
 from model.predict import predict
 from model.presets import PRESETS
 from model.scenario import Scenario
 
 PROG = "python -m model"
-
-#: Units named by a field's suffix, for the allowed-range text.
-_UNITS = {"_ms": "ms", "_bps": "bit/s", "_bytes": "bytes", "_segments": "segments"}
 
 
 class UserError(Exception):
@@ -109,163 +105,7 @@ def preset_document(name: str) -> dict[str, Any]:
     return copy.deepcopy(PRESETS[name].document)
 
 
-# --- validation errors with the field's allowed values ---------------------------------------
-
-
-def _strip_optional(annotation: Any) -> tuple[Any, bool]:
-    """``X | None`` -> ``(X, True)``; anything else -> ``(annotation, False)``."""
-    if get_origin(annotation) in (Union, types.UnionType):
-        args = [a for a in get_args(annotation) if a is not type(None)]
-        if len(args) == 1:
-            return args[0], len(args) != len(get_args(annotation))
-    return annotation, False
-
-
-def _is_model(annotation: Any) -> bool:
-    return isinstance(annotation, type) and issubclass(annotation, BaseModel)
-
-
-def _number(x: Any) -> str:
-    return f"{int(x):,}" if float(x).is_integer() else f"{x:,}"
-
-
-def _either(alternatives: Sequence[str]) -> str:
-    """``["a", "b", "c"]`` -> ``a, b or c``."""
-    return " or ".join([", ".join(alternatives[:-1]), alternatives[-1]] if len(alternatives) > 1 else alternatives)
-
-
-def _describe(annotation: Any, metadata: Sequence[Any], name: str) -> list[str] | None:
-    """The allowed values of a field in words (alternatives), from its type and Field constraints."""
-    if get_origin(annotation) is Literal:
-        return [repr(c) for c in get_args(annotation)]
-    if annotation is bool:
-        return ["true", "false"]
-    if _is_model(annotation):
-        return [f"an object with the fields {', '.join(annotation.model_fields)}"]
-    if get_origin(annotation) is list:
-        low = next((m.min_length for m in metadata if isinstance(m, MinLen)), None)
-        high = next((m.max_length for m in metadata if isinstance(m, MaxLen)), None)
-        if low is not None and high is not None:
-            size = f"{_number(low)} to {_number(high)} items"
-        elif high is not None:
-            size = f"at most {_number(high)} items"
-        elif low is not None:
-            size = f"at least {_number(low)} items"
-        else:
-            size = "items"
-        (item,) = get_args(annotation) or (Any,)
-        each = _describe(item, (), name)
-        return [f"an array of {size}" + (f", each {_either(each)}" if each else "")]
-    if annotation in (int, float):
-        what = "a whole number" if annotation is int else "a number"
-        unit = next((u for suffix, u in _UNITS.items() if name.endswith(suffix)), "")
-        low_b = next((m for m in metadata if isinstance(m, Ge | Gt)), None)
-        high_b = next((m for m in metadata if isinstance(m, Le | Lt)), None)
-        bounds: list[str] = []
-        if isinstance(low_b, Ge) and isinstance(high_b, Le):
-            bounds.append(f"from {_number(low_b.ge)} to {_number(high_b.le)}")
-        else:
-            if isinstance(low_b, Ge):
-                bounds.append(f"at least {_number(low_b.ge)}")
-            elif isinstance(low_b, Gt):
-                bounds.append(f"more than {_number(low_b.gt)}")
-            if isinstance(high_b, Le):
-                bounds.append(f"at most {_number(high_b.le)}")
-            elif isinstance(high_b, Lt):
-                bounds.append(f"less than {_number(high_b.lt)}")
-        if not bounds:
-            return [f"{what} of {unit}" if unit else what]
-        return [f"{what} {' and '.join(bounds)}" + (f" {unit}" if unit else "")]
-    return None
-
-
-def allowed(loc: Sequence[str | int]) -> str | None:
-    """What the field at ``loc`` (a pydantic error location in a :class:`Scenario`) allows, in words.
-
-    Walks ``Scenario.model_fields`` and the nested models' fields; list indices descend into the
-    item type. ``None`` if the location names no known field.
-    """
-    annotation: Any = Scenario
-    metadata: Sequence[Any] = ()
-    nullable = False
-    name = ""
-    for part in loc:
-        if isinstance(part, int):
-            if get_origin(annotation) is not list:
-                return None
-            (annotation,) = get_args(annotation)
-            annotation, nullable = _strip_optional(annotation)
-            metadata = ()
-            continue
-        if not _is_model(annotation) or part not in annotation.model_fields:
-            return None
-        info = annotation.model_fields[part]
-        annotation, nullable = _strip_optional(info.annotation)
-        metadata, name = info.metadata, part
-    alternatives = _describe(annotation, metadata, name)
-    if alternatives is None:
-        return None
-    return _either([*alternatives, "null"] if nullable else alternatives)
-
-
-def _model_at(loc: Sequence[str | int]) -> type[BaseModel] | None:
-    annotation: Any = Scenario
-    for part in loc:
-        if isinstance(part, int) or not _is_model(annotation) or part not in annotation.model_fields:
-            return None
-        annotation, _ = _strip_optional(annotation.model_fields[part].annotation)
-    return annotation if _is_model(annotation) else None
-
-
-def field_path(loc: Sequence[str | int]) -> str:
-    """``("network", "rtt_ms")`` -> ``network.rtt_ms``; ``("protocols", 0)`` -> ``protocols[0]``."""
-    out = ""
-    for part in loc:
-        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
-    return out
-
-
-def describe_errors(exc: ValidationError, prefix: str = "") -> list[str]:
-    """One line per pydantic error: the field path, pydantic's message, the value given and what is allowed.
-
-    ``prefix`` (a batch item's ``[i]``) goes before each path: ``[2].network.rtt_ms``.
-    """
-    lines: list[str] = []
-    for err in exc.errors(include_url=False):
-        loc = tuple(err["loc"])
-        where = field_path(loc) if loc else "scenario"
-        if prefix:
-            where = f"{prefix}.{where}" if loc else prefix
-        msg = str(err["msg"]).removeprefix("Value error, ")
-        if err["type"] == "extra_forbidden":
-            parent = _model_at(loc[:-1])
-            text = f"{where}: unknown field ({msg})"
-            if parent is not None:
-                fields = list(parent.model_fields)
-                text += f"; allowed fields: {', '.join(fields)}"
-                close = difflib.get_close_matches(str(loc[-1]), fields, n=1)
-                if close:
-                    text += f"; did you mean {close[0]!r}?"
-            lines.append(text)
-            continue
-        text = f"{where}: {msg}"
-        given = err.get("input")
-        if err["type"] != "value_error" and not isinstance(given, dict | list):
-            text += f" (got {json.dumps(given) if _jsonable(given) else repr(given)})"
-        if err["type"] not in ("value_error", "literal_error"):  # a literal_error's message lists the choices
-            what = allowed(loc)
-            if what:
-                text += f"; allowed: {what}"
-        lines.append(text)
-    return lines
-
-
-def _jsonable(value: Any) -> bool:
-    try:
-        json.dumps(value, allow_nan=False)
-    except (TypeError, ValueError):
-        return False
-    return True
+# --- validation ------------------------------------------------------------------------------
 
 
 def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
@@ -276,7 +116,7 @@ def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
         try:
             scenarios.append(Scenario.model_validate(doc))
         except ValidationError as exc:
-            lines.extend(describe_errors(exc, prefix=f"[{i}]" if batch else ""))
+            lines.extend(p.text for p in problems(exc, at=(i,) if batch else ()))
     if lines:
         raise UserError("\n".join(lines))
     return scenarios

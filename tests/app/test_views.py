@@ -10,10 +10,12 @@ from flask.testing import FlaskClient
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from markupsafe import escape
+from pydantic import ValidationError
 
 from app import SECURITY_HEADERS, create_app
 from app.views import FIELD_BY_NAME, FIELDS, format_ms, scenario_document
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict, preset
+from model.errors import allowed, problems
 
 
 def bounds(section: str, name: str) -> tuple[Any, Any]:
@@ -128,6 +130,24 @@ def test_rtt_range_in_words(client: FlaskClient) -> None:
     low, high = bounds("network", "rtt_ms")
     assert f"rtt_ms: Input should be greater than or equal to {human(low)}" in response.text
     assert f"from {human(low)} to {human(high)} ms" in response.text
+
+
+@pytest.mark.parametrize(("field", "value"), [("rtt_ms", "-5"), ("mss_bytes", "1.5"), ("nagle", "maybe")])
+def test_message_reads_as_the_command_line_does(client: FlaskClient, field: str, value: str) -> None:
+    """The page's message is model.errors' line for the same input, with the form's field name and no null."""
+    section = FIELD_BY_NAME[field].section
+    with pytest.raises(ValidationError) as info:
+        Scenario.model_validate({section: {field: value}})
+    (problem,) = problems(info.value)
+    assert problem.text.startswith(f"{section}.{field}: ")
+    head, _, words = problem.text.removeprefix(f"{section}.").partition("; allowed: ")
+    assert words == allowed((section, field))
+    # Only the path differs, and null, which a form cannot give, is not offered.
+    expected = f"{head}; allowed: {allowed((section, field), with_null=False)}"
+    assert "null" not in expected
+    response = client.get("/", query_string={field: value})
+    assert response.status_code == 400
+    assert f"<li>{escape(expected)}</li>" in response.text
 
 
 @pytest.mark.parametrize(("field", "value"), [("nagle", "maybe"), ("header_flush", "perhaps"), ("profile", "linux")])

@@ -14,7 +14,8 @@ from typing import Any
 import pytest
 
 from model import PRESETS, predict
-from model.cli import allowed, deep_merge, main
+from model.cli import deep_merge, main
+from model.errors import allowed
 
 ROOT = Path(__file__).resolve().parents[2]
 
