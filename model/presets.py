@@ -56,6 +56,16 @@ _H96_HTTP = {
     "connection_overhead_ms": 6.0,
 }
 
+#: Seed 001's two paths share the hosts' TCP and the test pages (5.5).
+_P98_TCP = {
+    "profile": "bsd",
+    "mss_bytes": 536,
+    "initial_window_segments": 2,
+    "receive_window_bytes": 32768,
+    "nagle": False,
+}
+_P98_PAGE = {"html_bytes": 1000, "object_count": 10, "object_size_bytes": 5120}
+
 _PRESETS = [
     _p(
         "h96-lan",
@@ -131,14 +141,8 @@ _PRESETS = [
         {
             "protocols": ["http10", "persistent", "pipelined"],
             "network": {"rtt_ms": 70, "bandwidth_bps": 10_000_000},
-            "tcp": {
-                "profile": "bsd",
-                "mss_bytes": 536,
-                "initial_window_segments": 2,
-                "receive_window_bytes": 32768,
-                "nagle": False,
-            },
-            "page": {"html_bytes": 1000, "object_count": 10, "object_size_bytes": 5120},
+            "tcp": dict(_P98_TCP),
+            "page": dict(_P98_PAGE),
         },
         initial_window_segments="2 segments (a reply window of 3): fitted; with 1 the model's HTTP/1.0 is too "
         "fast on 5 KB images for the published 5.67x.",
@@ -159,14 +163,8 @@ _PRESETS = [
                 "bandwidth_bps": 400_000,
                 "uplink_bandwidth_bps": 10_000_000,
             },
-            "tcp": {
-                "profile": "bsd",
-                "mss_bytes": 536,
-                "initial_window_segments": 2,
-                "receive_window_bytes": 32768,
-                "nagle": False,
-            },
-            "page": {"html_bytes": 1000, "object_count": 10, "object_size_bytes": 5120},
+            "tcp": dict(_P98_TCP),
+            "page": dict(_P98_PAGE),
         },
         initial_window_segments="2 segments, as fitted for the terrestrial preset.",
     ),

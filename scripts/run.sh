@@ -3,10 +3,5 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
-export VIRTUAL_ENV="$PWD/.venv"
-export PATH="$VIRTUAL_ENV/bin:$PATH"
-python -m pip install --quiet --disable-pip-version-check -r requirements.txt
+source scripts/venv.sh requirements.txt
 exec python -m app

@@ -3,12 +3,7 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
-if [ ! -x .venv/bin/python ]; then
-    python3 -m venv .venv
-fi
-export VIRTUAL_ENV="$PWD/.venv"
-export PATH="$VIRTUAL_ENV/bin:$PATH"
-python -m pip install --quiet --disable-pip-version-check -r requirements-dev.txt
+source scripts/venv.sh requirements-dev.txt
 
 # Lint only the source folders that exist and hold Python files (bench/ may be empty for now).
 paths=()
