@@ -170,7 +170,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         source = "<stdin>" if args.file == "-" else args.file
     batch = isinstance(data, list)
     scenarios = validate(scenario_documents(data, base, source), batch)
-    documents = [predict(s, packets=args.packets) for s in scenarios]
+    documents = [predict(s, packets=args.packets, formulas=args.formulas) for s in scenarios]
     if args.format == "csv":
         csv.writer(sys.stdout, lineterminator="\n").writerows(csv_rows(documents, batch))
     else:
@@ -241,6 +241,11 @@ def build_parser() -> argparse.ArgumentParser:
         "first column 'scenario' with the scenario's index",
     )
     p.add_argument("--packets", action="store_true", help="include each result's packet schedule (JSON only)")
+    p.add_argument(
+        "--formulas",
+        action="store_true",
+        help="include each result's formula (text, LaTeX, MathML, with numbers) and the glossary (JSON only)",
+    )
     p.set_defaults(handler=cmd_predict, parser=p)
 
     ps = sub.add_parser("presets", help="list the presets", description="List the presets: name, title, citation.")
@@ -261,6 +266,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.parser.error("give a FILE (- for standard input) or --preset NAME, or both")
             if args.packets and args.format == "csv":
                 args.parser.error("--packets needs --format json (a packet schedule is not a CSV row)")
+            if args.formulas and args.format == "csv":
+                args.parser.error("--formulas needs --format json (a formula is not a CSV cell)")
     except SystemExit as exc:  # argparse's usage errors (status 2) and --help (status 0)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
     try:

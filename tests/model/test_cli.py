@@ -111,6 +111,17 @@ def test_packets(run: Run) -> None:
     assert all("packets" not in r for r in json.loads(plain)["results"])
 
 
+def test_formulas(run: Run) -> None:
+    status, out, _ = run("predict", "--formulas", "--preset", "h96-lan")
+    assert status == 0
+    doc = json.loads(out)
+    formula = doc["results"][0]["formula"]["page_load_ms"]
+    assert formula["text"].startswith("8*RTT + 3*T_d") and formula["latex"] and formula["mathml"]
+    assert doc["glossary"]["T_d"]["unit"] == "ms"
+    status, _, err = run("predict", "--format", "csv", "--formulas", "--preset", "h96-lan")
+    assert status == 2 and "--formulas" in err
+
+
 # --- CSV -------------------------------------------------------------------------------------
 
 
