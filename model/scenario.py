@@ -186,7 +186,18 @@ class Scenario(_Strict):
             if getattr(self.tcp, name) is None:
                 object.__setattr__(self.tcp, name, profile.field_defaults[name])
         mss = self.tcp.mss_bytes or 1460
+        rwnd = self.tcp.receive_window_bytes or mss
+        if rwnd < mss:
+            raise ValueError(
+                f"tcp.receive_window_bytes ({rwnd}) must be at least tcp.mss_bytes ({mss}): a window smaller "
+                "than one segment would never let a full segment leave"
+            )
         header = self.http.response_header_bytes
+        if header == 0 and (self.page.html_bytes == 0 or 0 in self.page.sizes()):
+            raise ValueError(
+                "with http.response_header_bytes 0 every response must carry at least one byte: "
+                "page.html_bytes and each object must be at least 1"
+            )
         segments = sum(-(-(header + size) // mss) for size in [self.page.html_bytes, *self.page.sizes()])
         if segments > MAX_SEGMENTS:
             raise ValueError(

@@ -51,6 +51,8 @@ def test_one_way_delays() -> None:
         ({"network": {"rtt": 5}}, "network.rtt", "Extra inputs"),
         ({"network": {"rtt_ms": 10, "uplink_delay_ms": 20}}, "network", "cannot exceed rtt_ms"),
         ({"page": {"html_bytes": 100_000_000, "object_count": 0, "object_size_bytes": 0}}, "", "segments"),
+        ({"tcp": {"profile": "ns3", "mss_bytes": 1460, "receive_window_bytes": 1000}}, "", "at least tcp.mss_bytes"),
+        ({"http": {"response_header_bytes": 0}, "page": {"html_bytes": 0}}, "", "at least one byte"),
     ],
 )
 def test_bad_input_names_the_field_and_range(doc: dict, field: str, words: str) -> None:
