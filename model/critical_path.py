@@ -35,17 +35,31 @@ def category_of(pkt: Packet) -> str:
     return "transmission" if pkt.dir == DOWN else "request"
 
 
-def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
-    """Split ``final.t_a`` into :data:`CATEGORIES`; also count the round trips on the path."""
+def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[str, Any], int]:
+    """Split ``final.t_a`` (less ``stop.t``) into :data:`CATEGORIES`; count the round trips on the path.
+
+    ``stop`` is where a page began (a later page of a session): the walk ends there, and a path that
+    reaches back past it through a busy link is cut at its time.
+    """
     acc: dict[str, Any] = {c: q.zero for c in CATEGORIES}
     trips = 0
     node: Packet | Point | None = final
     arriving = True
+    queued = False  # at a packet's queue time rather than its departure
     role: str | None = None  # while following an ACK back: the stall its round trip belongs to
+    last = "transmission"  # the category of the last step, to cut an overshoot past ``stop``
     while node is not None:
+        if stop is not None:
+            if node is stop:
+                break
+            at = node.t if isinstance(node, Point) else node.t_a if arriving else node.t_q if queued else node.t_s
+            if at < stop.t:
+                acc[last] = acc[last] - (stop.t - at)
+                break
         if isinstance(node, Point):
             if node.extra is not None:
                 acc[node.cat] = acc[node.cat] + node.extra
+                last = node.cat
             node = node.base
             arriving = True
             role = None
@@ -62,17 +76,20 @@ def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
                 role = None
             else:
                 acc[role] = acc[role] + (p.t_a - p.t_s)
+            last = role or cat
             if p.dir == DOWN:
                 trips += 1
             arriving = False
             continue
         # at p.t_s: either the link was busy (follow the packet ahead) or p left when queued
         prev = p.prev
-        if prev is not None and p.t_s > p.t_q:
+        if not queued and prev is not None and p.t_s > p.t_q:
             cat = role or category_of(prev)
             acc[cat] = acc[cat] + prev.tx
+            last = cat
             node = prev
             continue
+        queued = False
         cause = p.cause
         kind = cause[0]
         if kind == "app":
@@ -82,6 +99,12 @@ def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
             node = cause[1]  # the ACK that opened the window or let Nagle's held segment go
             role = "nagle_stall" if cause[2] == "nagle" else "slow_start_idle"
             arriving = True
+        elif kind == "pace":
+            # paced after an idle period: one interval after the segment before (seed 000, 2.4)
+            acc["slow_start_idle"] = acc["slow_start_idle"] + cause[2]
+            last = "slow_start_idle"
+            node = cause[1]
+            queued = True
         elif kind == "arrival":
             _, base, extra, cat = cause[:4]
             if extra is not None:
@@ -89,6 +112,7 @@ def walk(final: Packet, q: Quantities) -> tuple[dict[str, Any], int]:
                 if role == "nagle_stall":
                     cat = role
                 acc[cat] = acc[cat] + extra
+                last = cat
             node = base
             arriving = True
         elif kind in ("handshake", "ack"):

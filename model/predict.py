@@ -25,36 +25,56 @@ def simulate(p: Params, protocol: str, traced: bool = False) -> Session:
     """Run one protocol's schedule for resolved parameters; the :class:`Session` holds the result."""
     q: Quantities = Traced(p) if traced else Quantities(p)
     s = Session(q)
-    SCHEDULES[protocol](s)
-    s.eng.run()
+    s.run(SCHEDULES[protocol])
+    for rec in s.objects.values():
+        if rec.end_pkt is None:  # pragma: no cover - every object completes (tests/model/test_fuzz.py)
+            raise AssertionError(f"object {rec.name} never completed")
     return s
 
 
-def _final_packet(s: Session) -> Any:
-    last = None
-    for rec in s.objects.values():
-        if rec.end_pkt is None:  # pragma: no cover - every object completes
-            raise AssertionError(f"object {rec.name} never completed")
-        if last is None or rec.end_pkt.t_a > last.t_a:
-            last = rec.end_pkt
-    return last
+def _pages(s: Session) -> list[tuple[Any, dict[str, Any], int]]:
+    """Each page's load time, breakdown and round trips, walked back from its last byte to its start."""
+    out = []
+    for start, final in zip(s.page_start, s.page_end, strict=True):
+        acc, trips = walk(final, s.q, stop=None if start is s.start else start)
+        out.append((final.t_a - start.t, acc, trips))
+    return out
+
+
+def _stall_counts(events: list[dict[str, Any]]) -> dict[str, int]:
+    kinds = [e["kind"] for e in events]
+    return {
+        "slow_start_rounds": sum(1 for e in events if e.get("window_stall")),
+        "delayed_ack_stalls": kinds.count("delayed_ack_stall"),
+        "nagle_stalls": kinds.count("nagle_stall"),
+        "slow_start_restarts": kinds.count("slow_start_restart"),
+    }
 
 
 def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
-    """The output document's entry for one protocol."""
-    final = _final_packet(s)
-    acc, trips = walk(final, s.q)
+    """The output document's entry for one protocol.
+
+    For a session of several pages, ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up the
+    pages' load times (the user's think time between pages is not load time) and ``pages`` lists each
+    page; the other counts, the objects and the events cover the whole session.
+    """
+    pages = _pages(s)
+    total = pages[0][0]
+    acc = dict(pages[0][1])
+    trips = pages[0][2]
+    for load, part, n in pages[1:]:
+        total = total + load
+        acc = {c: acc[c] + part[c] for c in CATEGORIES}
+        trips += n
     pkts = s.eng.packets
     events = sorted(s.events, key=lambda e: (e["start_ms"], e["connection"]))
     out: dict[str, Any] = {
         "protocol": protocol,
-        "page_load_ms": value(final.t_a),
+        "page_load_ms": value(total),
         "breakdown_ms": {c: value(acc[c]) for c in CATEGORIES},
         "counts": {
             "round_trips": trips,
-            "slow_start_rounds": s.window_stalls,
-            "delayed_ack_stalls": sum(1 for e in events if e["kind"] == "delayed_ack_stall"),
-            "nagle_stalls": sum(1 for e in events if e["kind"] == "nagle_stall"),
+            **_stall_counts(events),
             "connections": len(s.conns),
             "packets": len(pkts),
             "bytes_on_wire": sum(pk.wire for pk in pkts),
@@ -69,8 +89,23 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
             }
             for r in s.objects.values()
         ],
-        "events": events,
+        "events": [{k: v for k, v in e.items() if k != "window_stall"} for e in events],
     }
+    if len(pages) > 1:
+        out["pages"] = []
+        for k, ((load, part, n), start, final) in enumerate(zip(pages, s.page_start, s.page_end, strict=True)):
+            t0, t1 = value(start.t), value(final.t_a)
+            inside = [e for e in events if t0 <= e["start_ms"] <= t1]
+            out["pages"].append(
+                {
+                    "page": k + 1,
+                    "start_ms": t0,
+                    "end_ms": t1,
+                    "page_load_ms": value(load),
+                    "breakdown_ms": {c: value(part[c]) for c in CATEGORIES},
+                    "counts": {"round_trips": n, **_stall_counts(inside)},
+                }
+            )
     if packets:
         out["packets"] = [
             {
@@ -131,10 +166,14 @@ def expression(scenario: Scenario, protocol: str) -> dict[str, Any]:
     """
     p = resolve(scenario)
     s = simulate(p, protocol, traced=True)
-    final = _final_packet(s)
-    acc, _ = walk(final, s.q)
+    pages = _pages(s)
+    total = pages[0][0]
+    acc = dict(pages[0][1])
+    for load, part, _ in pages[1:]:
+        total = total + load
+        acc = {c: acc[c] + part[c] for c in CATEGORIES}
     return {
-        "page_load_ms": symbolic.to_sympy(final.t_a, p),
+        "page_load_ms": symbolic.to_sympy(total, p),
         "breakdown_ms": {c: symbolic.to_sympy(acc[c], p) for c in CATEGORIES},
         "substitutions": symbolic.substitutions(p),
     }

@@ -20,6 +20,9 @@ Behaviours (``TcpProfile`` fields):
     starts idle sends a short final segment after full ones (Stevens vol. 2, 26.3 as summarised
     in seed 000, 2.3). ns3: a short segment is held while *any* data is unacknowledged,
     including segments sent a moment before in the same call.
+``idle_restart`` (a field default)
+    bsd: ``slow_start``, as 4.4BSD, FreeBSD 2.1 and Linux 2.0 do (seed 000, 2.4; SunOS 4.1.3 keeps its
+    window: choose ``keep`` for it). ns3: ``keep``; ns-3's TCP has no restart after idle.
 ``close_sends_held``
     Closing a connection sends what Nagle holds (seed 000, 2.3). True for both (the ns-3 harness
     is made to do the same, as the validation issue requires).
@@ -63,6 +66,8 @@ PROFILES: dict[str, TcpProfile] = {
             "delayed_ack_ms": 200.0,
             "delayed_ack_segments": 2,
             "nagle": True,
+            "idle_restart": "slow_start",
+            "rto_min_ms": 1000.0,
         },
     ),
     "ns3": TcpProfile(
@@ -83,6 +88,8 @@ PROFILES: dict[str, TcpProfile] = {
             "delayed_ack_ms": 200.0,
             "delayed_ack_segments": 2,
             "nagle": False,
+            "idle_restart": "keep",
+            "rto_min_ms": 1000.0,
         },
     ),
 }

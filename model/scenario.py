@@ -105,8 +105,19 @@ class Tcp(_Strict):
         description="A receiver ACKs at once after this many segments (bsd: full segments' worth of bytes).",
     )
     nagle: bool | None = Field(None, description="Nagle's algorithm on the sender (both ends).")
-    handshake: Literal["three_way", "none"] = Field(
-        "three_way", description="three_way: each connection opens with SYN/SYN-ACK; none: already open."
+    handshake: Literal["three_way", "none", "ttcp"] = Field(
+        "three_way",
+        description="three_way: each connection opens with SYN/SYN-ACK; none: already open; ttcp: after the "
+        "session's first connection, the request rides on the SYN (T/TCP).",
+    )
+    idle_restart: Literal["slow_start", "keep", "fast_start", "paced"] | None = Field(
+        None,
+        description="After sending nothing for longer than the retransmission timeout: slow_start (restart "
+        "window, RFC 5681), keep (SunOS 4.1.3), fast_start (reuse the cached window, also for new connections), "
+        "paced (keep the window, pace at the rate before the idle).",
+    )
+    rto_min_ms: float | None = Field(
+        None, ge=1, le=60_000, description="Lower bound of the retransmission timeout (ms); RTO = max(this, 3 RTT)."
     )
 
 
@@ -130,6 +141,21 @@ class Http(_Strict):
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
     parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+
+
+class Session(_Strict):
+    """A browsing session: the page loaded several times on the same server (seed 000, 2.4)."""
+
+    pages: int = Field(1, ge=1, le=20, description="Page loads in the session, one after another.")
+    think_time_ms: float = Field(
+        0.0, ge=0, le=3_600_000, description="User think time from a page's last byte to the next page's start (ms)."
+    )
+    server_idle_timeout_ms: float | None = Field(
+        None,
+        ge=0,
+        le=3_600_000,
+        description="The server closes a persistent connection idle this long (ms); null: never.",
+    )
 
 
 class Page(_Strict):
@@ -175,6 +201,7 @@ class Scenario(_Strict):
     tcp: Tcp = Field(default_factory=lambda: Tcp())
     http: Http = Field(default_factory=lambda: Http())
     page: Page = Field(default_factory=lambda: Page())
+    session: Session = Field(default_factory=lambda: Session())
 
     @model_validator(mode="after")
     def _checks(self) -> Scenario:
@@ -198,7 +225,9 @@ class Scenario(_Strict):
                 "with http.response_header_bytes 0 every response must carry at least one byte: "
                 "page.html_bytes and each object must be at least 1"
             )
-        segments = sum(-(-(header + size) // mss) for size in [self.page.html_bytes, *self.page.sizes()])
+        segments = self.session.pages * sum(
+            -(-(header + size) // mss) for size in [self.page.html_bytes, *self.page.sizes()]
+        )
         if segments > MAX_SEGMENTS:
             raise ValueError(
                 f"the page is too large to model: its responses take {segments} segments of mss_bytes, "
@@ -225,7 +254,9 @@ class Params:
     dack_ms: float
     dack_segments: int
     nagle: bool
-    handshake: bool
+    handshake: str  # three_way, none, ttcp
+    idle_restart: str
+    rto_ms: float  # retransmission timeout used for idle restart
     request: int
     header: int
     header_flush: bool
@@ -236,6 +267,9 @@ class Params:
     parallel: int
     html: int
     objects: tuple[int, ...]
+    pages: int
+    user_think: float
+    idle_timeout: float | None
 
 
 def resolve(s: Scenario) -> Params:
@@ -257,6 +291,7 @@ def resolve(s: Scenario) -> Params:
     assert t.mss_bytes is not None and t.initial_window_segments is not None
     assert t.receive_window_bytes is not None and t.delayed_ack_ms is not None
     assert t.delayed_ack_segments is not None and t.nagle is not None
+    assert t.idle_restart is not None and t.rto_min_ms is not None
     return Params(
         d_up=float(up),
         d_down=float(down),
@@ -272,7 +307,9 @@ def resolve(s: Scenario) -> Params:
         dack_ms=float(t.delayed_ack_ms),
         dack_segments=t.delayed_ack_segments,
         nagle=t.nagle,
-        handshake=t.handshake == "three_way",
+        handshake=t.handshake,
+        idle_restart=t.idle_restart,
+        rto_ms=max(t.rto_min_ms, 3 * (up + down)),
         request=h.request_bytes,
         header=h.response_header_bytes,
         header_flush=h.header_flush,
@@ -283,4 +320,7 @@ def resolve(s: Scenario) -> Params:
         parallel=h.parallel_connections,
         html=s.page.html_bytes,
         objects=tuple(s.page.sizes()),
+        pages=s.session.pages,
+        user_think=s.session.think_time_ms,
+        idle_timeout=s.session.server_idle_timeout_ms,
     )

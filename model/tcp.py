@@ -43,6 +43,15 @@ class Endpoint:
         self.dack_bytes = p_.profile.ack_counts_bytes
         self.dack_segments = p_.dack_segments
         self.dack_ms = p_.dack_ms
+        # restart after idle (seed 000, 2.4; seed 001, 5.5.3)
+        self.idle_restart = p_.idle_restart
+        self.rto = p_.rto_ms
+        self.last_data_t: Any = None  # when this endpoint last sent data
+        self.hold = False  # T/TCP: data waits for the SYN to take it
+        self.pacing = False
+        self.pace_interval: Any = None
+        self.next_pace: Any = None
+        self.last_paced: Packet | None = None
         # sender
         self.una: Any = zero
         self.nxt: Any = zero
@@ -93,11 +102,15 @@ class Endpoint:
 
     def output(self, t: Any, cause: tuple[Any, ...]) -> None:
         """Send what the window and the send rule allow (BSD ``tcp_output``; seed 000, 2.3)."""
+        if self.hold:
+            return
         mss, mss_n, rwnd, rwnd_n = self.mss, self.mss_n, self.rwnd, self.rwnd_n
         profile = self.profile
         at_entry = profile.nagle_idle_at_entry
         idle_at_entry = self.una >= self.nxt
         end, end_n = self.end, self.end_n
+        if idle_at_entry and self.last_data_t is not None and end_n > self.nxt_n and t - self.last_data_t > self.rto:
+            self._restart(t)
         first = True
         while True:
             avail_n = end_n - self.nxt_n
@@ -126,6 +139,14 @@ class Endpoint:
                     if not nagle.may_send(length, mss_n, True, nothing_out, self.nagle, closing, at_entry, rwnd_n):
                         self._block("nagle", length)
                         return
+            if self.pacing:
+                if self.next_pace > t:
+                    # paced after an idle period: wait for the next slot (seed 000, 2.4)
+                    self.eng.at(self.next_pace, self._paced_output)
+                    return
+                if self.last_paced is not None:
+                    cause = ("pace", self.last_paced, self.pace_interval)
+                self.next_pace = t + self.pace_interval
             if first:
                 if self.blocked is not None:
                     self._released(t, cause)
@@ -140,10 +161,38 @@ class Endpoint:
                 self.fin_sent = True
             self._send(pkt, t, cause)
             self.last_end = pkt.t_e
+            self.last_data_t = t
+            if self.pacing:
+                self.last_paced = pkt
         if self.closing and not self.fin_sent and self.nxt_n >= end_n:
             self.fin_sent = True
             self._send(Packet(self.conn.id, self.dir, "FIN", self.q.size(0), 0, fin=True), t, cause)
         self.blocked = None
+
+    def _restart(self, t: Any) -> None:
+        """The sender has sent nothing for longer than the retransmission timeout (seed 000, 2.4).
+
+        slow_start: the window restarts at ``min(IW, cwnd)`` (RFC 5681, 4.1; 4.4BSD resets to one
+        segment). keep and fast_start: the window stays (SunOS 4.1.3; TCP fast start reuses it,
+        seed 001, 5.2). paced: the window stays but segments leave one every ``RTT / cwnd`` until
+        the ACK clock restarts (seed 000, 2.4: "one every n/t seconds").
+        """
+        idle = t - self.last_data_t
+        if self.idle_restart == "slow_start":
+            restart = min(self.cwnd, self.q.p.iw)
+            if restart < self.cwnd:
+                self.conn.session.record_restart(self, t, idle, self.cwnd, restart)
+                self.cwnd = restart
+        elif self.idle_restart == "paced" and self.cwnd > 1:
+            q = self.q
+            self.pacing = True
+            self.pace_interval = (q.d[0] + q.d[1]) * (1.0 / self.cwnd)
+            self.next_pace = t
+            self.last_paced = None
+            self.conn.session.record_restart(self, t, idle, self.cwnd, self.cwnd)
+
+    def _paced_output(self, t: Any) -> None:
+        self.output(t, ("pace", self.last_paced, self.pace_interval))
 
     def _block(self, reason: str, length: Any) -> None:
         self.blocked = reason
@@ -191,6 +240,7 @@ class Endpoint:
         if pkt.ack > self.una:
             self.una = pkt.ack
             acked = True
+            self.pacing = False  # the ACK clock runs again
             if self.cwnd < self.cwnd_cap:
                 self.cwnd = slow_start.window_after_ack(self.cwnd)
         elif kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake":
@@ -277,34 +327,54 @@ class Connection:
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
 
-    def open(self, point: Point, handshake: bool) -> None:
-        """Open the connection at ``point``: a SYN, or (``handshake: none``) already open."""
+    def open(self, point: Point, mode: str) -> None:
+        """Open the connection at ``point`` (:mod:`model.connection_setup`).
+
+        three_way: SYN, SYN-ACK, ACK. none: already open, as if the handshake had happened. ttcp: the
+        client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
+        """
         p = self.eng.q.p
         self.open_point = point
-        if not handshake:
+        if mode == "none":
             self.server.cwnd = slow_start.initial_window_segments(p.iw, p.profile.syn_ack_opens_window)
             self.opened_at = point.t
             if self.on_open is not None:
                 self.on_open(point.t, point)
             return
-        pkt = Packet(self.id, UP, "SYN", self.eng.q.size(0), 0)
-        pkt.seq_end = self.client.nxt
-        pkt.ack = self.client.rcv
+        client = self.client
+        payload, n = self.eng.q.size(0), 0.0
+        if mode == "ttcp" and client.end_n > client.nxt_n:
+            payload, n = client.end - client.nxt, client.end_n - client.nxt_n
+            client.nxt, client.nxt_n = client.end, client.end_n
+            client.last_data_t = point.t
+        pkt = Packet(self.id, UP, "SYN", payload, n)
+        pkt.obj = client._obj_at(client.nxt_n - n) if n else None
+        pkt.seq_end = client.nxt
+        pkt.ack = client.rcv
         self.eng.transmit(pkt, point.t, ("app", point), self.server.arrive)
 
     def syn_arrived(self, t: Any, syn: Packet) -> None:
+        server = self.server
+        if syn.n > 0:  # T/TCP: the request came with the SYN; the SYN-ACK acknowledges it
+            server.rcv = syn.seq_end
+            server.rcv_n += syn.n
         pkt = Packet(self.id, DOWN, "SYNACK", self.eng.q.size(0), 0)
-        pkt.seq_end = self.server.nxt
-        pkt.ack = self.server.rcv
+        pkt.seq_end = server.nxt
+        pkt.ack = server.rcv
         self.eng.transmit(pkt, t, ("arrival", syn, None, "connection_setup"), self.client.arrive)
+        if syn.n > 0 and server.on_data is not None:
+            server.on_data(t, syn)
 
     def synack_arrived(self, t: Any, synack: Packet) -> None:
-        self.client.send_control("ACK", t, ("handshake", synack))
+        client = self.client
+        if synack.ack > client.una:
+            client.una = synack.ack
+        client.send_control("ACK", t, ("handshake", synack))
         self.opened_at = t
         if self.on_open is not None:
             self.on_open(t, Point(t, synack, None, "connection_setup"))
 
     def handshake_ack_arrived(self, t: Any, pkt: Packet) -> None:
         # BSD: the handshake ACK counts as an ACK of new data (seed 000, 2.2, footnote 1)
-        p = self.eng.q.p
-        self.server.cwnd = slow_start.initial_window_segments(p.iw, p.profile.syn_ack_opens_window)
+        if self.eng.q.p.profile.syn_ack_opens_window:
+            self.server.cwnd += 1

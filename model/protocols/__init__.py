@@ -1,16 +1,15 @@
 """Each protocol's schedule: which connections open, which requests leave and when.
 
-One module per protocol, each with ``run(session)``; :data:`SCHEDULES` names them.
+One module per protocol, each with ``run(session, names, start)`` loading one page's objects from
+``start``; :data:`SCHEDULES` names them.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable
-
 from model.protocols import getall, http10, http10_parallel, persistent, pipelined
-from model.protocols.base import Session
+from model.protocols.base import Driver
 
-SCHEDULES: dict[str, Callable[[Session], None]] = {
+SCHEDULES: dict[str, Driver] = {
     "http10": http10.run,
     "http10_parallel": http10_parallel.run,
     "persistent": persistent.run,

@@ -5,7 +5,9 @@ overhead before a connection's first request), then writes each response: the he
 when ``header_flush`` is set (seed 000, 2.2), and the rest in ``server_write_bytes`` writes (seed
 000, 2.3: Apache writes in 4 KB chunks). A server that closes after its response (HTTP/1.0) sends
 its FIN with the last data. The client waits its think time before each request. An object is
-complete when its last byte reaches the client.
+complete when its last byte reaches the client; a page when all its objects are. A session loads
+the page ``session.pages`` times, each after the user's think time (seed 000, 2.4; seed 001, 5.2):
+a persistent connection carries over unless the server's idle timeout closed it.
 """
 
 from __future__ import annotations
@@ -21,38 +23,133 @@ DoneFn = Callable[[str, Any, Packet], None]
 
 
 class ObjectRecord:
-    __slots__ = ("bytes", "connection", "end", "end_pkt", "name", "start")
+    __slots__ = ("bytes", "connection", "end", "end_pkt", "name", "page", "start")
 
-    def __init__(self, name: str, nbytes: int) -> None:
+    def __init__(self, name: str, nbytes: int, page: int) -> None:
         self.name = name
         self.bytes = nbytes
+        self.page = page
         self.connection = -1
         self.start: Any = None
         self.end: Any = None
         self.end_pkt: Packet | None = None
 
 
+Driver = Callable[["Session", list[str], Point], None]
+
+
 class Session:
-    """One page load: the engine, its connections, the page's objects and the idle periods seen."""
+    """A browsing session: the engine, its connections, the pages' objects and the idle periods seen."""
 
     def __init__(self, q: Quantities) -> None:
         self.q = q
-        self.p = q.p
+        self.p = p = q.p
         self.eng = Engine(q)
         self.conns: list[Connection] = []
-        names = ["html"] + [f"obj{i}" for i in range(1, len(self.p.objects) + 1)]
-        sizes = [self.p.html, *self.p.objects]
-        self.objects = {n: ObjectRecord(n, s) for n, s in zip(names, sizes, strict=True)}
-        self.names = names
+        sizes = [p.html, *p.objects]
+        self.objects: dict[str, ObjectRecord] = {}
+        self.page_names: list[list[str]] = []
+        for k in range(p.pages):
+            prefix = "" if k == 0 else f"p{k + 1}:"
+            names = [f"{prefix}html"] + [f"{prefix}obj{i}" for i in range(1, len(p.objects) + 1)]
+            self.page_names.append(names)
+            for name, size in zip(names, sizes, strict=True):
+                self.objects[name] = ObjectRecord(name, size, k)
         self.events: list[dict[str, Any]] = []
         self.window_stalls = 0
+        self.restarts = 0
         self.start = Point(q.zero, None, None, "request")
+        self.page = 0
+        self.page_start: list[Point] = [self.start]
+        self.page_end: list[Packet] = []
+        self.page_left = len(self.page_names[0])
+        self.keep_conn: Connection | None = None  # the persistent connection, while it is open
+        self.driver: Driver | None = None
+        self.cwnd_cache: int | None = None  # fast start: the window of the last connection used
+
+    @property
+    def names(self) -> list[str]:
+        """The current page's object names, HTML first."""
+        return self.page_names[self.page]
+
+    def run(self, driver: Driver) -> None:
+        """Load the page ``session.pages`` times with ``driver`` (a protocol's schedule)."""
+        self.driver = driver
+        driver(self, self.page_names[0], self.start)
+        self.eng.run()
+
+    def _object_done(self, rec: ObjectRecord, t: Any, pkt: Packet) -> None:
+        if rec.page != self.page:  # pragma: no cover - pages do not overlap
+            return
+        self.page_left -= 1
+        if self.page_left:
+            return
+        self.page_end.append(pkt)
+        if self.page + 1 >= self.p.pages:
+            return
+        p = self.p
+        if self.keep_conn is not None and p.idle_timeout is not None and p.user_think > p.idle_timeout:
+            self.eng.at(t + p.idle_timeout, self._idle_close, self.keep_conn)
+            self.keep_conn = None
+        start = Point(t + p.user_think, pkt, None, "request")
+        self.eng.at(start.t, self._next_page, start)
+
+    def _next_page(self, t: Any, start: Point) -> None:
+        self.page += 1
+        self.page_start.append(start)
+        self.page_left = len(self.names)
+        assert self.driver is not None
+        self.driver(self, self.names, start)
+
+    def _idle_close(self, t: Any, conn: Connection) -> None:
+        """The server's idle timeout closes the persistent connection (seed 002, section 4)."""
+        conn.server.close(t, Point(t, None, None, "connection_setup"))
+
+    def persistent(self, start: Point, on_open: Callable[[Connection, Point], None]) -> None:
+        """Use the open persistent connection, or open one, then ``on_open(conn, point)``."""
+        conn = self.keep_conn
+        if conn is not None:
+            on_open(conn, start)
+            return
+        mode = self.open_mode()
+        conn = self.new_connection(close_after=False)
+        self.keep_conn = conn
+        if mode == "ttcp":
+            self._ttcp(conn, start, lambda: on_open(conn, start))
+            return
+        conn.on_open = lambda t, point, c=conn: on_open(c, point)
+        conn.open(start, mode)
+
+    def open_mode(self) -> str:
+        """How the next new connection opens: T/TCP needs an earlier connection to the server (its TAO cache)."""
+        mode = self.p.handshake
+        if mode == "ttcp" and not self.conns:
+            return "three_way"
+        return mode
+
+    def record_restart(self, ep: Endpoint, t: Any, idle: Any, before: int, after: int) -> None:
+        """A sender restarted after idling longer than the retransmission timeout (seed 000, 2.4)."""
+        self.restarts += 1
+        rto = self.p.rto_ms
+        if after < before:
+            why = (
+                f"the {ep.name} sent nothing for {value(idle):.0f} ms, longer than its {rto:.0f} ms retransmission "
+                f"timeout, so its congestion window restarts from {before} to {after} segment{'s' if after > 1 else ''}"
+            )
+        else:
+            why = (
+                f"the {ep.name} sent nothing for {value(idle):.0f} ms, longer than its {rto:.0f} ms retransmission "
+                f"timeout; it keeps its {before}-segment window but paces the segments one round trip apart"
+            )
+        self._event("slow_start_restart", value(t), 0.0, ep, ep._obj_at(ep.nxt_n), why)
 
     # ------------------------------------------------------------ connections
     def new_connection(self, close_after: bool) -> Connection:
         conn = Connection(self, len(self.conns))
         self.conns.append(conn)
         conn.close_after = close_after
+        if self.p.idle_restart == "fast_start" and self.cwnd_cache is not None:
+            conn.server.cwnd = max(conn.server.cwnd, self.cwnd_cache)  # TCP fast start (seed 001, 5.2)
         conn.server.on_data = lambda t, pkt, c=conn: self._server_data(c, t, pkt)
         conn.client.on_data = lambda t, pkt, c=conn: self._client_data(c, t, pkt)
         conn.client.on_fin = lambda t, pkt, c=conn: c.client.send_control(
@@ -72,7 +169,11 @@ class Session:
 
     def request(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
         """The client writes one request for ``names`` (one object, or all of them for GETALL)."""
-        q = self.q
+        self._register(conn, names, point, on_done)
+        self.eng.at(point.t, self._client_write, conn, self.q.request, names[0], point)
+
+    def _register(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
+        """What the client expects back for one request, and when the objects were first asked for."""
         conn.on_done = on_done
         conn.requests.append(names)
         for name in names:
@@ -82,20 +183,35 @@ class Session:
                 rec.start = point.t
             conn.expect_end += rec.bytes + self.p.header
             conn.expect.append((conn.expect_end, name))
-        self.eng.at(point.t, self._client_write, conn, q.request, names[0], point)
 
     def _client_write(self, t: Any, conn: Connection, nbytes: Any, name: str, point: Point) -> None:
         conn.client.write(t, nbytes, name, point)
 
     def fetch_on_new_connection(self, names: list[str], point: Point, on_done: DoneFn) -> Connection:
         """Open a connection for one request (HTTP/1.0 style); the server closes after responding."""
+        mode = self.open_mode()
         conn = self.new_connection(close_after=True)
         for name in names:
             if self.objects[name].start is None:
                 self.objects[name].start = point.t
+        if mode == "ttcp":
+            self._ttcp(conn, point, lambda: self.request(conn, names, self.think(point), on_done))
+            return conn
         conn.on_open = lambda t, pt, c=conn: self.request(c, names, self.think(pt), on_done)
-        conn.open(point, self.p.handshake)
+        conn.open(point, mode)
         return conn
+
+    def _ttcp(self, conn: Connection, start: Point, write_request: Callable[[], None]) -> None:
+        """T/TCP on a repeat connection: the client writes its request (after its think time), held until
+        the SYN takes it along; the server answers without waiting for the handshake to finish."""
+        conn.client.hold = True
+        write_request()  # schedules the client's write at start + client think time
+        point = self.think(start)
+        self.eng.at(point.t, self._open_ttcp, conn, point)
+
+    def _open_ttcp(self, t: Any, conn: Connection, point: Point) -> None:
+        conn.client.hold = False
+        conn.open(point, "ttcp")
 
     # ----------------------------------------------------------------- server
     def _server_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
@@ -148,8 +264,10 @@ class Session:
             rec = self.objects[name]
             rec.end = t
             rec.end_pkt = pkt
+            self.cwnd_cache = conn.server.cwnd
             assert conn.on_done is not None
             conn.on_done(name, t, pkt)
+            self._object_done(rec, t, pkt)
 
     # ------------------------------------------------------------------ idle
     def record_idle(self, ep: Endpoint, reason: str, t: Any, gap: Any, ack: Packet, obj: str) -> None:
@@ -172,6 +290,7 @@ class Session:
             self._event("nagle_stall", start, g, ep, obj, why)
             return
         self.window_stalls += 1
+        first = len(self.events)
         dack = min(held, g)
         full = ep.blocked_window
         if p.rwnd <= full:
@@ -188,6 +307,7 @@ class Session:
                 f"while the {sender}'s {wnd} was full"
             )
             self._event("delayed_ack_stall", start + g - dack, dack, ep, obj, why)
+        self.events[first]["window_stall"] = True
 
     def _event(self, kind: str, start: float, duration: float, ep: Endpoint, obj: str, why: str) -> None:
         self.events.append(

@@ -7,10 +7,9 @@ think time; only the window limits the stream.
 
 from __future__ import annotations
 
+from model.engine import Point
 from model.protocols.base import Session
 
 
-def run(s: Session) -> None:
-    conn = s.new_connection(close_after=False)
-    conn.on_open = lambda t, point: s.request(conn, list(s.names), s.think(point), lambda *a: None)
-    conn.open(s.start, s.p.handshake)
+def run(s: Session, names: list[str], start: Point) -> None:
+    s.persistent(start, lambda conn, point: s.request(conn, list(names), s.think(point), lambda *a: None))

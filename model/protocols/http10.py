@@ -15,12 +15,10 @@ from model.engine import Packet, Point
 from model.protocols.base import Session
 
 
-def run(s: Session) -> None:
-    names = s.names
-
+def run(s: Session, names: list[str], start: Point) -> None:
     def done(name: str, t: Any, pkt: Packet) -> None:
         i = names.index(name) + 1
         if i < len(names):
             s.fetch_on_new_connection([names[i]], Point(t, pkt, None, "request"), done)
 
-    s.fetch_on_new_connection([names[0]], s.start, done)
+    s.fetch_on_new_connection([names[0]], start, done)

@@ -14,8 +14,8 @@ from model.engine import Packet, Point
 from model.protocols.base import Session
 
 
-def run(s: Session) -> None:
-    pending = list(s.names[1:])
+def run(s: Session, names: list[str], start: Point) -> None:
+    pending = list(names[1:])
 
     def launch(point: Point) -> None:
         name = pending.pop(0)
@@ -23,10 +23,10 @@ def run(s: Session) -> None:
 
     def done(name: str, t: Any, pkt: Packet) -> None:
         point = Point(t, pkt, None, "request")
-        if name == "html":
+        if name == names[0]:
             for _ in range(min(s.p.parallel, len(pending))):
                 launch(point)
         elif pending:
             launch(point)
 
-    s.fetch_on_new_connection(["html"], s.start, done)
+    s.fetch_on_new_connection([names[0]], start, done)

@@ -12,16 +12,16 @@ from typing import Any
 
 from model.engine import Packet, Point
 from model.protocols.base import Session
+from model.tcp import Connection
 
 
-def run(s: Session) -> None:
-    names = s.names
-    conn = s.new_connection(close_after=False)
+def run(s: Session, names: list[str], start: Point) -> None:
+    def opened(conn: Connection, point: Point) -> None:
+        def done(name: str, t: Any, pkt: Packet) -> None:
+            i = names.index(name) + 1
+            if i < len(names):
+                s.request(conn, [names[i]], s.think(Point(t, pkt, None, "request")), done)
 
-    def done(name: str, t: Any, pkt: Packet) -> None:
-        i = names.index(name) + 1
-        if i < len(names):
-            s.request(conn, [names[i]], s.think(Point(t, pkt, None, "request")), done)
+        s.request(conn, [names[0]], s.think(point), done)
 
-    conn.on_open = lambda t, point: s.request(conn, [names[0]], s.think(point), done)
-    conn.open(s.start, s.p.handshake)
+    s.persistent(start, opened)

@@ -12,17 +12,17 @@ from typing import Any
 
 from model.engine import Packet, Point
 from model.protocols.base import Session
+from model.tcp import Connection
 
 
-def run(s: Session) -> None:
-    names = s.names
-    conn = s.new_connection(close_after=False)
+def run(s: Session, names: list[str], start: Point) -> None:
+    def opened(conn: Connection, point: Point) -> None:
+        def done(name: str, t: Any, pkt: Packet) -> None:
+            if name == names[0]:
+                after = s.think(Point(t, pkt, None, "request"))
+                for other in names[1:]:
+                    s.request(conn, [other], after, done)
 
-    def done(name: str, t: Any, pkt: Packet) -> None:
-        if name == "html":
-            point = s.think(Point(t, pkt, None, "request"))
-            for other in names[1:]:
-                s.request(conn, [other], point, done)
+        s.request(conn, [names[0]], s.think(point), done)
 
-    conn.on_open = lambda t, point: s.request(conn, [names[0]], s.think(point), done)
-    conn.open(s.start, s.p.handshake)
+    s.persistent(start, opened)

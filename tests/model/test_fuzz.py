@@ -37,7 +37,9 @@ scenario_docs = st.fixed_dictionaries(
                 "delayed_ack_ms": st.floats(0, 500, **finite),
                 "delayed_ack_segments": st.integers(1, 16),
                 "nagle": st.booleans(),
-                "handshake": st.sampled_from(["three_way", "none"]),
+                "handshake": st.sampled_from(["three_way", "none", "ttcp"]),
+                "idle_restart": st.sampled_from(["slow_start", "keep", "fast_start", "paced"]),
+                "rto_min_ms": st.floats(1, 3000, **finite),
             },
         ),
         "http": st.fixed_dictionaries(
@@ -55,6 +57,14 @@ scenario_docs = st.fixed_dictionaries(
         ),
         "page": st.fixed_dictionaries(
             {"html_bytes": st.integers(0, 200_000), "object_bytes": st.lists(st.integers(0, 100_000), max_size=12)}
+        ),
+        "session": st.fixed_dictionaries(
+            {},
+            optional={
+                "pages": st.integers(1, 4),
+                "think_time_ms": st.floats(0, 20_000, **finite),
+                "server_idle_timeout_ms": st.floats(0, 20_000, **finite),
+            },
         ),
     }
 )
@@ -74,4 +84,7 @@ def test_every_valid_scenario_completes(doc: dict[str, Any]) -> None:
     for r in out["results"]:
         assert r["page_load_ms"] > 0 or s.network.rtt_ms == 0
         assert sum(r["breakdown_ms"].values()) == pytest.approx(r["page_load_ms"], rel=1e-9, abs=1e-9)
-        assert all(o["end_ms"] is not None and o["end_ms"] <= r["page_load_ms"] + 1e-9 for o in r["objects"])
+        last_byte = r["pages"][-1]["end_ms"] if "pages" in r else r["page_load_ms"]  # sessions add think time
+        assert all(o["end_ms"] is not None and o["end_ms"] <= last_byte + 1e-9 for o in r["objects"])
+        if "pages" in r:
+            assert sum(p["page_load_ms"] for p in r["pages"]) == pytest.approx(r["page_load_ms"], rel=1e-9)
