@@ -225,8 +225,9 @@ _PRESETS = [
                 "a 28.8 kb/s modem",
                 150,
                 28_800,
-                536,
-                "PPP: 28.8 kb/s; RTT 150 ms and MSS 536 assumed for a 1997 modem link.",
+                1460,
+                "PPP: 28.8 kb/s; RTT 150 ms assumed for a 1997 modem link, MSS 1460 from PPP's default MRU of "
+                "1500 bytes (RFC 1661; with 536, pipelining's packet saving on a first visit falls from 2.0x to 1.5x).",
             ),
         )
     ],

@@ -14,6 +14,7 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
+from model.content import effective_page
 from model.profiles import PROFILES, ProfileName, TcpProfile
 
 Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall"]
@@ -137,6 +138,9 @@ class Http(_Strict):
     )
     server_think_ms: float = Field(0.0, ge=0, le=60_000, description="Server time per request before it writes (ms).")
     client_think_ms: float = Field(0.0, ge=0, le=60_000, description="Client time before each request it sends (ms).")
+    html_compression_ratio: float = Field(
+        1.0, gt=0, le=1, description="Compressed HTML size over its size, e.g. deflate (seed 004); 1: uncompressed."
+    )
     connection_overhead_ms: float = Field(
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
@@ -171,6 +175,18 @@ class Page(_Strict):
     object_size_bytes: int | None = Field(
         None, ge=0, le=MAX_OBJECT_BYTES, description="Size of each embedded object (bytes), with object_count."
     )
+    revalidate: bool = Field(
+        False, description="A revisit: every request is a conditional GET answered by a header alone (seed 004)."
+    )
+    css_replaces_images: int = Field(
+        0, ge=0, le=MAX_OBJECTS, description="The N smallest images are drawn by style sheet rules instead (seed 004)."
+    )
+    css_bytes: int = Field(
+        0, ge=0, le=MAX_OBJECT_BYTES, description="A style sheet fetched before the images (bytes); 0: none."
+    )
+    image_size_ratio: float = Field(
+        1.0, gt=0, le=4, description="Every image's size times this, e.g. PNG in place of GIF (seed 004)."
+    )
 
     @model_validator(mode="after")
     def _one_way_to_give_objects(self) -> Page:
@@ -187,10 +203,22 @@ class Page(_Strict):
         return self
 
     def sizes(self) -> list[int]:
-        """The embedded objects' sizes (bytes), in request order."""
+        """The embedded objects' sizes (bytes), in request order, as the page was given."""
         if self.object_bytes is not None:
             return list(self.object_bytes)
         return [self.object_size_bytes or 0] * (self.object_count or 0)
+
+    def transferred(self, html_compression_ratio: float = 1.0) -> tuple[int, list[int]]:
+        """The HTML's and objects' body bytes on the wire after the content what-ifs (:mod:`model.content`)."""
+        return effective_page(
+            self.html_bytes,
+            self.sizes(),
+            revalidate=self.revalidate,
+            html_compression_ratio=html_compression_ratio,
+            css_replaces_images=self.css_replaces_images,
+            css_bytes=self.css_bytes,
+            image_size_ratio=self.image_size_ratio,
+        )
 
 
 class Scenario(_Strict):
@@ -220,14 +248,13 @@ class Scenario(_Strict):
                 "than one segment would never let a full segment leave"
             )
         header = self.http.response_header_bytes
-        if header == 0 and (self.page.html_bytes == 0 or 0 in self.page.sizes()):
+        html, objects = self.page.transferred(self.http.html_compression_ratio)
+        if header == 0 and (html == 0 or 0 in objects):
             raise ValueError(
                 "with http.response_header_bytes 0 every response must carry at least one byte: "
-                "page.html_bytes and each object must be at least 1"
+                "page.html_bytes and each object must be at least 1, and page.revalidate false"
             )
-        segments = self.session.pages * sum(
-            -(-(header + size) // mss) for size in [self.page.html_bytes, *self.page.sizes()]
-        )
+        segments = self.session.pages * sum(-(-(header + size) // mss) for size in [html, *objects])
         if segments > MAX_SEGMENTS:
             raise ValueError(
                 f"the page is too large to model: its responses take {segments} segments of mss_bytes, "
@@ -288,6 +315,7 @@ def resolve(s: Scenario) -> Params:
     b_down = n.bandwidth_bps
     b_up = n.uplink_bandwidth_bps if n.uplink_bandwidth_bps is not None else b_down
     profile = PROFILES[t.profile]
+    html, objects = s.page.transferred(h.html_compression_ratio)
     assert t.mss_bytes is not None and t.initial_window_segments is not None
     assert t.receive_window_bytes is not None and t.delayed_ack_ms is not None
     assert t.delayed_ack_segments is not None and t.nagle is not None
@@ -318,8 +346,8 @@ def resolve(s: Scenario) -> Params:
         client_think=h.client_think_ms,
         conn_overhead=h.connection_overhead_ms,
         parallel=h.parallel_connections,
-        html=s.page.html_bytes,
-        objects=tuple(s.page.sizes()),
+        html=html,
+        objects=tuple(objects),
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,

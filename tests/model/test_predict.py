@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from model import ALL_PROTOCOLS, Scenario, predict, preset
+from model import ALL_PROTOCOLS, Scenario, predict
 from model.critical_path import CATEGORIES
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).with_name("scenarios.py"))
@@ -83,16 +83,6 @@ def test_window_stalls_on_the_critical_path_cost_a_round_trip_each() -> None:
     assert r["breakdown_ms"]["slow_start_idle"] == pytest.approx(rounds * (100 + ack_tx))
     assert 0 < sum(e["duration_ms"] for e in r["events"]) < r["breakdown_ms"]["slow_start_idle"]
     assert r["counts"]["round_trips"] == 1 + 1 + rounds  # handshake, request, one per stall
-
-
-def test_pipelining_beats_http10_on_the_microscape_page_with_nagle_off() -> None:
-    """Seed 004: pipelined HTTP/1.1 beat HTTP/1.0 even with parallel connections, in every environment."""
-    for net, packet_factor in (("lan", 2), ("wan", 2), ("ppp", 1.4)):
-        out = {r["protocol"]: r for r in predict(preset(f"n97-{net}"))["results"]}
-        assert out["pipelined"]["page_load_ms"] < out["http10_parallel"]["page_load_ms"], net
-        # seed 004 reports packets falling by a factor of 2 to 10; with the 536-byte MSS assumed for the
-        # modem the data segments dominate and the model's factor is only about 1.45
-        assert out["http10_parallel"]["counts"]["packets"] / out["pipelined"]["counts"]["packets"] > packet_factor
 
 
 def test_scenario_objects_as_count_and_size() -> None:
