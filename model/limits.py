@@ -1,0 +1,89 @@
+"""How much work a request asks of the model, and the limits that keep each answer near a second.
+
+The model's time grows with what it schedules: every response segment and every object (request,
+response header, on HTTP/1.0 a connection of its own) costs packets, and each packet costs about
+10 µs of Python. A request's cost is estimated from the validated scenario *before* anything runs,
+so a limit is a property of the request (the same request is always accepted or always refused),
+not of how busy the server is:
+
+    work units = sum over protocol runs of page loads x (response segments + OBJECT_UNITS x (objects + 1))
+
+where ``objects + 1`` counts the HTML document, a session loads the page ``session.pages`` times
+and a sweep runs every protocol at every point.
+``python bench/api_load.py --calibrate`` prints the measured µs per unit for a spread of pages; on
+the 2-core reference machine it is about 12 to 20 µs, so :data:`MAX_WORK_UNITS` is about one second
+of model time, the size the issue's benchmark asks for (a 200-point, five-protocol sweep of a
+10-object page is 69,000 units).
+
+Pure: the scenario schema and arithmetic only.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from model.scenario import Scenario
+
+#: Work units one object costs per protocol run, beside its segments (requests, headers, connections).
+OBJECT_UNITS = 4
+#: Largest work of a prediction (``/api/v1/predict``) or a sweep (``/api/v1/sweep``).
+MAX_WORK_UNITS = 70_000
+#: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet).
+MAX_PACKETS_WORK_UNITS = 12_000
+#: Largest work of a formula (one protocol, run on linear forms and simplified with sympy: slower).
+MAX_FORMULA_WORK_UNITS = 3_000
+#: Most points of a sweep.
+MAX_SWEEP_POINTS = 1_000
+
+
+@dataclass(frozen=True, slots=True)
+class Limit:
+    """A limit a request went past: its name (as documented), the maximum and what the request asked."""
+
+    name: str
+    maximum: int
+    actual: int
+    message: str
+
+
+def response_segments(s: Scenario) -> int:
+    """The page's response segments of ``mss_bytes`` (header and body of the HTML and of each object).
+
+    The same count :class:`~model.scenario.Scenario` caps at ``MAX_SEGMENTS``.
+    """
+    mss = s.tcp.mss_bytes or 1460
+    header = s.http.response_header_bytes
+    return sum(-(-(header + size) // mss) for size in [s.page.html_bytes, *s.page.sizes()])
+
+
+def page_loads(s: Scenario) -> int:
+    """How many times a protocol run loads the page (a scenario's ``session.pages``, if it has sessions)."""
+    pages = getattr(getattr(s, "session", None), "pages", 1)
+    return pages if isinstance(pages, int) and pages > 0 else 1
+
+
+def run_units(s: Scenario) -> int:
+    """Work units of one protocol run of ``s``: every page load's segments and objects."""
+    return page_loads(s) * (response_segments(s) + OBJECT_UNITS * (len(s.page.sizes()) + 1))
+
+
+def work_units(s: Scenario, protocols: int | None = None) -> int:
+    """Work units of predicting ``s`` for ``protocols`` protocols (default: the scenario's own)."""
+    n = len(s.protocols) if protocols is None else protocols
+    return n * run_units(s)
+
+
+def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
+    """A :class:`Limit` if ``units`` is over ``maximum``, else ``None``; ``what`` says what was measured."""
+    if units <= maximum:
+        return None
+    return Limit(
+        name=name,
+        maximum=maximum,
+        actual=units,
+        message=(
+            f"{what} would cost {units:,} work units, at most {maximum:,} allowed ({name}); a work unit is a "
+            f"response segment or 1/{OBJECT_UNITS} of an object, counted once per protocol"
+            + (" and sweep point" if name == "max_work_units" else "")
+        ),
+    )

@@ -1,0 +1,379 @@
+"""Sweeps: one scenario field stepped over a list of values, every protocol predicted at each.
+
+A :class:`SweepRequest` names a base scenario, a field (``network.rtt_ms``, ``page.object_count``,
+any scalar field of a scenario section: :data:`SWEEPABLE_FIELDS`), the values (a list, or ``start``,
+``stop``, ``steps`` with linear or log spacing) and the protocols. :func:`sweep` returns one series
+per protocol: ``page_load_ms`` and every count at each value, in the order of the values.
+
+How a value is put into the base scenario: the field is set in the scenario document the base was
+made from (``model_dump(exclude_unset=True)``: fields the base left out keep following their
+defaults and the TCP profile), with two rules so the field takes effect:
+
+- ``page.object_count`` or ``page.object_size_bytes``: a base page given as ``object_bytes``
+  becomes ``object_count`` objects of ``object_size_bytes``, the one not swept taken from the base
+  (its number of objects; their size, if they are all the same size);
+- ``network.rtt_ms``: one-way delays the base gives both of (which would override ``rtt_ms``) are
+  dropped.
+
+Generated values of an integer field are rounded, and repeats dropped. Every point is validated
+before anything runs, and the whole sweep must fit :data:`~model.limits.MAX_WORK_UNITS`; problems
+raise :class:`SweepError`, each naming where in the request it is (``values[3]``, ``start``, ...).
+
+Pure: the model and pydantic only.
+"""
+
+from __future__ import annotations
+
+import copy
+import difflib
+import json
+from collections.abc import Sequence
+from dataclasses import replace
+from typing import TYPE_CHECKING, Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
+
+from model import errors
+from model.errors import FieldSpec, Problem, allowed, problems, spec, words
+from model.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, run_units
+from model.predict import predict
+from model.scenario import Protocol, Scenario
+
+#: Scenario sections (the fields that are objects) whose scalar fields can be swept.
+SECTIONS: tuple[str, ...] = tuple(
+    name
+    for name, info in Scenario.model_fields.items()
+    if isinstance(info.annotation, type) and issubclass(info.annotation, BaseModel)
+)
+
+
+def _sweepable() -> tuple[str, ...]:
+    out = []
+    for section in SECTIONS:
+        model = Scenario.model_fields[section].annotation
+        assert isinstance(model, type) and issubclass(model, BaseModel)
+        for name in model.model_fields:
+            s = spec((section, name))
+            if s is not None and s.kind in ("number", "integer", "boolean", "choice"):
+                out.append(f"{section}.{name}")
+    return tuple(out)
+
+
+#: Every field a sweep can step: the scalar fields of the scenario's sections.
+SWEEPABLE_FIELDS: tuple[str, ...] = _sweepable()
+
+if TYPE_CHECKING:
+    SweepField = str
+else:
+    SweepField = Literal[SWEEPABLE_FIELDS]
+
+Spacing = Literal["linear", "log"]
+Value = bool | int | float | str | None
+#: A value in a request: any JSON scalar here; each is checked as the swept field's value (its path: values[i]).
+RequestValue = Annotated[Any, WithJsonSchema({"type": ["boolean", "number", "string", "null"]})]
+
+
+class SweepRequest(BaseModel):
+    """A sweep: the base scenario, the field, its values and the protocols."""
+
+    model_config = ConfigDict(extra="forbid", allow_inf_nan=False)
+
+    scenario: Scenario = Field(
+        default_factory=Scenario, description="The base scenario (as for /api/v1/predict); every field optional."
+    )
+    field: SweepField = Field(description="The scenario field to step, as a dotted path: network.rtt_ms.")
+    values: list[RequestValue] | None = Field(
+        None,
+        min_length=1,
+        max_length=MAX_SWEEP_POINTS,
+        description="The field's values, in order. Give either values or start, stop and steps.",
+    )
+    start: float | None = Field(None, description="First value (with stop and steps).")
+    stop: float | None = Field(None, description="Last value (with start and steps).")
+    steps: int | None = Field(
+        None, ge=2, le=MAX_SWEEP_POINTS, description="Number of values from start to stop, both included."
+    )
+    spacing: Spacing = Field(
+        "linear", description="linear: equal differences; log: equal ratios (start and stop above 0)."
+    )
+    protocols: list[Protocol] | None = Field(
+        None,
+        min_length=1,
+        max_length=5,
+        description="Protocols to predict (no repeats); default: the base scenario's protocols.",
+    )
+
+
+class SweepError(ValueError):
+    """A sweep that cannot run: its problems (paths in the request) and the limit it went past, if any."""
+
+    def __init__(self, found: Sequence[Problem], limit: Limit | None = None) -> None:
+        super().__init__("; ".join(p.text for p in found))
+        self.problems = list(found)
+        self.limit = limit
+
+
+# --- validation errors of the request itself -------------------------------------------------------
+
+
+def _request_spec(loc: Sequence[str | int]) -> FieldSpec | None:
+    """What the field at ``loc`` of a :class:`SweepRequest` (not inside its scenario) accepts."""
+    if not loc or not isinstance(loc[0], str) or loc[0] not in SweepRequest.model_fields:
+        return None
+    info = SweepRequest.model_fields[loc[0]]
+    annotation, extra, nullable = errors._unwrap(info.annotation)
+    annotation_spec = errors._make_spec(annotation, [*info.metadata, *extra], nullable, loc[0], info.description or "")
+    if len(loc) == 1 or annotation_spec is None:
+        return annotation_spec
+    return annotation_spec.item if annotation_spec.kind == "array" else None
+
+
+def request_problems(exc: ValidationError) -> list[Problem]:
+    """The errors of validating a :class:`SweepRequest`, with what each field allows.
+
+    Errors inside ``scenario`` read as :func:`model.errors.problems` has them (path ``scenario.network.rtt_ms``);
+    the request's own fields are described from :class:`SweepRequest`.
+    """
+    out: list[Problem] = []
+    for p in problems(exc):
+        loc = p.loc
+        if loc and loc[0] == "scenario":
+            inner = loc[1:]
+            if p.type == "extra_forbidden":
+                parent = errors._model_at(inner[:-1])
+                fields = list(parent.model_fields) if parent is not None else []
+                close = difflib.get_close_matches(str(inner[-1]), fields, n=1)
+                out.append(replace(p, allowed=", ".join(fields) or None, suggestion=close[0] if close else None))
+            elif p.type == "value_error":
+                out.append(p)
+            else:
+                out.append(replace(p, allowed=allowed(inner)))
+            continue
+        if p.type == "extra_forbidden":
+            fields = list(SweepRequest.model_fields)
+            close = difflib.get_close_matches(str(loc[-1]), fields, n=1)
+            out.append(replace(p, allowed=", ".join(fields), suggestion=close[0] if close else None))
+            continue
+        s = _request_spec(loc)
+        out.append(replace(p, allowed=words(s) if s is not None else None))
+    return out
+
+
+# --- planning -------------------------------------------------------------------------------------
+
+
+def _problem(path: str, message: str, kind: str, given: Any = None, allowed_words: str | None = None) -> Problem:
+    got = json.dumps(given) if given is not None and not isinstance(given, dict | list) else None
+    return Problem(path=path, message=message, allowed=allowed_words, value=given, type=kind, got=got)
+
+
+def field_spec(field: str) -> FieldSpec:
+    """What a sweepable field accepts (see :func:`model.errors.spec`)."""
+    section, name = field.split(".", 1)
+    found = spec((section, name))
+    assert found is not None, field
+    return found
+
+
+def values(req: SweepRequest) -> list[Value]:
+    """The values to sweep: the list given, or ``steps`` values from ``start`` to ``stop``."""
+    s = field_spec(req.field)
+    generated = (req.start, req.stop, req.steps)
+    if req.values is not None:
+        if any(g is not None for g in generated):
+            raise SweepError(
+                [_problem("values", "give either values or start, stop and steps, not both", "sweep_values")]
+            )
+        return list(req.values)
+    missing = [name for name, g in zip(("start", "stop", "steps"), generated, strict=True) if g is None]
+    if len(missing) == 3:
+        raise SweepError([_problem("values", "give values, or start, stop and steps", "missing")])
+    if missing:
+        raise SweepError(
+            [_problem(name, f"{name} is needed with start, stop and steps", "missing") for name in missing]
+        )
+    assert req.start is not None and req.stop is not None and req.steps is not None
+    if s.kind not in ("number", "integer"):
+        raise SweepError(
+            [
+                _problem(
+                    "start",
+                    f"{req.field} is not a number: give its values as a list",
+                    "sweep_values",
+                    allowed_words=words(s),
+                )
+            ]
+        )
+    start, stop, n = req.start, req.stop, req.steps
+    if req.spacing == "log":
+        bad = [(name, x) for name, x in (("start", start), ("stop", stop)) if x <= 0]
+        if bad:
+            raise SweepError(
+                [
+                    _problem(name, "log spacing needs start and stop above 0", "greater_than", x, "a number above 0")
+                    for name, x in bad
+                ]
+            )
+        out = [start * (stop / start) ** (i / (n - 1)) for i in range(n)]
+    else:
+        out = [start + (stop - start) * i / (n - 1) for i in range(n)]
+    out[0], out[-1] = start, stop
+    if s.kind == "integer":
+        return list(dict.fromkeys(round(x) for x in out))
+    return [float(x) for x in out]
+
+
+def _document(req: SweepRequest) -> dict[str, Any]:
+    """The base scenario's document with the rules that make the swept field take effect."""
+    base = req.scenario
+    doc: dict[str, Any] = base.model_dump(mode="json", exclude_unset=True)
+    section, name = req.field.split(".", 1)
+    part = doc.setdefault(section, {})
+    if req.field in ("page.object_count", "page.object_size_bytes"):
+        sizes = base.page.sizes()
+        part.pop("object_bytes", None)
+        if name == "object_count" and part.get("object_size_bytes") is None:
+            if len(set(sizes)) != 1:
+                why = "its objects differ in size" if sizes else "it has no embedded objects"
+                raise SweepError(
+                    [
+                        _problem(
+                            "scenario.page.object_size_bytes",
+                            f"give it to sweep page.object_count: the base scenario cannot supply it ({why})",
+                            "missing",
+                            allowed_words=allowed(("page", "object_size_bytes"), with_null=False),
+                        )
+                    ]
+                )
+            part["object_size_bytes"] = sizes[0]
+        if name == "object_size_bytes" and part.get("object_count") is None:
+            part["object_count"] = len(sizes)
+    if req.field == "network.rtt_ms" and base.network.uplink_delay_ms is not None:
+        if base.network.downlink_delay_ms is not None:
+            part.pop("uplink_delay_ms", None)
+            part.pop("downlink_delay_ms", None)
+    if req.protocols is not None:
+        doc["protocols"] = list(req.protocols)
+    return doc
+
+
+#: Most point problems reported; past it one more problem says how many points failed in all.
+MAX_POINT_PROBLEMS = 10
+
+
+def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
+    """Each value with its validated scenario; :class:`SweepError` if any point or the total work is bad."""
+    vals = values(req)
+    doc = _document(req)
+    section, name = req.field.split(".", 1)
+    loc = (section, name)
+    explicit = req.values is not None
+    out: list[tuple[Value, Scenario]] = []
+    found: list[Problem] = []
+    bad_points = 0
+    seen: dict[str, Scenario] = {}
+    for i, v in enumerate(vals):
+        key = json.dumps(v)
+        if key in seen:
+            out.append((v, seen[key]))
+            continue
+        d = copy.deepcopy(doc)
+        d.setdefault(section, {})[name] = v
+        try:
+            s = Scenario.model_validate(d, strict=True)
+        except ValidationError as exc:
+            bad_points += 1
+            if len(found) >= MAX_POINT_PROBLEMS:
+                continue
+            where = f"values[{i}]" if explicit else ("start" if i == 0 else "stop" if i == len(vals) - 1 else "steps")
+            for p in problems(exc):
+                if tuple(p.loc) == loc:
+                    found.append(replace(p, path=where, loc=("values", i) if explicit else (where,)))
+                else:
+                    message = f"with {req.field} = {json.dumps(v)}: {p.text}"
+                    found.append(replace(p, path=where, message=message, loc=("values", i) if explicit else (where,)))
+            continue
+        seen[key] = s
+        out.append((v, s))
+    if bad_points:
+        if bad_points > len({p.path for p in found}):
+            found.append(_problem("values", f"{bad_points} of the {len(vals)} points are invalid in all", "points"))
+        raise SweepError(found)
+    units = sum(run_units(s) * len(s.protocols) for s in seen.values())
+    limit = check(units, MAX_WORK_UNITS, "max_work_units", f"this sweep ({len(seen)} points)")
+    if limit is not None:
+        raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded", None)], limit)
+    return out
+
+
+def work(req: SweepRequest) -> int:
+    """Work units of a sweep (see :mod:`model.limits`); raises :class:`SweepError` like :func:`points`."""
+    seen = {json.dumps(v): s for v, s in points(req)}
+    return sum(run_units(s) * len(s.protocols) for s in seen.values())
+
+
+# --- running --------------------------------------------------------------------------------------
+
+
+def sweep(req: SweepRequest) -> dict[str, Any]:
+    """Run a sweep: ``{"field", "values", "protocols", "scenario", "series"}``.
+
+    ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "counts": {name:
+    [...]}}``, each list in the order of ``values``. ``scenario`` is the base scenario as computed.
+    """
+    pts = points(req)
+    protocols = list(req.protocols if req.protocols is not None else req.scenario.protocols)
+    cache: dict[int, dict[str, Any]] = {}
+    per_point: list[dict[str, dict[str, Any]]] = []
+    for _, s in pts:
+        if id(s) not in cache:
+            cache[id(s)] = {r["protocol"]: r for r in predict(s)["results"]}
+        per_point.append(cache[id(s)])
+    series = []
+    for proto in protocols:
+        rs = [pp[proto] for pp in per_point]
+        names = list(rs[0]["counts"]) if rs else []
+        series.append(
+            {
+                "protocol": proto,
+                "page_load_ms": [r["page_load_ms"] for r in rs],
+                "counts": {k: [r["counts"][k] for r in rs] for k in names},
+            }
+        )
+    return {
+        "field": req.field,
+        "values": [v for v, _ in pts],
+        "protocols": protocols,
+        "scenario": req.scenario.model_dump(mode="json"),
+        "series": series,
+    }
+
+
+def csv_rows(out: dict[str, Any]) -> list[list[Any]]:
+    """A sweep's output as CSV rows: header, then one row per value and protocol.
+
+    Columns: the field's path, ``protocol``, ``page_load_ms``, ``counts.<name>`` for every count.
+    """
+    counts = list(dict.fromkeys(k for s in out["series"] for k in s["counts"]))
+    rows: list[list[Any]] = [[out["field"], "protocol", "page_load_ms", *(f"counts.{k}" for k in counts)]]
+    for i, v in enumerate(out["values"]):
+        for s in out["series"]:
+            value = ("true" if v else "false") if isinstance(v, bool) else v
+            rows.append(
+                [value, s["protocol"], s["page_load_ms"][i], *(s["counts"].get(k, [""] * (i + 1))[i] for k in counts)]
+            )
+    return rows
+
+
+__all__ = [
+    "MAX_POINT_PROBLEMS",
+    "SWEEPABLE_FIELDS",
+    "SweepError",
+    "SweepRequest",
+    "csv_rows",
+    "points",
+    "request_problems",
+    "sweep",
+    "values",
+    "work",
+]
