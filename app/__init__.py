@@ -36,13 +36,26 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.config.from_mapping(
         # Largest number of events listed per protocol on the page.
         MAX_EVENTS_SHOWN=500,
+        # JSON API (see app/api.py and the limits on /api/docs).
+        API_MAX_BODY_BYTES=64 * 1024,  # a request body; over it: 413
+        API_MAX_QUERY_BYTES=4096,  # a query string; over it: 414
+        API_CACHE_BYTES=32 * 1024 * 1024,  # the answers cache (per process); 0 turns it off
+        API_CACHE_MAX_ENTRY_BYTES=1024 * 1024,  # larger answers are not cached
     )
     if test_config is not None:
         app.config.from_mapping(test_config)
+    # Werkzeug stops reading a body over this size and raises 413 (answered as a problem under /api/).
+    app.config["MAX_CONTENT_LENGTH"] = int(app.config["API_MAX_BODY_BYTES"])
 
-    from app import views
+    from app import api, problems, views
+    from app.cache import ResponseCache
 
     app.register_blueprint(views.bp)
+    app.register_blueprint(api.bp)
+    problems.register(app)
+    app.extensions["api_cache"] = ResponseCache(
+        int(app.config["API_CACHE_BYTES"]), int(app.config["API_CACHE_MAX_ENTRY_BYTES"])
+    )
 
     @app.after_request
     def _security_headers(response: Response) -> Response:

@@ -1,0 +1,416 @@
+"""The API's OpenAPI 3.1 document, generated from the pydantic models, and the docs page's content.
+
+The schemas are pydantic's JSON Schema (draft 2020-12, which OpenAPI 3.1 uses) of the model's
+request models (:class:`~model.scenario.Scenario`, :class:`~model.sweep.SweepRequest`) and of the
+answers (:mod:`model.api_schema`); the GET query parameters are the scenario's fields, one per
+dotted path (:mod:`app.query`). Nothing here is written by hand that the models already say.
+"""
+
+from __future__ import annotations
+
+import copy
+import functools
+from typing import Any
+
+from pydantic.json_schema import models_json_schema
+
+from app.problems import KINDS, type_uri
+from app.query import SCENARIO_PARAMS
+from model import PRESETS, Scenario
+from model.api_schema import (
+    FormulaOutput,
+    PredictOutput,
+    PresetDetail,
+    PresetList,
+    ProblemDetails,
+    SweepOutput,
+)
+from model.limits import (
+    MAX_FORMULA_WORK_UNITS,
+    MAX_PACKETS_WORK_UNITS,
+    MAX_SWEEP_POINTS,
+    MAX_WORK_UNITS,
+    OBJECT_UNITS,
+)
+from model.scenario import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
+from model.sweep import SWEEPABLE_FIELDS, SweepRequest
+
+REF = "#/components/schemas/{model}"
+
+#: Default body and query sizes (the app's config API_MAX_BODY_BYTES and API_MAX_QUERY_BYTES).
+DEFAULT_MAX_BODY_BYTES = 64 * 1024
+DEFAULT_MAX_QUERY_BYTES = 4096
+
+QUERY_SYNTAX = (
+    "GET takes the scenario as query parameters, one per field, named by its dotted path: "
+    "`network.rtt_ms=70&tcp.nagle=false&page.object_count=10&page.object_size_bytes=2544`. "
+    "Lists are comma-separated (`protocols=http10,persistent`, `page.object_bytes=2544,1000`; an empty value "
+    "is the empty list); booleans are `true` or `false`; numbers are written as in JSON. A field left out keeps "
+    "its default (null cannot be given). Each parameter at most once; unknown parameters are rejected by name. "
+    "POST takes the same scenario as a JSON body (Content-Type: application/json), where types are strict: "
+    '`"70"` is not a number.'
+)
+
+
+def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_QUERY_BYTES) -> list[dict[str, Any]]:
+    """The documented limits: name, value and what they bound."""
+    return [
+        {"name": "max_body_bytes", "value": max_body, "what": "Size of a request body (bytes); over it: 413."},
+        {"name": "max_query_bytes", "value": max_query, "what": "Size of a query string (bytes); over it: 414."},
+        {"name": "max_objects", "value": MAX_OBJECTS, "what": "Embedded objects of a page (the scenario's own)."},
+        {
+            "name": "max_segments",
+            "value": MAX_SEGMENTS,
+            "what": "Response segments of a page, times session page loads (the scenario's own).",
+        },
+        {
+            "name": "max_work_units",
+            "value": MAX_WORK_UNITS,
+            "what": "Work of a prediction or a sweep: per protocol (and sweep point), the response segments plus "
+            f"{OBJECT_UNITS} per object (the HTML counts as one), times the session's page loads. About one second "
+            "of model time on the 2-core reference machine. Over it: 422 limit-exceeded.",
+        },
+        {
+            "name": "max_packets_work_units",
+            "value": MAX_PACKETS_WORK_UNITS,
+            "what": "Work of a prediction with packets=true (its answer lists every packet).",
+        },
+        {
+            "name": "max_formula_work_units",
+            "value": MAX_FORMULA_WORK_UNITS,
+            "what": "Work of a formula (one protocol run on linear forms, then simplified).",
+        },
+        {"name": "max_sweep_points", "value": MAX_SWEEP_POINTS, "what": "Values of a sweep (values or steps)."},
+    ]
+
+
+def _problem(description: str) -> dict[str, Any]:
+    return {
+        "description": description,
+        "content": {"application/problem+json": {"schema": {"$ref": REF.format(model="ProblemDetails")}}},
+    }
+
+
+def _query_param(name: str, schema: dict[str, Any]) -> dict[str, Any]:
+    s = copy.deepcopy(schema)
+    s.pop("title", None)
+    description = s.pop("description", "")
+    if "anyOf" in s:  # X | None: null cannot be given in a query (leave the parameter out)
+        options = [o for o in s.pop("anyOf") if o.get("type") != "null"]
+        if len(options) == 1:
+            s.update(options[0])
+        else:  # pragma: no cover - every scenario field is one type or null
+            s["anyOf"] = options
+    if s.get("default") is None:
+        s.pop("default", None)
+    param: dict[str, Any] = {"name": name, "in": "query", "required": False, "schema": s}
+    if description:
+        param["description"] = description
+    if s.get("type") == "array":
+        param["style"] = "form"
+        param["explode"] = False
+    return param
+
+
+def _field_schema(defs: dict[str, Any], path: str) -> dict[str, Any]:
+    """A scenario field's schema in the components: ``network.rtt_ms`` -> Network's ``rtt_ms`` property."""
+    scenario = defs["Scenario"]
+    if "." not in path:
+        prop: dict[str, Any] = scenario["properties"][path]
+        return prop
+    section, name = path.split(".", 1)
+    ref = scenario["properties"][section].get("$ref") or scenario["properties"][section]["anyOf"][0]["$ref"]
+    inner: dict[str, Any] = defs[ref.rsplit("/", 1)[1]]["properties"][name]
+    return inner
+
+
+def _option_params(names: tuple[str, ...]) -> list[dict[str, Any]]:
+    options = {
+        "format": {
+            "name": "format",
+            "in": "query",
+            "required": False,
+            "description": "Output format; also chosen by the Accept header (text/csv). CSV has one row per protocol "
+            "(sweep: per value and protocol).",
+            "schema": {"type": "string", "enum": ["json", "csv"]},
+        },
+        "packets": {
+            "name": "packets",
+            "in": "query",
+            "required": False,
+            "description": "Add each result's packet schedule (JSON only; its own work limit, max_packets_work_units).",
+            "schema": {"type": "boolean", "default": False},
+        },
+        "preset": {
+            "name": "preset",
+            "in": "query",
+            "required": False,
+            "description": "Start from this preset's scenario; the given fields go on top (nested objects merge, "
+            "lists replace).",
+            "schema": {"type": "string", "enum": list(PRESETS)},
+        },
+    }
+    return [options[n] for n in names]
+
+
+CACHE_STATUS = {
+    "Cache-Status": {
+        "description": "RFC 9211: `latency-lab; hit` if the answer came from the cache of answers (keyed on the "
+        "validated request), else `latency-lab; fwd=miss`.",
+        "schema": {"type": "string"},
+    }
+}
+
+
+def _ok(schema: str, csv: bool = False, cached: bool = True) -> dict[str, Any]:
+    content: dict[str, Any] = {"application/json": {"schema": {"$ref": REF.format(model=schema)}}}
+    if csv:
+        content["text/csv"] = {"schema": {"type": "string"}}
+    out: dict[str, Any] = {"description": "OK", "content": content}
+    if cached:
+        out["headers"] = CACHE_STATUS
+    return out
+
+
+ERRORS_GET = {
+    "414": _problem("The query string is over max_query_bytes."),
+    "422": _problem("A parameter is not valid (invalid-request) or the request is over a limit (limit-exceeded)."),
+}
+ERRORS_POST = {
+    "400": _problem("The body is not JSON (invalid-json)."),
+    "413": _problem("The body is over max_body_bytes."),
+    "414": _problem("The query string is over max_query_bytes."),
+    "415": _problem("The body is not application/json in UTF-8."),
+    "422": _problem("A field is not valid (invalid-request) or the request is over a limit (limit-exceeded)."),
+}
+
+
+@functools.cache
+def _document() -> dict[str, Any]:
+    models = [
+        (Scenario, "validation"),
+        (SweepRequest, "validation"),
+        (PredictOutput, "serialization"),
+        (SweepOutput, "serialization"),
+        (PresetList, "serialization"),
+        (PresetDetail, "serialization"),
+        (FormulaOutput, "serialization"),
+        (ProblemDetails, "serialization"),
+    ]
+    _, top = models_json_schema(models, ref_template=REF)  # type: ignore[arg-type]
+    defs: dict[str, Any] = top["$defs"]
+    scenario_params = [_query_param(name, _field_schema(defs, name)) for name in SCENARIO_PARAMS]
+    body = {"required": True, "content": {"application/json": {"schema": {"$ref": REF.format(model="Scenario")}}}}
+    protocol_param = {
+        "name": "protocol",
+        "in": "path",
+        "required": True,
+        "schema": {"type": "string", "enum": list(ALL_PROTOCOLS)},
+    }
+    not_found = {"404": _problem("No such protocol.")}
+    paths: dict[str, Any] = {
+        "/api/v1/predict": {
+            "get": {
+                "operationId": "predictGet",
+                "summary": "Predict a scenario given as query parameters",
+                "description": QUERY_SYNTAX,
+                "parameters": [*_option_params(("format", "packets", "preset")), *scenario_params],
+                "responses": {"200": _ok("PredictOutput", csv=True), **ERRORS_GET},
+            },
+            "post": {
+                "operationId": "predictPost",
+                "summary": "Predict a scenario given as a JSON body",
+                "description": "The body is the scenario document (every field optional: {} is the defaults). "
+                "The answer is the model's output document, field for field as the command line prints it.",
+                "parameters": _option_params(("format", "packets", "preset")),
+                "requestBody": body,
+                "responses": {"200": _ok("PredictOutput", csv=True), **ERRORS_POST},
+            },
+        },
+        "/api/v1/sweep": {
+            "post": {
+                "operationId": "sweep",
+                "summary": "Step one scenario field over values; one series per protocol",
+                "description": "Give values, or start, stop and steps (linear or log spacing). Fields: "
+                + ", ".join(SWEEPABLE_FIELDS)
+                + ". Sweeping page.object_count or page.object_size_bytes turns a base page given as object_bytes "
+                "into equal objects; sweeping network.rtt_ms drops one-way delays the base gives both of.",
+                "parameters": _option_params(("format",)),
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": REF.format(model="SweepRequest")}}},
+                },
+                "responses": {"200": _ok("SweepOutput", csv=True), **ERRORS_POST},
+            }
+        },
+        "/api/v1/presets": {
+            "get": {
+                "operationId": "presets",
+                "summary": "List the presets (the seed papers' setups)",
+                "responses": {"200": _ok("PresetList", cached=False), **ERRORS_GET},
+            }
+        },
+        "/api/v1/presets/{name}": {
+            "get": {
+                "operationId": "preset",
+                "summary": "One preset with its scenario",
+                "parameters": [{"name": "name", "in": "path", "required": True, "schema": {"type": "string"}}],
+                "responses": {
+                    "200": _ok("PresetDetail", cached=False),
+                    "404": _problem("No such preset."),
+                    **ERRORS_GET,
+                },
+            }
+        },
+        "/api/v1/formulas/{protocol}": {
+            "get": {
+                "operationId": "formulaGet",
+                "summary": "A protocol's page load time as a formula (scenario as query parameters)",
+                "description": "LaTeX, MathML and text, the same with the scenario's numbers, and the glossary. "
+                "The scenario's protocols field is replaced by the path's protocol. " + QUERY_SYNTAX,
+                "parameters": [protocol_param, *_option_params(("preset",)), *scenario_params],
+                "responses": {"200": _ok("FormulaOutput"), **not_found, **ERRORS_GET},
+            },
+            "post": {
+                "operationId": "formulaPost",
+                "summary": "A protocol's page load time as a formula (scenario as a JSON body)",
+                "description": "The scenario's protocols field is replaced by the path's protocol.",
+                "parameters": [protocol_param, *_option_params(("preset",))],
+                "requestBody": body,
+                "responses": {"200": _ok("FormulaOutput"), **not_found, **ERRORS_POST},
+            },
+        },
+    }
+    return {
+        "openapi": "3.1.0",
+        "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",
+        "info": {
+            "title": "latency-lab API",
+            "version": "1.0.0",
+            "summary": "Page load times of HTTP over TCP from an analytic model, for scripted what-if questions.",
+            "description": "Every error is application/problem+json (RFC 9457) naming each field's path and "
+            "allowed range. Limits: "
+            + "; ".join(f"{x['name']} = {x['value']:,}" for x in limits())
+            + ". Answers may gain fields as the model grows: ignore fields you do not know.",
+        },
+        "paths": paths,
+        "components": {"schemas": defs},
+        "x-problem-types": {type_uri(k.name): {"status": k.status, "title": k.title} for k in KINDS.values()},
+    }
+
+
+def document() -> dict[str, Any]:
+    """The OpenAPI 3.1 document (a fresh copy)."""
+    return copy.deepcopy(_document())
+
+
+# --- the docs page --------------------------------------------------------------------------------------
+
+
+def _number(x: Any) -> str:
+    if isinstance(x, float) and x.is_integer():
+        x = int(x)
+    return f"{x:,}" if isinstance(x, int) else str(x)
+
+
+def type_words(schema: dict[str, Any]) -> str:
+    """A JSON Schema in a few words: ``number, 0 to 10,000``, ``array of integer``, ``'bsd' | 'ns3'``."""
+    if "$ref" in schema:
+        return str(schema["$ref"]).rsplit("/", 1)[1]
+    if "anyOf" in schema:
+        return " or ".join(type_words(s) for s in schema["anyOf"])
+    if "enum" in schema:
+        return " | ".join(repr(v) for v in schema["enum"])
+    if "const" in schema:
+        return repr(schema["const"])
+    kind = schema.get("type", "any")
+    if kind == "array":
+        items = schema.get("items", {})
+        size = ""
+        if "minItems" in schema or "maxItems" in schema:
+            size = f" ({_number(schema.get('minItems', 0))} to {_number(schema.get('maxItems', '…'))} items)"
+        return f"array of {type_words(items) if items else 'any'}{size}"
+    if kind == "object" and "additionalProperties" in schema and isinstance(schema["additionalProperties"], dict):
+        return f"object of {type_words(schema['additionalProperties'])}"
+    words = str(kind)
+    low, high = schema.get("minimum", schema.get("exclusiveMinimum")), schema.get("maximum")
+    if low is not None and high is not None:
+        words += f", {_number(low)} to {_number(high)}"
+    elif low is not None:
+        words += f", at least {_number(low)}"
+    elif high is not None:
+        words += f", at most {_number(high)}"
+    return words
+
+
+def _schema_rows(schema: dict[str, Any]) -> list[dict[str, Any]]:
+    required = set(schema.get("required", []))
+    return [
+        {
+            "name": name,
+            "type": type_words(prop),
+            "ref": prop.get("$ref", "").rsplit("/", 1)[-1] or None,
+            "required": name in required,
+            "default": prop.get("default"),
+            "description": prop.get("description", ""),
+        }
+        for name, prop in schema.get("properties", {}).items()
+    ]
+
+
+def docs_context(
+    doc: dict[str, Any], max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_QUERY_BYTES
+) -> dict[str, Any]:
+    """What the docs page template needs: operations, schemas, limits, problem types and examples."""
+    operations = []
+    for path, item in doc["paths"].items():
+        for method, op in item.items():
+            params = [
+                {
+                    "name": p["name"],
+                    "in": p["in"],
+                    "type": type_words(p["schema"]),
+                    "description": p.get("description", ""),
+                }
+                for p in op.get("parameters", [])
+            ]
+            body = op.get("requestBody", {}).get("content", {}).get("application/json", {}).get("schema", {})
+            operations.append(
+                {
+                    "id": op["operationId"],
+                    "method": method.upper(),
+                    "path": path,
+                    "summary": op.get("summary", ""),
+                    "description": op.get("description", ""),
+                    "params": params,
+                    "body": body.get("$ref", "").rsplit("/", 1)[-1] or None,
+                    "responses": [
+                        {
+                            "status": status,
+                            "description": r["description"],
+                            "types": list(r.get("content", {})),
+                            "schema": next(
+                                (
+                                    c["schema"]["$ref"].rsplit("/", 1)[-1]
+                                    for c in r.get("content", {}).values()
+                                    if "$ref" in c.get("schema", {})
+                                ),
+                                None,
+                            ),
+                        }
+                        for status, r in op["responses"].items()
+                    ],
+                }
+            )
+    schemas = [
+        {"name": name, "description": s.get("description", ""), "rows": _schema_rows(s)}
+        for name, s in sorted(doc["components"]["schemas"].items())
+    ]
+    return {
+        "info": doc["info"],
+        "operations": operations,
+        "schemas": schemas,
+        "limits": limits(max_body, max_query),
+        "kinds": list(KINDS.values()),
+        "query_syntax": QUERY_SYNTAX,
+    }

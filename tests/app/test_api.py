@@ -1,0 +1,672 @@
+"""The JSON API: answers equal the model's, bad input is a 4xx problem document naming the field and its range.
+
+The table :data:`BAD` lists bad inputs (negative, zero, NaN, infinity, huge, wrong types, strings,
+missing nesting, extra fields, empty lists, over a limit, broken bodies, wrong media types): each
+must get its 4xx as ``application/problem+json`` (RFC 9457) with an entry for the field's path and
+what the field allows.
+"""
+
+from __future__ import annotations
+
+import csv
+import io
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+import pytest
+from flask import Flask
+from flask.testing import FlaskClient
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+from werkzeug.test import TestResponse
+
+from app import SECURITY_HEADERS, create_app
+from app.problems import KINDS, type_uri
+from model import ALL_PROTOCOLS, PRESETS, Scenario, predict, preset
+from model.api_schema import FormulaOutput, PredictOutput, PresetDetail, PresetList, ProblemDetails, SweepOutput
+from model.limits import (
+    MAX_FORMULA_WORK_UNITS,
+    MAX_PACKETS_WORK_UNITS,
+    MAX_SWEEP_POINTS,
+    MAX_WORK_UNITS,
+    work_units,
+)
+from model.scenario import MAX_OBJECTS, MAX_SEGMENTS
+from model.sweep import SweepRequest, sweep
+
+TEN = {"page": {"object_count": 10, "object_size_bytes": 2544}}
+
+
+def problem(response: TestResponse, status: int) -> dict[str, Any]:
+    """The problem document of an error answer, checked for its shape."""
+    assert response.status_code == status, response.get_data(as_text=True)[:2000]
+    assert response.mimetype == "application/problem+json"
+    body = response.get_json(force=True)
+    ProblemDetails.model_validate(body)
+    assert body["status"] == status
+    assert body["type"] in {type_uri(k) for k in KINDS}
+    assert body["title"] == KINDS[body["type"].rsplit("-", 0)[0].split("#problem-")[1]].title
+    assert body["detail"]
+    return dict(body)
+
+
+def item(body: dict[str, Any], path: str) -> dict[str, Any]:
+    """The entry of ``errors`` at ``path``."""
+    found = [e for e in body["errors"] if e["path"] == path]
+    assert found, f"no error at {path!r}: {[e['path'] for e in body['errors']]}"
+    return dict(found[0])
+
+
+# --- the table of bad inputs -------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Bad:
+    """A bad request and what its answer must say."""
+
+    id: str
+    method: str
+    url: str
+    body: Any = None  # JSON-encoded unless raw is given
+    raw: bytes | None = None
+    content_type: str | None = "application/json"
+    status: int = 422
+    path: str | None = ""  # an errors[] entry at this path (None: no entry expected)
+    allowed: str | None = None  # text in that entry's allowed
+    suggestion: str | None = None
+    limit: str | None = None  # the limit's name, for limit-exceeded
+    headers: dict[str, str] = field(default_factory=dict)
+
+
+P = "/api/v1/predict"
+S = "/api/v1/sweep"
+F = "/api/v1/formulas/persistent"
+
+BAD: list[Bad] = [
+    # negative
+    Bad("negative rtt", "POST", P, {"network": {"rtt_ms": -5}}, path="network.rtt_ms", allowed="from 0 to 10,000 ms"),
+    Bad("negative html", "POST", P, {"page": {"html_bytes": -1}}, path="page.html_bytes", allowed="bytes"),
+    Bad("negative query", "GET", P + "?network.rtt_ms=-1", path="network.rtt_ms", allowed="from 0 to 10,000 ms"),
+    Bad(
+        "negative object size",
+        "POST",
+        P,
+        {"page": {"object_bytes": [100, -3]}},
+        path="page",
+        allowed=None,
+    ),
+    # zero
+    Bad("zero bandwidth", "POST", P, {"network": {"bandwidth_bps": 0}}, path="network.bandwidth_bps", allowed="1,000"),
+    Bad(
+        "zero window",
+        "POST",
+        P,
+        {"tcp": {"initial_window_segments": 0}},
+        path="tcp.initial_window_segments",
+        allowed="from 1 to 100 segments",
+    ),
+    Bad(
+        "zero connections",
+        "GET",
+        P + "?http.parallel_connections=0",
+        path="http.parallel_connections",
+        allowed="from 1 to 64",
+    ),
+    # NaN and infinity
+    Bad("NaN body", "POST", P, raw=b'{"network": {"rtt_ms": NaN}}', path="network.rtt_ms", allowed="from 0 to 10,000"),
+    Bad("NaN query", "GET", P + "?network.rtt_ms=nan", path="network.rtt_ms", allowed="from 0 to 10,000"),
+    Bad("Infinity body", "POST", P, raw=b'{"network": {"rtt_ms": Infinity}}', path="network.rtt_ms"),
+    Bad("-Infinity body", "POST", P, raw=b'{"http": {"server_think_ms": -Infinity}}', path="http.server_think_ms"),
+    Bad("1e999 body", "POST", P, raw=b'{"network": {"bandwidth_bps": 1e999}}', path="network.bandwidth_bps"),
+    Bad("1e999 query", "GET", P + "?network.bandwidth_bps=1e999", path="network.bandwidth_bps"),
+    Bad("NaN sweep value", "POST", S, raw=b'{"field": "network.rtt_ms", "values": [1, NaN]}', path="values[1]"),
+    # huge
+    Bad("huge html", "POST", P, {"page": {"html_bytes": 10**30}}, path="page.html_bytes", allowed="100,000,000"),
+    Bad("huge mss", "GET", P + "?tcp.mss_bytes=" + "9" * 50, path="tcp.mss_bytes", allowed="65,495"),
+    Bad("huge integer digits", "POST", P, raw=b'{"page": {"html_bytes": ' + b"9" * 5000 + b"}}", status=400),
+    Bad("huge query digits", "GET", P + "?page.html_bytes=" + "9" * 4050, path="page.html_bytes"),
+    Bad("huge rtt", "POST", P, {"network": {"rtt_ms": 1e300}}, path="network.rtt_ms"),
+    # wrong types
+    Bad("bool for number", "POST", P, {"network": {"rtt_ms": True}}, path="network.rtt_ms", allowed="a number"),
+    Bad("float for integer", "POST", P, {"tcp": {"mss_bytes": 1460.5}}, path="tcp.mss_bytes", allowed="whole number"),
+    Bad("number for bool", "POST", P, {"tcp": {"nagle": 1}}, path="tcp.nagle", allowed="true, false"),
+    Bad("string for list", "POST", P, {"protocols": "http10"}, path="protocols", allowed="an array"),
+    Bad("object for list", "POST", P, {"page": {"object_bytes": {"a": 1}}}, path="page.object_bytes"),
+    Bad("list for object", "POST", P, {"network": [70]}, path="network", allowed="an object with the fields"),
+    Bad("null section", "POST", P, {"tcp": None}, path="tcp", allowed="an object with the fields"),
+    Bad("body is an array", "POST", P, [{"network": {}}], path=""),
+    Bad("body is a number", "POST", P, 42, path=""),
+    Bad("bad bool query", "GET", P + "?tcp.nagle=yes", path="tcp.nagle", allowed="true, false"),
+    Bad("float for integer query", "GET", P + "?tcp.mss_bytes=1460.0", path="tcp.mss_bytes"),
+    Bad("bad list item query", "GET", P + "?page.object_bytes=100,abc", path="page.object_bytes[1]"),
+    Bad("wrong sweep value type", "POST", S, {"field": "network.rtt_ms", "values": ["fast"]}, path="values[0]"),
+    Bad(
+        "wrong sweep steps type",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "start": 1, "stop": 2, "steps": 2.5},
+        path="steps",
+    ),
+    # strings
+    Bad("numeric string", "POST", P, {"network": {"rtt_ms": "70"}}, path="network.rtt_ms", allowed="a number"),
+    Bad("word for number", "GET", P + "?network.rtt_ms=fast", path="network.rtt_ms", allowed="from 0 to 10,000"),
+    Bad("unknown profile", "POST", P, {"tcp": {"profile": "linux"}}, path="tcp.profile", allowed="'bsd'"),
+    Bad("unknown protocol", "GET", P + "?protocols=http10,http3", path="protocols[1]", allowed="'getall'"),
+    Bad("unknown format", "GET", P + "?format=xml", path="format", allowed="'csv'"),
+    Bad("bad packets flag", "GET", P + "?packets=maybe", path="packets", allowed="true or false"),
+    Bad("unknown preset param", "GET", P + "?preset=h69-lan", path="preset", suggestion="h96-lan"),
+    Bad(
+        "unknown sweep field",
+        "POST",
+        S,
+        {"field": "network.rtt", "values": [1]},
+        path="field",
+        allowed="network.rtt_ms",
+    ),
+    Bad("string body", "POST", P, raw=b'"network"', path=""),
+    # missing nesting
+    Bad(
+        "missing nesting: field without section",
+        "POST",
+        P,
+        {"rtt_ms": 70},
+        path="rtt_ms",
+        allowed="network",
+        suggestion=None,
+    ),
+    Bad("field without section (query)", "GET", P + "?rtt_ms=70", path="rtt_ms", suggestion="network.rtt_ms"),
+    Bad(
+        "sweep scenario not nested",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "values": [1], "network": {}},
+        path="network",
+    ),
+    Bad("sweep field without section", "POST", S, {"field": "rtt_ms", "values": [1]}, path="field"),
+    # extra fields
+    Bad("unknown field", "POST", P, {"network": {"rtt": 70}}, path="network.rtt", suggestion="rtt_ms"),
+    Bad("unknown top field", "POST", P, {"protocol": ["http10"]}, path="protocol", suggestion="protocols"),
+    Bad("unknown query param", "GET", P + "?network.rtt=70", path="network.rtt", suggestion="network.rtt_ms"),
+    Bad("scenario field in POST query", "POST", P + "?network.rtt_ms=70", {}, path="network.rtt_ms"),
+    Bad("repeated query param", "GET", P + "?network.rtt_ms=1&network.rtt_ms=2", path="network.rtt_ms"),
+    Bad(
+        "unknown sweep field name",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "value": [1]},
+        path="value",
+        suggestion="values",
+    ),
+    Bad(
+        "unknown field in sweep scenario",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "values": [1], "scenario": {"tcp": {"mss_byte": 1}}},
+        path="scenario.tcp.mss_byte",
+        suggestion="mss_bytes",
+    ),
+    Bad("unknown formula field", "POST", F, {"http": {"think_ms": 1}}, path="http.think_ms"),
+    Bad("presets take no query", "GET", "/api/v1/presets?x=1", path="x"),
+    # empty lists
+    Bad("no protocols", "POST", P, {"protocols": []}, path="protocols", allowed="1 to 5 items"),
+    Bad("no protocols (query)", "GET", P + "?protocols=", path="protocols", allowed="1 to 5 items"),
+    Bad("no sweep values", "POST", S, {"field": "network.rtt_ms", "values": []}, path="values", allowed="1 to 1,000"),
+    Bad("no sweep protocols", "POST", S, {"field": "network.rtt_ms", "values": [1], "protocols": []}, path="protocols"),
+    # sweep semantics
+    Bad("values and steps", "POST", S, {"field": "network.rtt_ms", "values": [1], "steps": 3}, path="values"),
+    Bad("neither values nor steps", "POST", S, {"field": "network.rtt_ms"}, path="values"),
+    Bad("start without stop", "POST", S, {"field": "network.rtt_ms", "start": 1, "steps": 3}, path="stop"),
+    Bad("one step", "POST", S, {"field": "network.rtt_ms", "start": 1, "stop": 2, "steps": 1}, path="steps"),
+    Bad(
+        "log from zero",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "start": 0, "stop": 100, "steps": 3, "spacing": "log"},
+        path="start",
+    ),
+    Bad(
+        "range of a boolean",
+        "POST",
+        S,
+        {"field": "tcp.nagle", "start": 0, "stop": 1, "steps": 2},
+        path="start",
+        allowed="true",
+    ),
+    Bad("sweep value out of range", "POST", S, {"field": "network.rtt_ms", "values": [10, -1]}, path="values[1]"),
+    Bad(
+        "sweep stop out of range",
+        "POST",
+        S,
+        {"field": "tcp.mss_bytes", "start": 536, "stop": 10**6, "steps": 3},
+        path="stop",
+    ),
+    Bad(
+        "sweep count of unequal objects",
+        "POST",
+        S,
+        {"field": "page.object_count", "values": [1, 2], "scenario": {"page": {"object_bytes": [1, 2]}}},
+        path="scenario.page.object_size_bytes",
+    ),
+    Bad("repeated protocols", "POST", P, {"protocols": ["http10", "http10"]}, path=""),
+    # over a limit
+    Bad(
+        "too many objects",
+        "POST",
+        P,
+        {"page": {"object_count": MAX_OBJECTS + 1, "object_size_bytes": 1}},
+        path="page.object_count",
+    ),
+    Bad(
+        "too many object sizes",
+        "POST",
+        P,
+        {"page": {"object_bytes": [1] * (MAX_OBJECTS + 1)}},
+        path="page.object_bytes",
+    ),
+    Bad(
+        "too many segments",
+        "POST",
+        P,
+        {"page": {"html_bytes": 1460 * (MAX_SEGMENTS + 1)}},
+        path="",
+    ),
+    Bad(
+        "over the packets limit",
+        "GET",
+        P + "?packets=true&page.object_count=600&page.object_size_bytes=10000",
+        path="",
+        limit="max_packets_work_units",
+    ),
+    Bad(
+        "over the formula limit",
+        "GET",
+        F + "?page.object_count=900&page.object_size_bytes=1",
+        path="",
+        limit="max_formula_work_units",
+    ),
+    Bad(
+        "too many sweep values",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "values": [1.0] * (MAX_SWEEP_POINTS + 1)},
+        path="values",
+        allowed="1 to 1,000 items",
+    ),
+    Bad(
+        "too many sweep steps",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "start": 1, "stop": 2, "steps": MAX_SWEEP_POINTS + 1},
+        path="steps",
+        allowed="1,000",
+    ),
+    Bad(
+        "sweep over the work limit",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "start": 1, "stop": 500, "steps": 1000, "scenario": TEN},
+        path="steps",
+        limit="max_work_units",
+    ),
+    Bad(
+        "body too large",
+        "POST",
+        P,
+        raw=b'{"page": {"object_bytes": [' + b"1," * 40000 + b"1]}}",
+        status=413,
+        limit="max_body_bytes",
+    ),
+    Bad(
+        "query too long",
+        "GET",
+        P + "?page.object_bytes=" + ",".join(["1000"] * 1000),
+        status=414,
+        limit="max_query_bytes",
+    ),
+    # broken bodies and media types
+    Bad("invalid JSON", "POST", P, raw=b'{"network": {"rtt_ms": 70,}}', status=400),
+    Bad("truncated JSON", "POST", P, raw=b'{"network": ', status=400),
+    Bad("empty body", "POST", P, raw=b"", status=400),
+    Bad("not UTF-8", "POST", P, raw=b'{"tcp": {"profile": "\xff"}}', status=400),
+    Bad("deeply nested", "POST", P, raw=b"[" * 30000 + b"]" * 30000, status=400),
+    Bad("text/plain", "POST", P, {}, content_type="text/plain", status=415, path="Content-Type"),
+    Bad(
+        "form body",
+        "POST",
+        P,
+        raw=b"a=1",
+        content_type="application/x-www-form-urlencoded",
+        status=415,
+        path="Content-Type",
+    ),
+    Bad("no content type", "POST", P, raw=b"{}", content_type=None, status=415, path="Content-Type"),
+    Bad("latin-1", "POST", P, {}, content_type="application/json; charset=latin-1", status=415, path="Content-Type"),
+    Bad(
+        "sweep as text",
+        "POST",
+        S,
+        {"field": "network.rtt_ms", "values": [1]},
+        content_type="text/csv",
+        status=415,
+        path="Content-Type",
+    ),
+    # not found, wrong method
+    Bad("unknown preset", "GET", "/api/v1/presets/h96", status=404, path="name", suggestion="h96-lan"),
+    Bad("unknown formula protocol", "GET", "/api/v1/formulas/http2", status=404, path="protocol"),
+    Bad("unknown endpoint", "GET", "/api/v1/nothing", status=404, path=None),
+    Bad("unversioned", "GET", "/api/predict", status=404, path=None),
+    Bad("sweep by GET", "GET", S, status=405, path=None),
+    Bad("predict by DELETE", "DELETE", P, status=405, path=None),
+]
+
+
+@pytest.mark.parametrize("bad", BAD, ids=[b.id for b in BAD])
+def test_bad_input_is_a_problem(client: FlaskClient, bad: Bad) -> None:
+    data = bad.raw if bad.raw is not None else (json.dumps(bad.body).encode() if bad.body is not None else None)
+    headers = {"Content-Type": bad.content_type} if bad.content_type and data is not None else {}
+    response = client.open(bad.url, method=bad.method, data=data, headers={**headers, **bad.headers})
+    body = problem(response, bad.status)
+    assert body["instance"] == bad.url.split("?")[0]
+    if bad.path is not None:
+        entry = item(body, bad.path)
+        assert entry["message"]
+        assert entry["text"]
+        if bad.allowed is not None:
+            assert entry["allowed"] is not None and bad.allowed in entry["allowed"], entry
+        if bad.suggestion is not None:
+            assert entry["suggestion"] == bad.suggestion, entry
+    if bad.limit is not None:
+        assert body["limit"]["name"] == bad.limit
+        assert body["limit"]["actual"] > body["limit"]["maximum"]
+        assert bad.limit in body["detail"] or bad.status in (413,)
+    if bad.status == 405:
+        assert "Allow" in response.headers
+
+
+def test_table_covers_every_kind_of_bad_input() -> None:
+    ids = " ".join(b.id for b in BAD).lower()
+    for kind in ("negative", "zero", "nan", "infinity", "huge", "string", "nesting", "unknown field", "no ", "over"):
+        assert kind in ids, kind
+    assert {b.status for b in BAD} >= {400, 404, 405, 413, 414, 415, 422}
+
+
+def test_work_limit_of_a_session(client: FlaskClient) -> None:
+    """A prediction within the page's segment cap can still be over the work limit when a session loads it often."""
+    if "session" not in Scenario.model_fields:
+        pytest.skip("the scenario has no sessions")
+    doc = {"session": {"pages": 13}, "page": {"object_count": 100, "object_size_bytes": 10000}}
+    assert work_units(Scenario.model_validate(doc)) > MAX_WORK_UNITS
+    body = problem(client.post(P, json=doc), 422)
+    assert body["limit"]["name"] == "max_work_units"
+    assert body["type"] == type_uri("limit-exceeded")
+
+
+def test_errors_list_every_problem(client: FlaskClient) -> None:
+    body = problem(
+        client.post(P, json={"network": {"rtt_ms": -1, "bandwidth_bps": "fast"}, "tcp": {"nagle": "no"}}), 422
+    )
+    assert {e["path"] for e in body["errors"]} == {"network.rtt_ms", "network.bandwidth_bps", "tcp.nagle"}
+    assert body["detail"].startswith("3 problems: ")
+    assert item(body, "network.rtt_ms")["value"] == -1
+
+
+def test_limits_are_the_documented_ones(client: FlaskClient) -> None:
+    """A request just at a limit is accepted; one past it is refused naming the limit."""
+    at = {"protocols": ["getall"], "page": {"html_bytes": 1460 * 9990 - 200, "object_bytes": []}}  # 9,990 + 4 units
+    assert work_units(Scenario.model_validate(at)) <= MAX_PACKETS_WORK_UNITS
+    assert client.post(P, json=at).status_code == 200
+    body = problem(client.post(P + "?packets=true", json={**at, "protocols": ["getall", "pipelined"]}), 422)
+    assert body["limit"] == {"name": "max_packets_work_units", "maximum": MAX_PACKETS_WORK_UNITS, "actual": 2 * 9994}
+    assert MAX_FORMULA_WORK_UNITS < MAX_PACKETS_WORK_UNITS < MAX_WORK_UNITS
+
+
+# --- answers ------------------------------------------------------------------------------------------
+
+
+def test_get_and_post_equal_the_model(client: FlaskClient) -> None:
+    doc = {"network": {"rtt_ms": 100.0}, "tcp": {"nagle": False}, **TEN, "protocols": ["http10", "pipelined"]}
+    expected = predict(Scenario.model_validate(doc))
+    posted = client.post(P, json=doc)
+    query = "network.rtt_ms=100&tcp.nagle=false&page.object_count=10&page.object_size_bytes=2544"
+    got = client.get(f"{P}?{query}&protocols=http10,pipelined")
+    assert posted.status_code == got.status_code == 200
+    assert posted.json == got.json == json.loads(json.dumps(expected))
+    PredictOutput.model_validate(posted.json)
+    assert posted.mimetype == "application/json"
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_preset_predicts_to_the_schema(client: FlaskClient, name: str) -> None:
+    response = client.get(f"{P}?preset={name}")
+    assert response.status_code == 200
+    PredictOutput.model_validate(response.json)
+    assert response.json == json.loads(json.dumps(predict(preset(name))))
+
+
+def test_preset_merges_under_given_fields(client: FlaskClient) -> None:
+    response = client.post(f"{P}?preset=h96-lan", json={"network": {"rtt_ms": 5}})
+    assert response.status_code == 200
+    expected = dict(PRESETS["h96-lan"].document)
+    expected["network"] = {**expected.get("network", {}), "rtt_ms": 5}
+    assert response.json == json.loads(json.dumps(predict(Scenario.model_validate(expected))))
+
+
+def test_empty_list_and_packets(client: FlaskClient) -> None:
+    response = client.get(f"{P}?page.object_bytes=&packets=true&protocols=getall")
+    assert response.status_code == 200
+    (result,) = response.json["results"]
+    assert [o["name"] for o in result["objects"]] == ["html"]
+    assert result["packets"] and result["counts"]["packets"] == len(result["packets"])
+    PredictOutput.model_validate(response.json)
+
+
+def _csv(response: TestResponse) -> list[dict[str, str]]:
+    assert response.status_code == 200
+    assert response.mimetype == "text/csv"
+    return list(csv.DictReader(io.StringIO(response.get_data(as_text=True))))
+
+
+def test_predict_csv(client: FlaskClient) -> None:
+    by_param = _csv(client.get(f"{P}?format=csv&network.rtt_ms=20"))
+    by_accept = _csv(client.get(f"{P}?network.rtt_ms=20", headers={"Accept": "text/csv"}))
+    assert by_param == by_accept
+    expected = predict(Scenario.model_validate({"network": {"rtt_ms": 20}}))
+    assert [r["protocol"] for r in by_param] == list(ALL_PROTOCOLS)
+    for row, result in zip(by_param, expected["results"], strict=True):
+        assert float(row["page_load_ms"]) == pytest.approx(result["page_load_ms"])
+        assert int(row["counts.round_trips"]) == result["counts"]["round_trips"]
+    # JSON unless CSV is preferred
+    assert client.get(P, headers={"Accept": "application/json, text/csv;q=0.5"}).mimetype == "application/json"
+    assert client.get(P, headers={"Accept": "*/*"}).mimetype == "application/json"
+    problem(client.get(f"{P}?format=csv&packets=true"), 422)
+
+
+def test_answers_are_cached_on_the_validated_scenario(app: Flask) -> None:
+    client = app.test_client()
+    first = client.get(f"{P}?network.rtt_ms=33")
+    same = client.post(P, json={"network": {"rtt_ms": 33.0}, "tcp": {"profile": "bsd"}})  # validates the same
+    other = client.get(f"{P}?network.rtt_ms=34")
+    assert first.headers["Cache-Status"].startswith("latency-lab; fwd=miss")
+    assert same.headers["Cache-Status"] == "latency-lab; hit"
+    assert other.headers["Cache-Status"].startswith("latency-lab; fwd=miss")
+    assert first.data == same.data != other.data
+    assert client.get(f"{P}?network.rtt_ms=33&format=csv").headers["Cache-Status"].startswith("latency-lab; fwd=miss")
+
+
+def test_cache_can_be_turned_off() -> None:
+    client = create_app({"TESTING": True, "API_CACHE_BYTES": 0}).test_client()
+    for _ in range(2):
+        assert client.get(P).headers["Cache-Status"] == "latency-lab; fwd=miss"
+
+
+def test_security_headers_on_the_api(client: FlaskClient) -> None:
+    for response in (client.get(P), client.get("/api/v1/nothing"), client.get("/api/docs")):
+        for name, value in SECURITY_HEADERS.items():
+            assert response.headers[name] == value
+
+
+# --- sweep ---------------------------------------------------------------------------------------------
+
+
+def test_sweep_equals_a_prediction_per_value(client: FlaskClient) -> None:
+    req = {"field": "network.rtt_ms", "values": [10, 100.5, 10], "protocols": ["persistent", "getall"], "scenario": TEN}
+    response = client.post(S, json=req)
+    assert response.status_code == 200, response.json
+    out = response.json
+    SweepOutput.model_validate(out)
+    assert out["values"] == [10, 100.5, 10]
+    assert [s["protocol"] for s in out["series"]] == ["persistent", "getall"]
+    for i, v in enumerate(out["values"]):
+        doc = {**TEN, "network": {"rtt_ms": v}, "protocols": ["persistent", "getall"]}
+        expected = predict(Scenario.model_validate(doc))["results"]
+        for series, result in zip(out["series"], expected, strict=True):
+            assert series["page_load_ms"][i] == result["page_load_ms"]
+            assert {k: c[i] for k, c in series["counts"].items()} == result["counts"]
+
+
+def test_sweep_generates_values(client: FlaskClient) -> None:
+    log = client.post(S, json={"field": "network.rtt_ms", "start": 1, "stop": 1000, "steps": 4, "spacing": "log"})
+    assert log.status_code == 200
+    assert log.json["values"] == pytest.approx([1, 10, 100, 1000])
+    assert log.json["protocols"] == list(ALL_PROTOCOLS)
+    ints = client.post(S, json={"field": "page.object_count", "start": 0, "stop": 3, "steps": 7})
+    assert ints.json["values"] == [0, 1, 2, 3]  # rounded, repeats dropped
+    sizes = client.post(S, json={"field": "page.object_size_bytes", "values": [100, 200]})
+    counts = sizes.json["series"][0]["counts"]["connections"]
+    assert counts == [4, 4]  # the default page's three objects and the HTML, one connection each (http10)
+    flags = client.post(S, json={"field": "tcp.nagle", "values": [True, False], "protocols": ["persistent"]})
+    assert flags.json["values"] == [True, False]
+
+
+def test_sweep_follows_what_the_base_left_out(client: FlaskClient) -> None:
+    """Sweeping the TCP profile changes the TCP fields the base scenario left to the profile."""
+    out = client.post(S, json={"field": "tcp.profile", "values": ["bsd", "ns3"], "protocols": ["persistent"]}).json
+    for i, name in enumerate(["bsd", "ns3"]):
+        expected = predict(Scenario.model_validate({"tcp": {"profile": name}, "protocols": ["persistent"]}))
+        assert out["series"][0]["page_load_ms"][i] == expected["results"][0]["page_load_ms"]
+
+
+def test_sweep_csv(client: FlaskClient) -> None:
+    req = {"field": "network.rtt_ms", "values": [10, 20], "protocols": ["http10", "getall"]}
+    rows = _csv(client.post(S + "?format=csv", json=req))
+    assert [(r["network.rtt_ms"], r["protocol"]) for r in rows] == [
+        ("10", "http10"),
+        ("10", "getall"),
+        ("20", "http10"),
+        ("20", "getall"),
+    ]
+    assert rows == _csv(client.post(S, json=req, headers={"Accept": "text/csv"}))
+
+
+def test_benchmark_sweep_is_within_the_limits() -> None:
+    """The issue's benchmark sweep (200 points, five protocols, a 10-object page) is allowed."""
+    req = SweepRequest.model_validate(
+        {"field": "network.rtt_ms", "start": 10, "stop": 1000, "steps": 200, "spacing": "log", "scenario": TEN}
+    )
+    from model.sweep import work
+
+    assert work(req) <= MAX_WORK_UNITS
+    assert len(sweep(SweepRequest.model_validate({**req.model_dump(), "steps": 2}))["values"]) == 2
+
+
+# --- presets, formulas, documents ---------------------------------------------------------------------
+
+
+def test_presets(client: FlaskClient) -> None:
+    listing = client.get("/api/v1/presets")
+    assert listing.status_code == 200
+    PresetList.model_validate(listing.json)
+    assert [p["name"] for p in listing.json["presets"]] == list(PRESETS)
+    for summary in listing.json["presets"]:
+        detail = client.get(summary["url"])
+        assert detail.status_code == 200
+        PresetDetail.model_validate(detail.json)
+        assert detail.json["document"] == PRESETS[summary["name"]].document
+        assert detail.json["scenario"] == preset(summary["name"]).model_dump(mode="json")
+
+
+@pytest.mark.parametrize("protocol", ALL_PROTOCOLS)
+def test_formulas(client: FlaskClient, protocol: str) -> None:
+    got = client.get(f"/api/v1/formulas/{protocol}?preset=h96-lan")
+    posted = client.post(f"/api/v1/formulas/{protocol}", json={**PRESETS["h96-lan"].document, "protocols": ["getall"]})
+    assert got.status_code == posted.status_code == 200
+    assert got.json == posted.json
+    FormulaOutput.model_validate(got.json)
+    doc = {**PRESETS["h96-lan"].document, "protocols": [protocol]}
+    expected = predict(Scenario.model_validate(doc), formulas=True)
+    assert got.json["formula"] == expected["results"][0]["formula"]
+    assert got.json["glossary"] == expected["glossary"]
+    assert got.json["page_load_ms"] == expected["results"][0]["page_load_ms"]
+    assert "<mrow>" in got.json["formula"]["page_load_ms"]["mathml"]
+
+
+def test_openapi_document(client: FlaskClient) -> None:
+    response = client.get("/api/openapi.json")
+    assert response.status_code == 200
+    doc = response.json
+    assert doc["openapi"] == "3.1.0"
+    assert set(doc["paths"]) == {
+        "/api/v1/predict",
+        "/api/v1/sweep",
+        "/api/v1/presets",
+        "/api/v1/presets/{name}",
+        "/api/v1/formulas/{protocol}",
+    }
+    schemas = doc["components"]["schemas"]
+    for name in ("Scenario", "SweepRequest", "PredictOutput", "SweepOutput", "ProblemDetails", "FormulaOutput"):
+        assert name in schemas
+    assert schemas["Scenario"] == json.loads(json.dumps(schemas["Scenario"]))
+    params = {p["name"] for p in doc["paths"]["/api/v1/predict"]["get"]["parameters"]}
+    assert {"network.rtt_ms", "page.object_bytes", "protocols", "format", "packets", "preset"} <= params
+    # every $ref resolves
+    refs = re.findall(r'"\$ref": ?"#/components/schemas/([^"]+)"', json.dumps(doc))
+    assert refs and set(refs) <= set(schemas)
+
+
+def test_docs_page_is_local(client: FlaskClient) -> None:
+    response = client.get("/api/docs")
+    assert response.status_code == 200
+    html = response.get_data(as_text=True)
+    assert "<script" not in html
+    for url in re.findall(r'(?:href|src)="([^"]+)"', html):
+        assert url.startswith(("/", "#")), url
+    for kind in KINDS:
+        assert f'id="problem-{kind}"' in html
+    for name in ("max_work_units", "max_sweep_points", "max_body_bytes", "max_query_bytes"):
+        assert name in html
+    assert client.get("/static/api.css").status_code == 200
+
+
+# --- never a 5xx ----------------------------------------------------------------------------------------
+
+JSON_VALUES = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.floats() | st.text(max_size=8),
+    lambda inner: st.lists(inner, max_size=4) | st.dictionaries(st.text(max_size=8), inner, max_size=4),
+    max_leaves=12,
+)
+SECTIONS = {
+    "network": ["rtt_ms", "bandwidth_bps", "uplink_delay_ms", "downlink_delay_ms"],
+    "tcp": ["profile", "mss_bytes", "initial_window_segments", "nagle", "receive_window_bytes"],
+    "http": ["request_bytes", "parallel_connections", "server_write_bytes"],
+    "page": ["html_bytes", "object_bytes", "object_count", "object_size_bytes"],
+}
+SCENARIOS = st.fixed_dictionaries(
+    {},
+    optional={
+        section: st.fixed_dictionaries({}, optional={name: JSON_VALUES for name in names})
+        for section, names in SECTIONS.items()
+    },
+)
+
+
+@settings(max_examples=150, derandomize=True, deadline=None, suppress_health_check=list(HealthCheck), database=None)
+@given(body=SCENARIOS | JSON_VALUES, field=st.sampled_from(["network.rtt_ms", "page.object_count", "tcp.nagle", "x"]))
+def test_arbitrary_json_is_never_a_server_error(body: Any, field: str) -> None:
+    client = create_app({"TESTING": True}).test_client()
+    for url, sent in ((P, body), (S, {"field": field, "values": [body], "scenario": body})):
+        response = client.post(url, data=json.dumps(body if url == P else sent), content_type="application/json")
+        assert response.status_code < 500
+        if response.status_code >= 400:
+            problem(response, response.status_code)
