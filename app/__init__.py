@@ -39,7 +39,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
         # JSON API (see app/api.py and the limits on /api/docs).
         API_MAX_BODY_BYTES=64 * 1024,  # a request body; over it: 413
         API_MAX_QUERY_BYTES=4096,  # a query string; over it: 414
-        API_CACHE_BYTES=32 * 1024 * 1024,  # the answers cache (per process); 0 turns it off
+        API_CACHE_BYTES=16 * 1024 * 1024,  # the answers cache (per process); 0 turns it off
         API_CACHE_MAX_ENTRY_BYTES=1024 * 1024,  # larger answers are not cached
     )
     if test_config is not None:

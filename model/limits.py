@@ -10,10 +10,14 @@ not of how busy the server is:
 
 where ``objects + 1`` counts the HTML document, a session loads the page ``session.pages`` times
 and a sweep runs every protocol at every point.
+An object costs about as much as three segments (its request, header and, on HTTP/1.0, connection).
 ``python bench/api_load.py --calibrate`` prints the measured µs per unit for a spread of pages; on
-the 2-core reference machine it is about 12 to 20 µs, so :data:`MAX_WORK_UNITS` is about one second
-of model time, the size the issue's benchmark asks for (a 200-point, five-protocol sweep of a
-10-object page is 69,000 units).
+the 2-core reference machine one protocol's run costs 5 to 30 µs a unit (HTTP/1.0 with many small
+objects the most, GETALL the least) and a five-protocol mix about 15 to 20, so :data:`MAX_WORK_UNITS`
+is about one second of model time: room for the issue's benchmark sweep (200 points, five protocols, a 10-object page:
+58,000 units), not for a five-protocol prediction of a page at the scenario's own segment cap with
+a thousand objects (65,000 units, over a second). ``python bench/api_load.py --limits`` times the
+largest requests the limits allow.
 
 Pure: the scenario schema and arithmetic only.
 """
@@ -25,9 +29,9 @@ from dataclasses import dataclass
 from model.scenario import Scenario
 
 #: Work units one object costs per protocol run, beside its segments (requests, headers, connections).
-OBJECT_UNITS = 4
+OBJECT_UNITS = 3
 #: Largest work of a prediction (``/api/v1/predict``) or a sweep (``/api/v1/sweep``).
-MAX_WORK_UNITS = 70_000
+MAX_WORK_UNITS = 60_000
 #: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet).
 MAX_PACKETS_WORK_UNITS = 12_000
 #: Largest work of a formula (one protocol, run on linear forms and simplified with sympy: slower).

@@ -392,6 +392,16 @@ def test_table_covers_every_kind_of_bad_input() -> None:
     assert {b.status for b in BAD} >= {400, 404, 405, 413, 414, 415, 422}
 
 
+def test_work_limit_of_a_large_page(client: FlaskClient) -> None:
+    """A five-protocol prediction of a page at the segment cap with a thousand objects is over the work limit."""
+    doc = {"page": {"object_count": 999, "object_size_bytes": 13800}}
+    assert work_units(Scenario.model_validate(doc)) > MAX_WORK_UNITS
+    body = problem(client.post(P, json=doc), 422)
+    assert body["limit"]["name"] == "max_work_units"
+    assert "max_work_units" in item(body, "")["message"]
+    assert client.post(P, json={**doc, "protocols": ["http10", "getall"]}).status_code == 200
+
+
 def test_work_limit_of_a_session(client: FlaskClient) -> None:
     """A prediction within the page's segment cap can still be over the work limit when a session loads it often."""
     if "session" not in Scenario.model_fields:
@@ -414,11 +424,11 @@ def test_errors_list_every_problem(client: FlaskClient) -> None:
 
 def test_limits_are_the_documented_ones(client: FlaskClient) -> None:
     """A request just at a limit is accepted; one past it is refused naming the limit."""
-    at = {"protocols": ["getall"], "page": {"html_bytes": 1460 * 9990 - 200, "object_bytes": []}}  # 9,990 + 4 units
+    at = {"protocols": ["getall"], "page": {"html_bytes": 1460 * 9990 - 200, "object_bytes": []}}  # 9,990 + 3 units
     assert work_units(Scenario.model_validate(at)) <= MAX_PACKETS_WORK_UNITS
     assert client.post(P, json=at).status_code == 200
     body = problem(client.post(P + "?packets=true", json={**at, "protocols": ["getall", "pipelined"]}), 422)
-    assert body["limit"] == {"name": "max_packets_work_units", "maximum": MAX_PACKETS_WORK_UNITS, "actual": 2 * 9994}
+    assert body["limit"] == {"name": "max_packets_work_units", "maximum": MAX_PACKETS_WORK_UNITS, "actual": 2 * 9993}
     assert MAX_FORMULA_WORK_UNITS < MAX_PACKETS_WORK_UNITS < MAX_WORK_UNITS
 
 
