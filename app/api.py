@@ -25,6 +25,7 @@ from dataclasses import replace
 from typing import Any
 
 from flask import Blueprint, Response, current_app, render_template, request, url_for
+from markupsafe import Markup, escape
 from pydantic import ValidationError
 
 from app.cache import Entry, ResponseCache
@@ -391,6 +392,13 @@ def openapi_endpoint() -> Response:
     from app.openapi import document
 
     return Response(_encode(document()), mimetype=JSON)
+
+
+@bp.app_template_filter("code")
+def code_spans(text: str) -> Markup:
+    """Text with its `backquoted` parts as <code> (everything else escaped), for the docs page."""
+    parts = str(escape(text)).split("`")
+    return Markup("".join(f"<code>{part}</code>" if i % 2 else part for i, part in enumerate(parts)))
 
 
 @bp.get("/docs")
