@@ -40,7 +40,7 @@ from model.limits import (
     MAX_WORK_UNITS,
     Limit,
     check,
-    run_units,
+    work_units,
 )
 from model.sweep import SweepError, SweepRequest, request_problems, sweep
 from model.sweep import csv_rows as sweep_csv_rows
@@ -265,7 +265,7 @@ def predict_endpoint() -> Response:
                 )
             ]
         )
-    units = run_units(scenario) * len(scenario.protocols)
+    units = work_units(scenario)
     limit = (
         check(units, MAX_PACKETS_WORK_UNITS, "max_packets_work_units", "this prediction with packets")
         if packets
@@ -367,7 +367,7 @@ def formulas_endpoint(protocol: str) -> Response:
     doc = scenario_input(FORMULA_OPTIONS)
     validate(doc)  # as given: a protocols field must be valid too, though the path's protocol replaces it
     scenario = validate({**doc, "protocols": [protocol]})
-    limit = check(run_units(scenario), MAX_FORMULA_WORK_UNITS, "max_formula_work_units", "this formula")
+    limit = check(work_units(scenario), MAX_FORMULA_WORK_UNITS, "max_formula_work_units", "this formula")
     if limit is not None:
         raise invalid([Problem(path="", message=limit.message, type="limit_exceeded", loc=())], limit)
 

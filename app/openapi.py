@@ -66,9 +66,11 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
         {
             "name": "max_work_units",
             "value": MAX_WORK_UNITS,
-            "what": "Work of a prediction or a sweep: per protocol (and sweep point), the response segments plus "
-            f"{OBJECT_UNITS} per object (the HTML counts as one), times the session's page loads. About one second "
-            "of model time on the 2-core reference machine. Over it: 422 limit-exceeded.",
+            "what": "Work of a prediction or a sweep: per protocol run (and sweep point) the response segments plus, "
+            "per object (the HTML counts as one), "
+            + ", ".join(f"{k} for {p}" for p, k in OBJECT_UNITS.items())
+            + "; times the session's page loads. About one second of model time on the 2-core reference machine. "
+            "Over it: 422 limit-exceeded.",
         },
         {
             "name": "max_packets_work_units",

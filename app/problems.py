@@ -163,17 +163,17 @@ def _http_error(exc: HTTPException) -> Response | HTTPException:
         most = int(current_app.config["API_MAX_BODY_BYTES"])
         detail = f"the body is over {most:,} bytes (max_body_bytes); send a smaller scenario"
         where = Problem(path="", message=detail, allowed=f"a body of at most {most:,} bytes", type="limit_exceeded")
-        limit = Limit("max_body_bytes", most, request.content_length or 0, detail)
+        limit = Limit("max_body_bytes", most, request.content_length or most + 1, detail)
         return problem_response(ApiError(kind, detail, [where], limit, headers={"Connection": "close"}))
     return problem_response(ApiError(kind, detail, headers=headers))
 
 
-def _internal_error(exc: Exception) -> Response | tuple[str, int]:
+def _internal_error(exc: Exception) -> Response:
     if isinstance(exc, HTTPException):  # pragma: no cover - routed to _http_error
         return _http_error(exc)  # type: ignore[return-value]
-    log.exception("internal error on %s %s", request.method, request.path)
     if not request.path.startswith("/api/"):
-        return "Internal Server Error", 500
+        raise exc  # the pages keep Flask's own handling (and tests see the exception)
+    log.exception("internal error on %s %s", request.method, request.path)
     return problem_response(ApiError("internal-error", "an internal error occurred; it is a bug, please report it"))
 
 

@@ -243,7 +243,7 @@ def calibrate() -> int:
     """Model time per work unit for a spread of pages and protocols (the basis of model/limits.py)."""
     sys.path.insert(0, str(ROOT))
     from model import ALL_PROTOCOLS, Scenario
-    from model.limits import run_units
+    from model.limits import work_units
     from model.predict import result, simulate
     from model.scenario import resolve
 
@@ -267,7 +267,7 @@ def calibrate() -> int:
                 t0 = time.perf_counter()
                 result(simulate(p, proto), proto)
                 best = min(best, time.perf_counter() - t0)
-            units = run_units(s)
+            units = work_units(s)
             per = best * 1e6 / units
             worst = max(worst, per)
             print(f"{f'{html} B + {count} x {size} B':<34}{proto:<17}{units:>7}{best * 1000:>9.2f}{per:>9.1f}")
@@ -303,7 +303,7 @@ def limits() -> int:
             "formula, http10, 3,000 units",
             "POST",
             "/api/v1/formulas/http10",
-            {"page": {"object_count": 598, "object_size_bytes": 2000}},
+            {"page": {"object_count": 400, "object_size_bytes": 2000}},
         ),
         (
             "formula, persistent, HTML of 2,900 segments",

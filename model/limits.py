@@ -1,22 +1,21 @@
 """How much work a request asks of the model, and the limits that keep each answer near a second.
 
-The model's time grows with what it schedules: every response segment and every object (request,
-response header, on HTTP/1.0 a connection of its own) costs packets, and each packet costs about
+The model's time grows with what it schedules: every response segment and every object (its
+request and header; on HTTP/1.0 a connection of its own) costs packets, and each packet costs about
 10 µs of Python. A request's cost is estimated from the validated scenario *before* anything runs,
 so a limit is a property of the request (the same request is always accepted or always refused),
 not of how busy the server is:
 
-    work units = sum over protocol runs of page loads x (response segments + OBJECT_UNITS x (objects + 1))
+    work units = sum over protocol runs of page loads x (response segments + k x (objects + 1))
 
-where ``objects + 1`` counts the HTML document, a session loads the page ``session.pages`` times
-and a sweep runs every protocol at every point.
-An object costs about as much as three segments (its request, header and, on HTTP/1.0, connection).
-``python bench/api_load.py --calibrate`` prints the measured µs per unit for a spread of pages; on
-the 2-core reference machine one protocol's run costs 5 to 30 µs a unit (HTTP/1.0 with many small
-objects the most, GETALL the least) and a five-protocol mix about 15 to 20, so :data:`MAX_WORK_UNITS`
-is about one second of model time: room for the issue's benchmark sweep (200 points, five protocols, a 10-object page:
-58,000 units), not for a five-protocol prediction of a page at the scenario's own segment cap with
-a thousand objects (65,000 units, over a second). ``python bench/api_load.py --limits`` times the
+where ``objects + 1`` counts the HTML document, ``k`` is the protocol's :data:`OBJECT_UNITS` (an
+object costs HTTP/1.0 a connection, a pipelined request almost nothing), a session loads the page
+``session.pages`` times and a sweep runs every protocol at every point. ``python bench/api_load.py
+--calibrate`` prints the measured µs per unit for a spread of pages and protocols: about 10 to 20 µs
+on the 2-core reference machine, so :data:`MAX_WORK_UNITS` is about one second of model time. It
+leaves room for the issue's benchmark sweep (200 points, five protocols, a 10-object page: 51,400
+units), not for a five-protocol prediction of a page at the scenario's own segment cap with a
+thousand objects (61,975 units, over a second). ``python bench/api_load.py --limits`` times the
 largest requests the limits allow.
 
 Pure: the scenario schema and arithmetic only.
@@ -28,8 +27,8 @@ from dataclasses import dataclass
 
 from model.scenario import Scenario
 
-#: Work units one object costs per protocol run, beside its segments (requests, headers, connections).
-OBJECT_UNITS = 3
+#: Work units one object costs a protocol run, beside its segments (fitted with ``--calibrate``).
+OBJECT_UNITS: dict[str, int] = {"http10": 5, "http10_parallel": 4, "persistent": 2, "pipelined": 1, "getall": 0}
 #: Largest work of a prediction (``/api/v1/predict``) or a sweep (``/api/v1/sweep``).
 MAX_WORK_UNITS = 60_000
 #: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet).
@@ -66,15 +65,15 @@ def page_loads(s: Scenario) -> int:
     return pages if isinstance(pages, int) and pages > 0 else 1
 
 
-def run_units(s: Scenario) -> int:
-    """Work units of one protocol run of ``s``: every page load's segments and objects."""
-    return page_loads(s) * (response_segments(s) + OBJECT_UNITS * (len(s.page.sizes()) + 1))
+def run_units(s: Scenario, protocol: str) -> int:
+    """Work units of one run of ``protocol`` on ``s``: every page load's segments and objects."""
+    objects = len(s.page.sizes()) + 1
+    return page_loads(s) * (response_segments(s) + OBJECT_UNITS.get(protocol, 5) * objects)
 
 
-def work_units(s: Scenario, protocols: int | None = None) -> int:
-    """Work units of predicting ``s`` for ``protocols`` protocols (default: the scenario's own)."""
-    n = len(s.protocols) if protocols is None else protocols
-    return n * run_units(s)
+def work_units(s: Scenario) -> int:
+    """Work units of predicting ``s`` for each of its protocols."""
+    return sum(run_units(s, protocol) for protocol in s.protocols)
 
 
 def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
@@ -86,8 +85,7 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
         maximum=maximum,
         actual=units,
         message=(
-            f"{what} would cost {units:,} work units, at most {maximum:,} allowed ({name}); a work unit is a "
-            f"response segment or 1/{OBJECT_UNITS} of an object, counted once per protocol"
-            + (" and sweep point" if name == "max_work_units" else "")
+            f"{what} would cost {units:,} work units, at most {maximum:,} allowed ({name}); per protocol run "
+            "(and sweep point) a work unit is a response segment, and an object costs 0 to 5 (see /api/docs#limits)"
         ),
     )

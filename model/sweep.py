@@ -24,7 +24,6 @@ Pure: the model and pydantic only.
 
 from __future__ import annotations
 
-import copy
 import difflib
 import json
 from collections.abc import Sequence
@@ -35,7 +34,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 
 from model import errors
 from model.errors import FieldSpec, Problem, allowed, problems, spec, words
-from model.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, run_units
+from model.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, work_units
 from model.predict import predict
 from model.scenario import Protocol, Scenario
 
@@ -262,7 +261,11 @@ MAX_POINT_PROBLEMS = 10
 
 
 def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
-    """Each value with its validated scenario; :class:`SweepError` if any point or the total work is bad."""
+    """Each value with its validated scenario; :class:`SweepError` if any point or the total work is bad.
+
+    The work is added up point by point, so a sweep far over the limit is refused after a few points
+    (the rest estimated like the last), not after validating every one.
+    """
     vals = values(req)
     doc = _document(req)
     section, name = req.field.split(".", 1)
@@ -270,46 +273,51 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     explicit = req.values is not None
     out: list[tuple[Value, Scenario]] = []
     found: list[Problem] = []
-    bad_points = 0
+    bad_points = reported = 0
+    units = 0
     seen: dict[str, Scenario] = {}
-    for i, v in enumerate(vals):
-        key = json.dumps(v)
+    keys = [json.dumps(v) for v in vals]
+    for i, (v, key) in enumerate(zip(vals, keys, strict=True)):
         if key in seen:
             out.append((v, seen[key]))
             continue
-        d = copy.deepcopy(doc)
-        d.setdefault(section, {})[name] = v
+        d = {**doc, section: {**doc.get(section, {}), name: v}}  # the base's other parts are shared, not changed
         try:
             s = Scenario.model_validate(d, strict=True)
         except ValidationError as exc:
             bad_points += 1
-            if len(found) >= MAX_POINT_PROBLEMS:
+            if reported >= MAX_POINT_PROBLEMS:
                 continue
+            reported += 1
             where = f"values[{i}]" if explicit else ("start" if i == 0 else "stop" if i == len(vals) - 1 else "steps")
+            at = ("values", i) if explicit else (where,)
             for p in problems(exc):
                 if tuple(p.loc) == loc:
-                    found.append(replace(p, path=where, loc=("values", i) if explicit else (where,)))
+                    found.append(replace(p, path=where, loc=at))
                 else:
-                    message = f"with {req.field} = {json.dumps(v)}: {p.text}"
-                    found.append(replace(p, path=where, message=message, loc=("values", i) if explicit else (where,)))
+                    found.append(replace(p, path=where, message=f"with {req.field} = {key}: {p.text}", loc=at))
             continue
         seen[key] = s
         out.append((v, s))
+        cost = work_units(s)
+        units += cost
+        if units > MAX_WORK_UNITS and not bad_points:
+            rest = len(set(keys[i + 1 :]) - set(seen))
+            total = units + rest * cost
+            limit = check(total, MAX_WORK_UNITS, "max_work_units", f"this sweep ({len(seen) + rest} points)")
+            assert limit is not None
+            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
     if bad_points:
-        if bad_points > len({p.path for p in found}):
+        if bad_points > reported:
             found.append(_problem("values", f"{bad_points} of the {len(vals)} points are invalid in all", "points"))
         raise SweepError(found)
-    units = sum(run_units(s) * len(s.protocols) for s in seen.values())
-    limit = check(units, MAX_WORK_UNITS, "max_work_units", f"this sweep ({len(seen)} points)")
-    if limit is not None:
-        raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded", None)], limit)
     return out
 
 
 def work(req: SweepRequest) -> int:
     """Work units of a sweep (see :mod:`model.limits`); raises :class:`SweepError` like :func:`points`."""
     seen = {json.dumps(v): s for v, s in points(req)}
-    return sum(run_units(s) * len(s.protocols) for s in seen.values())
+    return sum(work_units(s) for s in seen.values())
 
 
 # --- running --------------------------------------------------------------------------------------
