@@ -211,17 +211,22 @@ def test_p98_trends_hold_on_the_satellite_path() -> None:
     assert factors[0] > factors[1]
 
 
+def _p98_factors(**changes: Any) -> dict[str, float]:
+    """HTTP/1.0 over pipelined load time for each of seed 001's image sizes, on the terrestrial preset."""
+    doc = PRESETS["p98-terrestrial"].document
+    return {
+        s: _load_ms(doc, "http10", page__object_size_bytes=int(s), **changes)
+        / _load_ms(doc, "pipelined", page__object_size_bytes=int(s), **changes)
+        for s in P98["factors"]
+    }
+
+
 @pytest.mark.parametrize("iw", [1, 2, 3, 4])
 def test_p98_sensitivity_to_initial_window(iw: int) -> None:
     """The initial window is fitted (2): how the three factors move with it. With 1 the reply window of two
     segments makes pipelining ten small responses take several rounds (250 B factor about 3.8x); from 3 on,
     HTTP/1.0's 5 KB images fit the first window (5 KB factor about 4x). Only 2 puts all three within 15%."""
-    doc = PRESETS["p98-terrestrial"].document
-    f = {
-        s: _load_ms(doc, "http10", page__object_size_bytes=int(s), tcp__initial_window_segments=iw)
-        / _load_ms(doc, "pipelined", page__object_size_bytes=int(s), tcp__initial_window_segments=iw)
-        for s in P98["factors"]
-    }
+    f = _p98_factors(tcp__initial_window_segments=iw)
     within = all(abs(f[s] / P98["factors"][s] - 1) <= P98["tolerance_rel"] for s in f)
     assert within == (iw == 2), f
     assert 3.5 < min(f.values()) and max(f.values()) < 6.2  # always a large gain, never above the published
@@ -232,12 +237,7 @@ def test_html_size_sensitivity(html_bytes: int) -> None:
     """Neither seed 001 nor seed 002 gives its pages' HTML size. P98's factors depend on it (the HTML fetch
     is a large share of the pipelined time): only 1 KB puts all three within 15%, so it is named as fitted.
     PM94's three statements hold across the range."""
-    doc = PRESETS["p98-terrestrial"].document
-    f = {
-        s: _load_ms(doc, "http10", page__object_size_bytes=int(s), page__html_bytes=html_bytes)
-        / _load_ms(doc, "pipelined", page__object_size_bytes=int(s), page__html_bytes=html_bytes)
-        for s in P98["factors"]
-    }
+    f = _p98_factors(page__html_bytes=html_bytes)
     within = all(abs(f[s] / P98["factors"][s] - 1) <= P98["tolerance_rel"] for s in f)
     assert within == (html_bytes == 1000), f
     small = _pm94(2544, ("http10", "persistent", "pipelined"), page__html_bytes=html_bytes)
