@@ -23,6 +23,16 @@ Behaviours (``TcpProfile`` fields):
 ``idle_restart`` (a field default)
     bsd: ``slow_start``, as 4.4BSD, FreeBSD 2.1 and Linux 2.0 do (seed 000, 2.4; SunOS 4.1.3 keeps its
     window: choose ``keep`` for it). ns3: ``keep``; ns-3's TCP has no restart after idle.
+``cwnd_counts_bytes``
+    ns3: slow start adds a segment only for an ACK that, with the bytes carried over from earlier ACKs,
+    acknowledges at least one full segment's worth (``TcpSocketBase::ProcessAck``); bsd: any ACK of new data.
+``ack_first_segment``
+    ns3: the first data segment an endpoint receives is acknowledged at once if it has sent no data since
+    the connection opened ("always respond to first data packet"; sending data clears the count): the
+    server's ACK of the first request.
+``fin_on_data_acked_alone``
+    ns3: a FIN arriving with data is acknowledged at once and the receiver's own FIN follows separately;
+    bsd: one FIN+ACK answers it.
 ``close_sends_held``
     Closing a connection sends what Nagle holds (seed 000, 2.3). True for both (the ns-3 harness
     is made to do the same, as the validation issue requires).
@@ -44,6 +54,9 @@ class TcpProfile:
     ack_counts_bytes: bool
     nagle_idle_at_entry: bool
     close_sends_held: bool
+    cwnd_counts_bytes: bool = False
+    ack_first_segment: bool = False
+    fin_on_data_acked_alone: bool = False
     field_defaults: dict[str, object] = field(default_factory=dict)
 
 
@@ -81,6 +94,9 @@ PROFILES: dict[str, TcpProfile] = {
         ack_counts_bytes=False,
         nagle_idle_at_entry=False,
         close_sends_held=True,
+        cwnd_counts_bytes=True,
+        ack_first_segment=True,
+        fin_on_data_acked_alone=True,
         field_defaults={
             "mss_bytes": 536,
             "initial_window_segments": 10,

@@ -31,6 +31,21 @@ def window_after_ack(cwnd_segments: int) -> int:
     return cwnd_segments + 1
 
 
+def window_after_ack_bytes(
+    cwnd_segments: int, carried_bytes: float, acked_bytes: float, mss_bytes: int
+) -> tuple[int, float]:
+    """Congestion window (segments) and bytes carried over after an ACK, counting acknowledged bytes.
+
+    ``w + 1`` when ``carried + acked >= MSS``, the remainder ``(carried + acked) mod MSS`` carried to the
+    next ACK (ns-3's ``TcpSocketBase::ProcessAck`` and ``TcpNewReno::SlowStart``; RFC 3465's byte
+    counting with L = 1). An ACK of a short segment alone does not open the window.
+    """
+    total = carried_bytes + acked_bytes
+    if total >= mss_bytes:
+        return cwnd_segments + 1, total % mss_bytes
+    return cwnd_segments, total
+
+
 def usable_window_bytes(cwnd_segments: int, mss_bytes: Any, rwnd_bytes: Any, outstanding_bytes: Any) -> Any:
     """Bytes the sender may still send (bytes): ``min(w MSS, rwnd) - outstanding``.
 

@@ -37,6 +37,9 @@ class Endpoint:
         self.nagle = p.nagle
         self.cwnd = cwnd
         self.cwnd_cap = p.rwnd // p.mss + 2
+        self.acked_carry = 0.0  # bytes acknowledged but not yet counted toward the window (ns3)
+        # ns3: the first data segment is ACKed at once, unless this endpoint has sent data since opening
+        self.quick_ack = p.profile.ack_first_segment
         zero = q.size(0)
         self.zero = zero
         p_ = q.p
@@ -54,6 +57,7 @@ class Endpoint:
         self.last_paced: Packet | None = None
         # sender
         self.una: Any = zero
+        self.una_n = 0.0
         self.nxt: Any = zero
         self.end: Any = zero
         self.closing = False
@@ -205,7 +209,7 @@ class Endpoint:
         if self.blocked is None or cause[0] != "release" or self.last_end is None:
             return
         gap = t - self.last_end
-        if gap <= 0:
+        if gap <= 1e-9:  # a link that finished at the same instant is not idle
             return
         ack: Packet = cause[1]
         self.conn.session.record_idle(self, cause[2], t, gap, ack, self._obj_at(self.nxt_n))
@@ -214,6 +218,8 @@ class Endpoint:
         """Send a packet carrying our cumulative ACK (piggybacking any held one)."""
         pkt.seq_end = self.nxt
         pkt.ack = self.rcv
+        if pkt.n > 0:
+            self.quick_ack = False  # ns-3 clears its delayed-ACK count when it sends data
         self.un_bytes = 0.0
         self.un_segs = 0
         self.first_pkt = None
@@ -238,11 +244,18 @@ class Endpoint:
             return
         acked = False
         if pkt.ack > self.una:
-            self.una = pkt.ack
             acked = True
             self.pacing = False  # the ACK clock runs again
+            self.una = pkt.ack
             if self.cwnd < self.cwnd_cap:
-                self.cwnd = slow_start.window_after_ack(self.cwnd)
+                if self.profile.cwnd_counts_bytes:
+                    acked_n = (pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack) - self.una_n
+                    self.cwnd, self.acked_carry = slow_start.window_after_ack_bytes(
+                        self.cwnd, self.acked_carry, acked_n, self.mss_n
+                    )
+                else:
+                    self.cwnd = slow_start.window_after_ack(self.cwnd)
+            self.una_n = pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack
         elif kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake":
             self.conn.handshake_ack_arrived(t, pkt)
         if pkt.n > 0:
@@ -254,6 +267,8 @@ class Endpoint:
             self.output(t, ("release", pkt, self.blocked) if self.blocked else ("ack", pkt))
 
     def _receive(self, t: Any, pkt: Packet, payload: float) -> None:
+        first_data = self.quick_ack
+        self.quick_ack = False
         self.rcv = pkt.seq_end
         self.rcv_n += payload
         self.un_bytes += payload
@@ -263,7 +278,7 @@ class Endpoint:
         self.last_pkt = pkt
         if pkt.fin:
             pass  # the FIN is acknowledged at once, with the close (see Connection)
-        elif delayed_ack.ack_now(
+        elif first_data or delayed_ack.ack_now(
             self.un_bytes, self.un_segs, self.mss_n, self.dack_segments, self.dack_bytes, self.dack_ms
         ):
             self.send_control("ACK", t, ("arrival", pkt, None, "ack"))
@@ -369,6 +384,7 @@ class Connection:
         client = self.client
         if synack.ack > client.una:
             client.una = synack.ack
+            client.una_n = synack.ack.v if isinstance(synack.ack, Lin) else synack.ack
         client.send_control("ACK", t, ("handshake", synack))
         self.opened_at = t
         if self.on_open is not None:

@@ -152,13 +152,19 @@ class Session:
             conn.server.cwnd = max(conn.server.cwnd, self.cwnd_cache)  # TCP fast start (seed 001, 5.2)
         conn.server.on_data = lambda t, pkt, c=conn: self._server_data(c, t, pkt)
         conn.client.on_data = lambda t, pkt, c=conn: self._client_data(c, t, pkt)
-        conn.client.on_fin = lambda t, pkt, c=conn: c.client.send_control(
-            "FIN", t, ("arrival", pkt, None, "connection_setup"), fin=True
-        )
+        conn.client.on_fin = lambda t, pkt, c=conn: self._client_fin(c, t, pkt)
         conn.server.on_fin = lambda t, pkt, c=conn: c.server.send_control(
             "ACK", t, ("arrival", pkt, None, "connection_setup")
         )
         return conn
+
+    def _client_fin(self, conn: Connection, t: Any, pkt: Packet) -> None:
+        """The server closed: the client acknowledges and closes too (one FIN+ACK, or on ns-3 an ACK of
+        the data and its FIN, then the client's own FIN)."""
+        cause = ("arrival", pkt, None, "connection_setup")
+        if pkt.n > 0 and self.p.profile.fin_on_data_acked_alone:
+            conn.client.send_control("ACK", t, cause)
+        conn.client.send_control("FIN", t, cause, fin=True)
 
     def think(self, point: Point) -> Point:
         """The client's think time before a request (seed 000, figure 2: 0.650 ms)."""
