@@ -4,10 +4,12 @@ set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
 source scripts/venv.sh requirements-dev.txt
+# the packet-level simulator the model is validated against (tests/validation run it)
+python -m pip install --quiet --disable-pip-version-check -r requirements-validation.txt
 
 # Lint only the source folders that exist and hold Python files (bench/ may be empty for now).
 paths=()
-for dir in model app tests bench; do
+for dir in model app tests bench validation; do
     if [ -d "$dir" ] && [ -n "$(find "$dir" -name '*.py' -print -quit)" ]; then
         paths+=("$dir")
     fi
@@ -17,7 +19,7 @@ echo "== ruff check ${paths[*]}"
 ruff check "${paths[@]}"
 echo "== ruff format --check ${paths[*]}"
 ruff format --check "${paths[@]}"
-echo "== mypy model app"
-mypy model app
+echo "== mypy model app validation"
+mypy model app validation
 echo "== pytest"
 python -m pytest

@@ -1,0 +1,95 @@
+"""The trace analysis on traces ns-3 produced (stored in data/): no ns-3 needed."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from model.scenario import Scenario, resolve
+from validation.analyze import analyze, parse
+from validation.sim import SimulationError, setup_text, unsupported
+
+pytestmark = pytest.mark.validation
+
+DATA = Path(__file__).with_name("data")
+
+
+def _case(name: str) -> tuple[str, Scenario]:
+    doc = json.loads((DATA / f"{name}.json").read_text())
+    return (DATA / f"{name}.trace").read_text(), Scenario.model_validate(doc)
+
+
+def test_one_object_http10() -> None:
+    """One 6000-byte HTML over HTTP/1.0, ns-3 profile: every packet of the schedule is counted."""
+    trace, s = _case("http10_one_object")
+    r = analyze(trace, resolve(s))
+    assert r["page_load_ms"] == pytest.approx(223.937827, abs=1e-6)
+    c = r["counts"]
+    # SYN, SYN-ACK, FIN (server's FIN rides on its last data segment); 12 response segments + request
+    assert (c["control_packets"], c["data_packets"], c["ack_packets"]) == (3, 13, 8)
+    assert c["packets"] == 24 and c["connections"] == 1
+    # 46-byte SYN and SYN-ACK (window-scale option), 42 bytes of headers on every other packet
+    assert c["bytes_on_wire"] == 2 * 46 + 22 * 42 + 200 + 6000 + 200
+    assert (c["delayed_ack_stalls"], c["nagle_stalls"], c["slow_start_rounds"], c["timer_acks"]) == (0, 0, 1, 0)
+    assert [e["kind"] for e in r["events"]] == ["slow_start_idle"]
+    assert r["objects"] == [
+        {"name": "html", "bytes": 6000, "connection": 0, "start_ms": 0.0, "end_ms": pytest.approx(223.937827)}
+    ]
+
+
+def test_nagle_stalls_are_found() -> None:
+    """Persistent connection, Nagle on: each response's short tail waits for the client's delayed ACK."""
+    trace, s = _case("persistent_nagle")
+    r = analyze(trace, resolve(s))
+    c = r["counts"]
+    assert c["nagle_stalls"] == 3 and c["timer_acks"] == 3 and c["delayed_ack_stalls"] == 0
+    stalls = [e for e in r["events"] if e["kind"] == "nagle_stall"]
+    assert all(e["sender"] == "server" for e in stalls)
+    # the last two wait a whole 200 ms timer plus the ACK's trip: 200 + 70.2 ms
+    assert [round(e["duration_ms"], 2) for e in stalls] == [70.22, 270.22, 270.22]
+
+
+def test_delayed_ack_stalls_are_found() -> None:
+    """IW 1 and a flushed 200-byte header: ns-3's window waits for delayed ACKs (twice, see the report)."""
+    trace, s = _case("header_flush_iw1")
+    r = analyze(trace, resolve(s))
+    stalls = [e for e in r["events"] if e["kind"] == "delayed_ack_stall"]
+    assert [round(e["duration_ms"], 6) for e in stalls] == [200.0, 200.0]
+    assert r["counts"]["slow_start_rounds"] == 2
+
+
+def test_parse_maps_packets_to_connections() -> None:
+    trace, _ = _case("persistent_nagle")
+    tr = parse(trace)
+    assert tr.drops == 0 and tr.unused == 0
+    assert {pk.conn for pk in tr.pkts} == {0}
+    assert [pk.kind for pk in tr.pkts[:3]] == ["SYN", "ACK", "DATA"]  # uplink first: SYN, handshake ACK, request
+
+
+def test_drops_are_refused() -> None:
+    trace, s = _case("http10_one_object")
+    with pytest.raises(ValueError, match="dropped"):
+        analyze(trace.replace("DROPS 0", "DROPS 1"), resolve(s))
+
+
+def test_setup_text_carries_the_resolved_numbers() -> None:
+    _, s = _case("persistent_nagle")
+    text = setup_text(resolve(s), "persistent")
+    fields = text.split()
+    kv = dict(zip(fields[0::2], fields[1::2], strict=False))
+    assert kv["protocol"] == "persistent" and kv["mss"] == "1460" and kv["iw"] == "2" and kv["nagle"] == "1"
+    assert kv["d_up_ms"] == "35.0" and kv["d_down_ms"] == "35.0"
+    assert text.endswith("sizes 3 6000 2544 2544")
+
+
+def test_unsupported_features_are_named() -> None:
+    _, s = _case("persistent_nagle")
+    assert unsupported(resolve(s)) == []
+    if "ttcp" in str(Scenario.model_json_schema()):
+        doc = json.loads((DATA / "persistent_nagle.json").read_text())
+        doc["tcp"]["handshake"] = "ttcp"
+        p = resolve(Scenario.model_validate(doc))
+        with pytest.raises(SimulationError, match="T/TCP"):
+            setup_text(p, "persistent")

@@ -1,0 +1,776 @@
+// The ns-3 side of the validation harness: a client and a server node, the HTTP applications of
+// the model's five protocols, and a trace of every packet. JIT-compiled by cppyy inside the worker
+// process (validation/worker.py); Python callbacks from C++ are not used.
+//
+// Input: a config text of "key value" lines (validation/sim.py writes it). Output: a text trace,
+// one record a line, that validation/analyze.py turns into the model's output fields.
+//
+// Topology: two links, one per direction, so each direction has its own rate and one-way delay:
+//   link A (uplink)   client 10.0.1.1 -> server 10.0.1.2, rate b_up, delay d_up
+//   link B (downlink) server 10.0.2.2 -> client 10.0.2.1, rate b_down, delay d_down
+// The server reaches 10.0.1.1 through a host route over link B; the client accepts packets for
+// 10.0.1.1 on link B (ns-3's weak end-system model). No queue disc; device queues of 10^6 packets.
+
+#include <algorithm>
+#include <cstdint>
+#include <deque>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace llab
+{
+using namespace ns3;
+
+// Read protected TcpSocketBase state (for the trace) and flush held data (for the close rule).
+struct TcpPeek : public TcpSocketBase
+{
+    static uint32_t Cwnd(const TcpSocketBase* s)
+    {
+        return (s->*(&TcpPeek::m_tcb))->m_cWnd.Get();
+    }
+
+    static uint32_t NextTx(const TcpSocketBase* s)
+    {
+        return (s->*(&TcpPeek::m_tcb))->m_nextTxSequence.Get().GetValue();
+    }
+
+    static uint32_t Una(const TcpSocketBase* s)
+    {
+        return (s->*(&TcpPeek::m_txBuffer))->HeadSequence().GetValue();
+    }
+
+    static uint32_t Tail(const TcpSocketBase* s)
+    {
+        return (s->*(&TcpPeek::m_txBuffer))->TailSequence().GetValue();
+    }
+
+    static uint32_t RWnd(const TcpSocketBase* s)
+    {
+        return (s->*(&TcpPeek::m_rWnd)).Get();
+    }
+
+    static bool NoDelay(const TcpSocketBase* s)
+    {
+        return s->*(&TcpPeek::m_noDelay);
+    }
+
+    // ns-3 ACKs the first data segment after the handshake at once (m_delAckCount is set to
+    // DelAckCount on entering ESTABLISHED); the "quickack 0" option undoes that.
+    static void ResetDelAck(TcpSocketBase* s)
+    {
+        s->*(&TcpPeek::m_delAckCount) = 0;
+    }
+
+    // ns-3 times its LAST_ACK state from the RTT estimate alone (no MinRto), so a FIN sent while
+    // the peer's ACK waits behind a long queue is retransmitted; resetting the estimator to its
+    // (huge) InitialEstimation keeps that timer from firing, as no loss is possible.
+    static void LongLastAck(TcpSocketBase* s)
+    {
+        (s->*(&TcpPeek::m_rtt))->Reset();
+    }
+
+    static uint32_t Flush(TcpSocketBase* s)
+    {
+        return (s->*(&TcpPeek::SendPendingData))(true);
+    }
+};
+
+struct Setup
+{
+    double d_up_ms = 35, d_down_ms = 35;
+    double b_up = 1544000, b_down = 1544000;
+    uint32_t mss = 536, iw = 10, rwnd = 131072, dack_segments = 2, request = 200, header = 200,
+             write = 4096, parallel = 4;
+    double dack_ms = 200, server_think = 0, client_think = 0, conn_overhead = 0;
+    bool nagle = false, handshake = true, header_flush = false;
+    bool quickack = true; // ns-3's own behaviour: ACK the first data segment of a connection at once
+    std::string protocol = "http10";
+    std::vector<uint64_t> sizes; // html first, then the objects
+    uint64_t sndbuf = 1u << 20;
+    double stop_s = 100000;
+    uint32_t spacing_ns = 2;
+};
+
+static Setup
+ParseSetup(const std::string& text)
+{
+    Setup c;
+    std::istringstream in(text);
+    std::string key;
+    while (in >> key)
+    {
+        if (key == "d_up_ms") in >> c.d_up_ms;
+        else if (key == "d_down_ms") in >> c.d_down_ms;
+        else if (key == "b_up") in >> c.b_up;
+        else if (key == "b_down") in >> c.b_down;
+        else if (key == "mss") in >> c.mss;
+        else if (key == "iw") in >> c.iw;
+        else if (key == "rwnd") in >> c.rwnd;
+        else if (key == "dack_ms") in >> c.dack_ms;
+        else if (key == "dack_segments") in >> c.dack_segments;
+        else if (key == "nagle") { int v; in >> v; c.nagle = v != 0; }
+        else if (key == "handshake") { int v; in >> v; c.handshake = v != 0; }
+        else if (key == "request") in >> c.request;
+        else if (key == "quickack") { int v; in >> v; c.quickack = v != 0; }
+        else if (key == "header") in >> c.header;
+        else if (key == "header_flush") { int v; in >> v; c.header_flush = v != 0; }
+        else if (key == "write") in >> c.write;
+        else if (key == "server_think") in >> c.server_think;
+        else if (key == "client_think") in >> c.client_think;
+        else if (key == "conn_overhead") in >> c.conn_overhead;
+        else if (key == "parallel") in >> c.parallel;
+        else if (key == "protocol") in >> c.protocol;
+        else if (key == "sndbuf") in >> c.sndbuf;
+        else if (key == "stop_s") in >> c.stop_s;
+        else if (key == "spacing_ns") in >> c.spacing_ns;
+        else if (key == "sizes")
+        {
+            size_t n;
+            in >> n;
+            c.sizes.resize(n);
+            for (size_t i = 0; i < n; i++) in >> c.sizes[i];
+        }
+        else
+        {
+            NS_FATAL_ERROR("unknown config key " << key);
+        }
+    }
+    return c;
+}
+
+static Time
+Ms(double ms)
+{
+    return NanoSeconds(static_cast<int64_t>(ms * 1e6 + 0.5));
+}
+
+struct Conn
+{
+    int id = -1;
+    Ptr<Socket> cs; // client socket
+    Ptr<Socket> ss; // server socket (accepted)
+    uint16_t port = 0;
+    bool close_after = false;
+    bool opened = false;
+    bool pooled = false;
+    std::vector<int> pending_names; // names to request once open (new connections)
+    // client side
+    std::vector<std::pair<uint64_t, int>> expect; // (cumulative end offset, name)
+    size_t expect_i = 0;
+    uint64_t expect_end = 0;
+    uint64_t crcv = 0;
+    std::vector<std::vector<int>> requests;
+    // server side
+    uint64_t srcv = 0;
+    uint32_t served = 0;
+    bool has_last_write = false;
+    Time last_write;
+    // application write spacing (ns-3 defers SendPendingData by one time step)
+    Time next_write_c, next_write_s;
+};
+
+class Sim
+{
+  public:
+    explicit Sim(const Setup& c)
+        : m_c(c)
+    {
+    }
+
+    std::string Run();
+
+  private:
+    Setup m_c;
+    std::ostringstream m_out;
+    uint64_t m_seq = 0;
+    Time m_t0;
+    bool m_started = false;
+    Ptr<Node> m_client, m_server;
+    Ipv4Address m_caddr, m_saddr;
+    std::deque<Conn> m_conns; // deque: references stay valid when a connection is added
+    std::map<uint16_t, int> m_port2conn;
+    std::map<const Socket*, int> m_sock2conn;
+    std::vector<int64_t> m_start, m_end;
+    std::vector<int> m_objconn;
+    std::vector<int> m_pending; // http10_parallel: names not yet launched
+    int m_done_count = 0;
+    int m_pool_next = 0;
+    int m_pool_accepted = 0;
+    int m_pool_size = 0;
+    uint64_t m_drops = 0;
+    // Per-packet records. Each direction is one FIFO link without loss, so the k-th packet queued
+    // is the k-th to start serialization and the k-th to arrive (packet uids are not unique: TCP
+    // segments cut from one application write share its uid).
+    struct Pkt
+    {
+        int dir;
+        int64_t tq = -1, ts = -1, te = -1, ta = -1;
+        uint64_t sq = 0, sa = 0;
+        uint32_t size = 0, payload = 0, seq = 0, ack = 0, win = 0;
+        uint16_t sport = 0, dport = 0;
+        uint8_t flags = 0;
+    };
+
+    std::vector<Pkt> m_pkts[2];
+    Ptr<NetDevice> m_unused[2];
+    size_t m_nts[2] = {0, 0}, m_nte[2] = {0, 0}, m_nta[2] = {0, 0};
+
+    // Absolute simulation time (ns); analyze.py subtracts the page's start (T0).
+    static int64_t Now()
+    {
+        return Simulator::Now().GetNanoSeconds();
+    }
+
+    // ---------------------------------------------------------------- tracing
+    static void Parse(Ptr<const Packet> p, Pkt& k)
+    {
+        Ptr<Packet> c = p->Copy();
+        k.size = c->GetSize();
+        PppHeader ppp;
+        c->RemoveHeader(ppp);
+        Ipv4Header ip;
+        c->RemoveHeader(ip);
+        TcpHeader tcp;
+        c->RemoveHeader(tcp);
+        k.payload = c->GetSize();
+        k.seq = tcp.GetSequenceNumber().GetValue();
+        k.ack = tcp.GetAckNumber().GetValue();
+        k.win = tcp.GetWindowSize();
+        k.sport = tcp.GetSourcePort();
+        k.dport = tcp.GetDestinationPort();
+        k.flags = tcp.GetFlags();
+    }
+
+    void MacTx(int dir, Ptr<const Packet> p)
+    {
+        Pkt k;
+        k.dir = dir;
+        Parse(p, k);
+        k.tq = Now();
+        k.sq = ++m_seq;
+        m_pkts[dir].push_back(k);
+    }
+
+    void TxBegin(int dir)
+    {
+        NS_ABORT_IF(m_nts[dir] >= m_pkts[dir].size());
+        m_pkts[dir][m_nts[dir]++].ts = Now();
+    }
+
+    void TxEnd(int dir)
+    {
+        NS_ABORT_IF(m_nte[dir] >= m_pkts[dir].size());
+        m_pkts[dir][m_nte[dir]++].te = Now();
+    }
+
+    void RxEnd(int dir)
+    {
+        NS_ABORT_IF(m_nta[dir] >= m_pkts[dir].size());
+        Pkt& k = m_pkts[dir][m_nta[dir]++];
+        k.ta = Now();
+        k.sa = ++m_seq;
+    }
+
+    void MacTxUp(Ptr<const Packet> p) { MacTx(0, p); }
+    void MacTxDown(Ptr<const Packet> p) { MacTx(1, p); }
+    void TxBeginUp(Ptr<const Packet> p) { TxBegin(0); }
+    void TxBeginDown(Ptr<const Packet> p) { TxBegin(1); }
+    void TxEndUp(Ptr<const Packet> p) { TxEnd(0); }
+    void TxEndDown(Ptr<const Packet> p) { TxEnd(1); }
+    void RxEndUp(Ptr<const Packet> p) { RxEnd(0); }
+    void RxEndDown(Ptr<const Packet> p) { RxEnd(1); }
+
+    void Drop(Ptr<const Packet> p)
+    {
+        m_drops++;
+        m_out << "DROP " << Now() << " device\n";
+    }
+
+    void IpDrop(const Ipv4Header& h, Ptr<const Packet> p, Ipv4L3Protocol::DropReason r, Ptr<Ipv4> ip,
+                uint32_t iface)
+    {
+        m_drops++;
+        m_out << "DROP " << Now() << " ip " << static_cast<int>(r) << "\n";
+    }
+
+    // Sender state just before a segment is processed: for telling window stalls from Nagle stalls.
+    void SockRx(Ptr<const Packet> p, const TcpHeader& h, Ptr<const TcpSocketBase> s)
+    {
+        auto it = m_sock2conn.find(PeekPointer(s));
+        if (it == m_sock2conn.end()) return;
+        const Conn& c = m_conns[it->second];
+        int side = (PeekPointer(c.cs) == PeekPointer(s)) ? 0 : 1;
+        const TcpSocketBase* b = PeekPointer(s);
+        m_out << "RXS " << Now() << " " << ++m_seq << " " << c.id << " " << side << " " << h.GetAckNumber().GetValue()
+              << " " << TcpPeek::Cwnd(b) << " " << TcpPeek::RWnd(b) << " " << TcpPeek::Una(b) << " "
+              << TcpPeek::NextTx(b) << " " << TcpPeek::Tail(b) << " " << (TcpPeek::NoDelay(b) ? 0 : 1) << "\n";
+    }
+
+    void Track(int cid, Ptr<Socket> s)
+    {
+        m_sock2conn[PeekPointer(s)] = cid;
+        s->TraceConnectWithoutContext("Rx", MakeCallback(&Sim::SockRx, this));
+    }
+
+    // ------------------------------------------------------------ connections
+    int NewConn(bool close_after)
+    {
+        int id = static_cast<int>(m_conns.size());
+        m_conns.emplace_back();
+        Conn& c = m_conns.back();
+        c.id = id;
+        c.close_after = close_after;
+        Ptr<Socket> s = Socket::CreateSocket(m_client, TcpSocketFactory::GetTypeId());
+        s->Bind(InetSocketAddress(m_caddr, 0));
+        Address a;
+        s->GetSockName(a);
+        c.port = InetSocketAddress::ConvertFrom(a).GetPort();
+        m_port2conn[c.port] = id;
+        c.cs = s;
+        Track(id, s);
+        s->SetConnectCallback(MakeCallback(&Sim::Connected, this), MakeCallback(&Sim::ConnectFailed, this));
+        s->SetRecvCallback(MakeCallback(&Sim::ClientRecv, this));
+        s->SetCloseCallbacks(MakeCallback(&Sim::ClientPeerClosed, this), MakeCallback(&Sim::ClientError, this));
+        s->Connect(InetSocketAddress(m_saddr, 80));
+        m_out << "CONN " << Now() << " " << id << " " << c.port << "\n";
+        return id;
+    }
+
+    void Connected(Ptr<Socket> s)
+    {
+        int id = m_sock2conn[PeekPointer(s)];
+        Conn& c = m_conns[id];
+        c.opened = true;
+        if (!m_c.quickack) TcpPeek::ResetDelAck(DynamicCast<TcpSocketBase>(s).operator->());
+        if (!m_started) return; // a pooled connection (handshake "none"): used later
+        m_out << "OPEN " << Now() << " " << id << "\n";
+        OnOpen(id);
+    }
+
+    void ConnectFailed(Ptr<Socket> s)
+    {
+        NS_FATAL_ERROR("connect failed");
+    }
+
+    void ClientError(Ptr<Socket> s)
+    {
+        m_out << "ERROR " << Now() << " client socket error on connection " << m_sock2conn[PeekPointer(s)]
+              << " errno " << static_cast<int>(s->GetErrno()) << "\n";
+    }
+
+    void ClientPeerClosed(Ptr<Socket> s)
+    {
+        // The model's client closes as soon as the server's FIN arrives.
+        int id = m_sock2conn[PeekPointer(s)];
+        m_out << "CCLOSE " << Now() << " " << id << "\n";
+        // ShutdownSend() here makes ns-3 send one FIN+ACK (as the model's client does) instead of
+        // an ACK of the FIN followed by a FIN.
+        TcpPeek::LongLastAck(DynamicCast<TcpSocketBase>(s).operator->());
+        s->ShutdownSend();
+        s->Close();
+    }
+
+    // Open a connection for names (HTTP/1.0 style), or take a pre-opened one (handshake none).
+    int Fetch(const std::vector<int>& names, bool close_after)
+    {
+        // HTTP/1.0: an object starts when its connection is opened; otherwise at its request
+        if (close_after)
+            for (int n : names)
+                if (m_start[n] < 0) m_start[n] = Now();
+        int id;
+        if (!m_c.handshake)
+        {
+            id = m_pool_next++;
+            NS_ABORT_MSG_IF(id >= static_cast<int>(m_conns.size()), "connection pool exhausted");
+            m_conns[id].close_after = close_after;
+            m_conns[id].pending_names = names;
+            m_out << "OPEN " << Now() << " " << id << "\n";
+            OnOpen(id);
+            return id;
+        }
+        id = NewConn(close_after);
+        m_conns[id].pending_names = names;
+        return id;
+    }
+
+    void OnOpen(int id)
+    {
+        Conn& c = m_conns[id];
+        if (m_c.protocol == "http10" || m_c.protocol == "http10_parallel")
+        {
+            Request(id, c.pending_names, Think());
+        }
+        else if (m_c.protocol == "getall")
+        {
+            std::vector<int> all;
+            for (size_t i = 0; i < m_c.sizes.size(); i++) all.push_back(static_cast<int>(i));
+            Request(id, all, Think());
+        }
+        else // persistent, pipelined: the HTML first
+        {
+            Request(id, {0}, Think());
+        }
+    }
+
+    Time Think() const
+    {
+        return Simulator::Now() + Ms(m_c.client_think);
+    }
+
+    void Request(int id, const std::vector<int>& names, Time at)
+    {
+        Conn& c = m_conns[id];
+        c.requests.push_back(names);
+        for (int n : names)
+        {
+            m_objconn[n] = id;
+            if (m_start[n] < 0) m_start[n] = at.GetNanoSeconds();
+            c.expect_end += m_c.sizes[n] + m_c.header;
+            c.expect.emplace_back(c.expect_end, n);
+        }
+        QueueWrite(id, false, at, m_c.request, 0);
+    }
+
+    // Application writes: each its own Send(), spaced so ns-3 runs SendPendingData once per write
+    // (ns-3 defers it by one time step, so writes at the same instant would merge).
+    void QueueWrite(int id, bool server, Time at, uint32_t bytes, int kind)
+    {
+        Conn& c = m_conns[id];
+        Time& nw = server ? c.next_write_s : c.next_write_c;
+        Time t = std::max(at, nw);
+        nw = t + NanoSeconds(m_c.spacing_ns);
+        Simulator::Schedule(t - Simulator::Now(), &Sim::DoWrite, this, id, server, bytes, kind);
+    }
+
+    void DoWrite(int id, bool server, uint32_t bytes, int kind)
+    {
+        Conn& c = m_conns[id];
+        Ptr<Socket> s = server ? c.ss : c.cs;
+        if (kind == 1)
+        {
+            // Close: BSD and Linux send what Nagle holds with the FIN (seed 000, 2.3); ns-3 would
+            // keep holding it, so Nagle is switched off and the held data flushed at once.
+            m_out << "CLOSE " << Now() << " " << ++m_seq << " " << id << " " << (server ? 1 : 0) << "\n";
+            s->SetAttribute("TcpNoDelay", BooleanValue(true));
+            s->Close();
+            TcpPeek::Flush(DynamicCast<TcpSocketBase>(s).operator->());
+            return;
+        }
+        int sent = s->Send(Create<Packet>(bytes));
+        NS_ABORT_MSG_IF(sent != static_cast<int>(bytes), "Send() refused " << bytes << " bytes");
+        m_out << "W " << Now() << " " << ++m_seq << " " << id << " " << (server ? 1 : 0) << " " << bytes << "\n";
+    }
+
+    // ------------------------------------------------------------------ server
+    bool AcceptRequest(Ptr<Socket> s, const Address& from)
+    {
+        return true;
+    }
+
+    void Accepted(Ptr<Socket> s, const Address& from)
+    {
+        uint16_t port = InetSocketAddress::ConvertFrom(from).GetPort();
+        auto it = m_port2conn.find(port);
+        NS_ABORT_MSG_IF(it == m_port2conn.end(), "unknown client port " << port);
+        Conn& c = m_conns[it->second];
+        c.ss = s;
+        Track(c.id, s);
+        if (!m_c.quickack) TcpPeek::ResetDelAck(DynamicCast<TcpSocketBase>(s).operator->());
+        s->SetRecvCallback(MakeCallback(&Sim::ServerRecv, this));
+        m_out << "ACCEPT " << Now() << " " << c.id << "\n";
+        if (!m_started && !m_c.handshake)
+        {
+            if (++m_pool_accepted == m_pool_size)
+            {
+                // every pooled connection is open and the links are idle: the page starts
+                Simulator::Schedule(MilliSeconds(1), &Sim::Start, this);
+            }
+        }
+    }
+
+    void ServerRecv(Ptr<Socket> s)
+    {
+        int id = m_sock2conn[PeekPointer(s)];
+        Conn& c = m_conns[id];
+        Ptr<Packet> p;
+        while (s->GetRxAvailable() > 0 && (p = s->Recv()))
+        {
+            c.srcv += p->GetSize();
+        }
+        uint32_t done = static_cast<uint32_t>(c.srcv / m_c.request);
+        while (c.served < done)
+        {
+            uint32_t idx = c.served++;
+            Time extra = Ms(m_c.server_think);
+            if (idx == 0) extra += Ms(m_c.conn_overhead);
+            Time begin = Simulator::Now();
+            if (c.has_last_write && c.last_write > begin) begin = c.last_write;
+            Time w = begin + extra;
+            c.has_last_write = true;
+            c.last_write = w;
+            bool last = c.close_after && idx == c.requests.size() - 1;
+            Simulator::Schedule(w - Simulator::Now(), &Sim::ServerRespond, this, id, idx, last);
+        }
+    }
+
+    void ServerRespond(int id, uint32_t idx, bool close)
+    {
+        Conn& c = m_conns[id];
+        Time now = Simulator::Now();
+        m_out << "RESP " << Now() << " " << id << " " << idx << "\n";
+        for (int n : c.requests[idx])
+        {
+            uint64_t body = m_c.sizes[n];
+            uint64_t total = body;
+            if (m_c.header_flush)
+            {
+                if (m_c.header > 0) QueueWrite(id, true, now, m_c.header, 0);
+            }
+            else
+            {
+                total += m_c.header;
+            }
+            if (total > 0)
+            {
+                if (m_c.write == 0 || total <= m_c.write)
+                {
+                    QueueWrite(id, true, now, static_cast<uint32_t>(total), 0);
+                }
+                else
+                {
+                    uint64_t nfull = (total - 1) / m_c.write;
+                    for (uint64_t k = 0; k < nfull; k++) QueueWrite(id, true, now, m_c.write, 0);
+                    QueueWrite(id, true, now, static_cast<uint32_t>(total - nfull * m_c.write), 0);
+                }
+            }
+        }
+        if (close) QueueWrite(id, true, now, 0, 1);
+    }
+
+    // ------------------------------------------------------------------ client
+    void ClientRecv(Ptr<Socket> s)
+    {
+        int id = m_sock2conn[PeekPointer(s)];
+        Conn& c = m_conns[id];
+        Ptr<Packet> p;
+        while (s->GetRxAvailable() > 0 && (p = s->Recv()))
+        {
+            c.crcv += p->GetSize();
+        }
+        while (c.expect_i < c.expect.size() && c.crcv >= c.expect[c.expect_i].first)
+        {
+            int n = c.expect[c.expect_i].second;
+            c.expect_i++;
+            m_end[n] = Now();
+            m_done_count++;
+            Done(id, n);
+        }
+    }
+
+    void Done(int id, int n)
+    {
+        const std::string& p = m_c.protocol;
+        int total = static_cast<int>(m_c.sizes.size());
+        if (p == "http10")
+        {
+            if (n + 1 < total) Fetch({n + 1}, true);
+        }
+        else if (p == "http10_parallel")
+        {
+            if (n == 0)
+            {
+                size_t k = std::min<size_t>(m_c.parallel, m_pending.size());
+                for (size_t i = 0; i < k; i++) Launch();
+            }
+            else if (!m_pending.empty())
+            {
+                Launch();
+            }
+        }
+        else if (p == "persistent")
+        {
+            if (n + 1 < total) Request(id, {n + 1}, Think());
+        }
+        else if (p == "pipelined")
+        {
+            if (n == 0)
+            {
+                Time at = Think();
+                for (int i = 1; i < total; i++) Request(id, {i}, at);
+            }
+        }
+    }
+
+    void Launch()
+    {
+        int n = m_pending.front();
+        m_pending.erase(m_pending.begin());
+        Fetch({n}, true);
+    }
+
+    void Start()
+    {
+        m_started = true;
+        m_t0 = Simulator::Now();
+        m_out << "START " << m_t0.GetNanoSeconds() << "\n";
+        const std::string& p = m_c.protocol;
+        if (p == "http10" || p == "http10_parallel")
+        {
+            for (size_t i = 1; i < m_c.sizes.size(); i++) m_pending.push_back(static_cast<int>(i));
+            Fetch({0}, true);
+        }
+        else
+        {
+            Fetch({0}, false);
+        }
+    }
+};
+
+std::string
+Sim::Run()
+{
+    const Setup& c = m_c;
+    size_t nobj = c.sizes.size();
+    m_start.assign(nobj, -1);
+    m_end.assign(nobj, -1);
+    m_objconn.assign(nobj, -1);
+
+    Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
+    Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(c.mss));
+    Config::SetDefault("ns3::TcpSocket::InitialCwnd", UintegerValue(c.iw));
+    Config::SetDefault("ns3::TcpSocket::RcvBufSize", UintegerValue(c.rwnd));
+    Config::SetDefault("ns3::TcpSocket::SndBufSize", UintegerValue(c.sndbuf));
+    Config::SetDefault("ns3::TcpSocket::DelAckCount", UintegerValue(c.dack_ms > 0 ? c.dack_segments : 1));
+    Config::SetDefault("ns3::TcpSocket::DelAckTimeout", TimeValue(Ms(c.dack_ms > 0 ? c.dack_ms : 1)));
+    Config::SetDefault("ns3::TcpSocket::TcpNoDelay", BooleanValue(!c.nagle));
+    // No loss, so no retransmission: timers long enough never to fire, even behind a deep queue.
+    Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(c.stop_s)));
+    Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(c.stop_s)));
+    Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(c.stop_s)));
+    Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.001));
+    // 40-byte IP+TCP headers on every data segment and ACK: no timestamps, no SACK; window scaling
+    // only when the receive window needs it (it adds an option to SYN and SYN-ACK only).
+    Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::Sack", BooleanValue(false));
+    Config::SetDefault("ns3::TcpSocketBase::WindowScaling", BooleanValue(c.rwnd > 65535));
+
+    NodeContainer nodes;
+    nodes.Create(2);
+    m_client = nodes.Get(0);
+    m_server = nodes.Get(1);
+
+    PointToPointHelper p2p;
+    p2p.SetQueue("ns3::DropTailQueue<Packet>", "MaxSize", QueueSizeValue(QueueSize("1000000p")));
+    // an MTU that carries a full segment without IP fragmentation (IP 20 + TCP 20 bytes of headers)
+    p2p.SetDeviceAttribute("Mtu", UintegerValue(std::min<uint32_t>(65535, std::max<uint32_t>(1500, c.mss + 40))));
+    p2p.SetChannelAttribute("Delay", TimeValue(Ms(c.d_up_ms)));
+    NetDeviceContainer devA = p2p.Install(m_client, m_server);
+    p2p.SetChannelAttribute("Delay", TimeValue(Ms(c.d_down_ms)));
+    NetDeviceContainer devB = p2p.Install(m_server, m_client);
+    uint64_t up = static_cast<uint64_t>(c.b_up + 0.5), down = static_cast<uint64_t>(c.b_down + 0.5);
+    devA.Get(0)->SetAttribute("DataRate", DataRateValue(DataRate(up)));
+    devA.Get(1)->SetAttribute("DataRate", DataRateValue(DataRate(up)));
+    devB.Get(0)->SetAttribute("DataRate", DataRateValue(DataRate(down)));
+    devB.Get(1)->SetAttribute("DataRate", DataRateValue(DataRate(down)));
+
+    InternetStackHelper stack;
+    stack.Install(nodes);
+    Ipv4AddressHelper addr;
+    addr.SetBase("10.0.1.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifA = addr.Assign(devA);
+    addr.SetBase("10.0.2.0", "255.255.255.0");
+    Ipv4InterfaceContainer ifB = addr.Assign(devB);
+    TrafficControlHelper tch;
+    tch.Uninstall(devA);
+    tch.Uninstall(devB);
+    m_caddr = ifA.GetAddress(0);
+    m_saddr = ifA.GetAddress(1);
+    Ipv4StaticRoutingHelper srh;
+    Ptr<Ipv4> sip = m_server->GetObject<Ipv4>();
+    srh.GetStaticRouting(sip)->AddHostRouteTo(m_caddr, ifB.GetAddress(1), sip->GetInterfaceForDevice(devB.Get(0)));
+
+    // traces: enqueue (TCP's send time), start and end of serialization, arrival
+    devA.Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&Sim::MacTxUp, this));
+    devB.Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&Sim::MacTxDown, this));
+    devA.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Sim::TxBeginUp, this));
+    devB.Get(0)->TraceConnectWithoutContext("PhyTxBegin", MakeCallback(&Sim::TxBeginDown, this));
+    devA.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&Sim::TxEndUp, this));
+    devB.Get(0)->TraceConnectWithoutContext("PhyTxEnd", MakeCallback(&Sim::TxEndDown, this));
+    devA.Get(1)->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&Sim::RxEndUp, this));
+    devB.Get(1)->TraceConnectWithoutContext("PhyRxEnd", MakeCallback(&Sim::RxEndDown, this));
+    for (uint32_t i = 0; i < 2; i++)
+    {
+        for (Ptr<NetDevice> d : {devA.Get(i), devB.Get(i)})
+        {
+            d->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&Sim::Drop, this));
+            d->TraceConnectWithoutContext("PhyTxDrop", MakeCallback(&Sim::Drop, this));
+            d->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&Sim::Drop, this));
+        }
+        // the unused direction of each link must stay silent
+        m_unused[i] = (i == 0 ? devA.Get(1) : devB.Get(1));
+    }
+    for (Ptr<Node> n : {m_client, m_server})
+    {
+        n->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Drop", MakeCallback(&Sim::IpDrop, this));
+    }
+
+    Ptr<Socket> listen = Socket::CreateSocket(m_server, TcpSocketFactory::GetTypeId());
+    listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), 80));
+    listen->Listen();
+    listen->SetAcceptCallback(MakeCallback(&Sim::AcceptRequest, this), MakeCallback(&Sim::Accepted, this));
+
+    if (c.handshake)
+    {
+        Simulator::ScheduleNow(&Sim::Start, this);
+    }
+    else
+    {
+        // handshake "none": every connection the protocol will use is opened before the page starts
+        bool http10 = c.protocol == "http10" || c.protocol == "http10_parallel";
+        m_pool_size = http10 ? static_cast<int>(nobj) : 1;
+        for (int i = 0; i < m_pool_size; i++) NewConn(false);
+    }
+    Simulator::Stop(Seconds(c.stop_s));
+    Simulator::Run();
+
+    std::ostringstream head;
+    head << "T0 " << m_t0.GetNanoSeconds() << "\n";
+    head << "DROPS " << m_drops << "\n";
+    for (size_t i = 0; i < nobj; i++)
+    {
+        head << "OBJ " << i << " " << m_objconn[i] << " " << m_start[i] << " " << m_end[i] << "\n";
+    }
+    for (const Conn& k : m_conns)
+    {
+        head << "PORT " << k.id << " " << k.port << "\n";
+    }
+    for (int dir = 0; dir < 2; dir++)
+    {
+        for (const Pkt& k : m_pkts[dir])
+        {
+            head << "PKT " << k.dir << " " << k.tq << " " << k.ts << " " << k.te << " " << k.ta << " " << k.sq << " "
+                 << k.sa << " " << k.size << " " << k.payload << " " << k.sport << " " << k.dport << " "
+                 << static_cast<int>(k.flags) << " " << k.seq << " " << k.ack << " " << k.win << "\n";
+        }
+    }
+    for (int i = 0; i < 2; i++)
+    {
+        head << "UNUSED " << i << " "
+             << DynamicCast<PointToPointNetDevice>(m_unused[i])->GetQueue()->GetTotalReceivedPackets() << "\n";
+    }
+    Simulator::Destroy();
+    return head.str() + m_out.str();
+}
+
+std::string
+RunScenario(const std::string& text)
+{
+    Ipv4AddressGenerator::Reset();
+    Setup c = ParseSetup(text);
+    Sim sim(c);
+    return sim.Run();
+}
+
+} // namespace llab

@@ -1,0 +1,257 @@
+"""Run a model scenario through ns-3: the scenario document in, the model's output fields out.
+
+``Simulator`` owns one worker process (:mod:`validation.worker`) that imports ns-3 once (about
+15 s) and then runs scenario after scenario (a few ms to a few s each). ``simulate`` is the
+one-shot form. The scenario is validated with :class:`model.Scenario` and resolved with
+:func:`model.scenario.resolve`, so ns-3 gets exactly the numbers the model computes with.
+
+What ns-3 is given (see ``harness.cc`` for the topology and the applications):
+
+- two nodes joined by one point-to-point link per direction (rate and one-way delay each), device
+  queues of 10^6 packets and no queue disc, so nothing is dropped (checked: zero drops, zero
+  retransmissions, else :class:`SimulationError`);
+- TcpNewReno, no timestamps, no SACK, window scaling only when ``receive_window_bytes`` > 65535
+  (it adds 4 bytes to SYN and SYN-ACK only); SegmentSize = ``mss_bytes``, InitialCwnd,
+  RcvBufSize = ``receive_window_bytes``, SndBufSize large enough for the whole page,
+  DelAckCount = ``delayed_ack_segments`` and DelAckTimeout = ``delayed_ack_ms`` (a timer of 0:
+  DelAckCount 1), TcpNoDelay = not ``nagle``; retransmission timers so long they never fire;
+- per-packet overhead: ns-3 puts 20 (IP) + 20 (TCP) + 2 (PPP) = 42 bytes on the wire beyond the
+  payload, fixed. ``PACKET_OVERHEAD_BYTES`` is that number; :mod:`validation.compare` runs the
+  model with ``packet_overhead_bytes`` = 42 so both serialize the same bytes.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import threading
+from pathlib import Path
+from typing import Any
+
+from model.scenario import ALL_PROTOCOLS, Params, Scenario, resolve
+from validation.analyze import analyze
+
+#: Bytes ns-3's point-to-point link puts on the wire beyond the TCP payload (IP 20 + TCP 20 + PPP 2).
+PACKET_OVERHEAD_BYTES = 42
+
+ROOT = Path(__file__).resolve().parent
+
+
+class SimulationError(RuntimeError):
+    """ns-3 could not run the scenario as the model defines it (a crash, a drop, a retransmission)."""
+
+
+def ns3_available() -> bool:
+    """Whether the ``ns3`` package is installed (without importing it: that takes 15 s)."""
+    return importlib.util.find_spec("ns3") is not None
+
+
+def _handshake(p: Params) -> str:
+    h = p.handshake
+    if isinstance(h, bool):  # older Params: True for three_way
+        return "three_way" if h else "none"
+    return str(h)
+
+
+def unsupported(p: Params) -> list[str]:
+    """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it)."""
+    out = []
+    if _handshake(p) not in ("three_way", "none"):
+        out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
+    if getattr(p, "pages", 1) != 1:
+        out.append("session.pages > 1 (the harness loads one page)")
+    return out
+
+
+def differences(p: Params) -> list[str]:
+    """Where ns-3's TCP is not the TCP the scenario's profile describes (the comparison still runs)."""
+    out = []
+    if p.profile.name != "ns3":
+        out.append(f"tcp.profile is {p.profile.name!r}: ns-3 runs its own TCP, not the {p.profile.name} rules")
+    restart = getattr(p, "idle_restart", "keep")
+    if restart != "keep":
+        out.append(f"tcp.idle_restart {restart!r}: ns-3 keeps its window after idle")
+    return out
+
+
+def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
+    """The harness's input for one protocol: ``key value`` pairs (see ``harness.cc``)."""
+    bad = unsupported(p)
+    if bad:
+        raise SimulationError("the ns-3 harness cannot build: " + "; ".join(bad))
+    sizes = [p.html, *p.objects]
+    total = sum(sizes) + len(sizes) * (p.header + p.request)
+    sndbuf = min(max(1 << 20, 2 * total + (1 << 16)), (1 << 31) - 1)
+    # Timers (connect, retransmission) and the run's end, far beyond anything the page can take (s).
+    rtt_s = (p.d_up + p.d_down) / 1000.0
+    tx_s = 2 * total * max(p.k_up, p.k_down) / 1000.0
+    stop_s = 10_000.0 + 20 * len(sizes) * (rtt_s + 1.0) + 4 * tx_s
+    fields: list[tuple[str, Any]] = [
+        ("protocol", protocol),
+        ("d_up_ms", repr(p.d_up)),
+        ("d_down_ms", repr(p.d_down)),
+        ("b_up", repr(8000.0 / p.k_up)),
+        ("b_down", repr(8000.0 / p.k_down)),
+        ("mss", p.mss),
+        ("iw", p.iw),
+        ("rwnd", p.rwnd),
+        ("dack_ms", repr(p.dack_ms)),
+        ("dack_segments", p.dack_segments),
+        ("nagle", int(p.nagle)),
+        ("handshake", int(_handshake(p) == "three_way")),
+        ("request", p.request),
+        ("header", p.header),
+        ("header_flush", int(p.header_flush)),
+        ("write", p.write),
+        ("server_think", repr(p.server_think)),
+        ("client_think", repr(p.client_think)),
+        ("conn_overhead", repr(p.conn_overhead)),
+        ("parallel", p.parallel),
+        ("sndbuf", sndbuf),
+        ("stop_s", repr(stop_s)),
+        ("quickack", int(quickack)),
+    ]
+    text = " ".join(f"{k} {v}" for k, v in fields)
+    return text + f" sizes {len(sizes)} " + " ".join(str(s) for s in sizes)
+
+
+def as_scenario(doc: Scenario | dict[str, Any]) -> Scenario:
+    return doc if isinstance(doc, Scenario) else Scenario.model_validate(doc)
+
+
+class Simulator:
+    """One ns-3 worker process; use as a context manager, call :meth:`run` as often as needed."""
+
+    def __init__(self, *, python: str | None = None, timeout_s: float = 600.0) -> None:
+        self.python = python or sys.executable
+        self.timeout_s = timeout_s
+        self.proc: subprocess.Popen[str] | None = None
+        self.tmp: tempfile.TemporaryDirectory[str] | None = None
+        self.startup_s: float | None = None
+        self._n = 0
+
+    # ---------------------------------------------------------------- process
+    def start(self) -> None:
+        if self.proc is not None and self.proc.poll() is None:
+            return
+        if not ns3_available():
+            raise SimulationError("the ns3 package is not installed (pip install -r requirements-validation.txt)")
+        # ns-3's loader globs the working directory recursively for libraries: give it an empty one.
+        self.tmp = tempfile.TemporaryDirectory(prefix="llab-ns3-")
+        env = dict(os.environ)
+        env["PYTHONPATH"] = str(ROOT.parent) + os.pathsep + env.get("PYTHONPATH", "")
+        self.proc = subprocess.Popen(
+            [self.python, str(ROOT / "worker.py")],
+            cwd=self.tmp.name,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=self._stderr(),
+            text=True,
+            env=env,
+        )
+        hello = self._read()
+        if not hello.get("ready"):
+            raise SimulationError(f"ns-3 worker did not start: {hello}")
+        self.startup_s = hello.get("startup_s")
+
+    @staticmethod
+    def _stderr() -> Any:
+        """Where the worker's stderr goes: LLAB_NS3_STDERR=1 to this process's, =PATH to a file."""
+        where = os.environ.get("LLAB_NS3_STDERR")
+        if not where:
+            return subprocess.DEVNULL
+        if where == "1":
+            return None
+        return open(where, "a")
+
+    def close(self) -> None:
+        if self.proc is not None:
+            if self.proc.stdin:
+                self.proc.stdin.close()
+            try:
+                self.proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                self.proc.kill()
+                self.proc.wait()
+            self.proc = None
+        if self.tmp is not None:
+            self.tmp.cleanup()
+            self.tmp = None
+
+    def __enter__(self) -> Simulator:
+        self.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+    def _read(self) -> dict[str, Any]:
+        assert self.proc is not None and self.proc.stdout is not None
+        result: list[str] = []
+
+        def reader() -> None:
+            assert self.proc is not None and self.proc.stdout is not None
+            result.append(self.proc.stdout.readline())
+
+        th = threading.Thread(target=reader, daemon=True)
+        th.start()
+        th.join(self.timeout_s)
+        if th.is_alive():
+            self.proc.kill()
+            self.proc = None
+            raise SimulationError(f"ns-3 worker gave no answer in {self.timeout_s:.0f} s")
+        line = result[0] if result else ""
+        if not line:
+            code = self.proc.wait()
+            self.proc = None
+            raise SimulationError(f"ns-3 worker died (exit status {code}); rerun with LLAB_NS3_STDERR=1 to see why")
+        reply: dict[str, Any] = json.loads(line)
+        return reply
+
+    # ------------------------------------------------------------------- runs
+    def run_trace(self, setup: str) -> str:
+        """Run one harness setup; the raw trace text."""
+        self.start()
+        assert self.proc is not None and self.proc.stdin is not None
+        self._n += 1
+        self.proc.stdin.write(json.dumps({"id": self._n, "setup": setup}) + "\n")
+        self.proc.stdin.flush()
+        reply = self._read()
+        if "error" in reply:
+            raise SimulationError(reply["error"])
+        trace: str = reply["trace"]
+        return trace
+
+    def run(self, scenario: Scenario | dict[str, Any], protocol: str, *, quickack: bool = True) -> dict[str, Any]:
+        """One protocol of a scenario through ns-3: the model's output fields as ns-3 measured them."""
+        s = as_scenario(scenario)
+        p = resolve(s)
+        trace = self.run_trace(setup_text(p, protocol, quickack=quickack))
+        try:
+            out = analyze(trace, p)
+        except ValueError as exc:  # a drop, a retransmission, an object that never completed
+            raise SimulationError(f"{protocol}: {exc}") from exc
+        out["protocol"] = protocol
+        return out
+
+    def predict(self, scenario: Scenario | dict[str, Any], *, quickack: bool = True) -> dict[str, Any]:
+        """Like :func:`model.predict`: every protocol the scenario asks for, ``{"scenario", "results"}``."""
+        s = as_scenario(scenario)
+        results = [self.run(s, proto, quickack=quickack) for proto in s.protocols]
+        return {"scenario": s.model_dump(mode="json"), "results": results}
+
+
+def simulate(scenario: Scenario | dict[str, Any], protocols: list[str] | None = None) -> dict[str, Any]:
+    """One-shot: start a worker, run the scenario's protocols (or ``protocols``), stop it."""
+    s = as_scenario(scenario)
+    if protocols is not None:
+        bad = [p for p in protocols if p not in ALL_PROTOCOLS]
+        if bad:
+            raise ValueError(f"unknown protocols {bad}")
+        s = s.model_copy(update={"protocols": protocols})
+    with Simulator() as sim:
+        return sim.predict(s)
