@@ -96,8 +96,19 @@ class Packet(_Open):
     ack_held_ms: float
 
 
+class PageResult(_Open):
+    """One page load of a session (session.pages > 1)."""
+
+    page: int = Field(description="1 for the first page load.")
+    start_ms: float
+    end_ms: float
+    page_load_ms: float = Field(description="This page's load time (ms), from its start to its last byte.")
+    breakdown_ms: Breakdown
+    counts: dict[str, int] = Field(description="round_trips and the stall counts of this page.")
+
+
 class ProtocolResult(_Open):
-    """One protocol's prediction."""
+    """One protocol's prediction; for a session, page_load_ms and breakdown_ms add up its pages."""
 
     protocol: Protocol
     page_load_ms: float = Field(description="Page load time (ms).")
@@ -108,6 +119,7 @@ class ProtocolResult(_Open):
     objects: list[ObjectTiming]
     events: list[Event]
     packets: list[Packet] | None = Field(None, description="The packet schedule, only with packets=true.")
+    pages: list[PageResult] | None = Field(None, description="Each page load, only when session.pages > 1.")
 
 
 class PredictOutput(_Open):
