@@ -67,6 +67,17 @@ class Memory:
     samples: list[tuple[float, int]] = field(default_factory=list)  # (seconds since start, total worker RSS in KiB)
 
 
+#: The issue's sweep: 200 points (log-spaced RTT) x 5 protocols of a 10-object page.
+SWEEP_200: dict[str, object] = {
+    "field": "network.rtt_ms",
+    "start": 10,
+    "stop": 1000,
+    "steps": 200,
+    "spacing": "log",
+    "scenario": {"page": {"object_count": 10, "object_size_bytes": 2544}},
+}
+
+
 def _ms(text: str) -> float:
     m = re.fullmatch(r"([\d.]+)(us|ms|s|m)", text.strip())
     if not m:
@@ -182,14 +193,7 @@ def check_answers(port: int) -> None:
     with urllib.request.urlopen(f"{base}/api/v1/predict?{PAGE_QUERY}", timeout=10) as r:
         doc = json.load(r)
         assert len(doc["results"]) == 5 and len(doc["results"][0]["objects"]) == 11, doc
-    body = {
-        "field": "network.rtt_ms",
-        "start": 10,
-        "stop": 1000,
-        "steps": 200,
-        "spacing": "log",
-        "scenario": {"page": {"object_count": 10, "object_size_bytes": 2544}},
-    }
+    body = SWEEP_200
     req = urllib.request.Request(
         f"{base}/api/v1/sweep", json.dumps(body).encode(), {"Content-Type": "application/json"}, method="POST"
     )
@@ -315,14 +319,7 @@ def limits() -> int:
             "sweep, 200 points x 5 protocols x 10 objects",
             "POST",
             "/api/v1/sweep",
-            {
-                "field": "network.rtt_ms",
-                "start": 10,
-                "stop": 1000,
-                "steps": 200,
-                "spacing": "log",
-                "scenario": {"page": {"object_count": 10, "object_size_bytes": 2544}},
-            },
+            SWEEP_200,
         ),
         (
             "sweep, 3 points x 5 protocols x 990 objects",
