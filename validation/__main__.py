@@ -2,6 +2,10 @@
 
 Needs the ``ns3`` package (``pip install -r requirements-validation.txt``). Starting ns-3 takes
 about 15 s; each protocol then takes milliseconds to seconds.
+
+``python -m validation grid`` runs the validation grid (:mod:`validation.grid`) through one ns-3
+worker, stores the raw results in ``docs/validation/grid.json`` and writes the report next to it;
+``python -m validation report`` writes the report again from that file, without ns-3.
 """
 
 from __future__ import annotations
@@ -38,7 +42,20 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="stop ns-3 from ACKing the first data segment of a connection at once (the model does not)",
     )
+    g = sub.add_parser("grid", help="run the validation grid through ns-3, store grid.json and write the report")
+    g.add_argument("--out", default=None, help="report folder (default docs/validation)")
+    g.add_argument("--size", type=int, default=None, help="scenarios (default: the grid's 320; fewer to try it out)")
+    g.add_argument("--no-report", action="store_true", help="store grid.json only")
+    r = sub.add_parser("report", help="write docs/validation/ again from its grid.json (no ns-3 needed)")
+    r.add_argument("--out", default=None, help="report folder (default docs/validation)")
     args = ap.parse_args(argv)
+
+    if args.cmd in ("grid", "report"):
+        from validation.report import main_grid, main_report
+
+        if args.cmd == "grid":
+            return main_grid(out=args.out, size=args.size, report=not args.no_report)
+        return main_report(out=args.out)
 
     from validation.compare import compare, table
     from validation.sim import SimulationError, Simulator, ns3_available
