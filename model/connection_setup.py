@@ -32,3 +32,11 @@ def first_byte_ms(
     long-lived connection only two (seed 002, section 4).
     """
     return handshake_ms(d_up_ms, d_down_ms, syn_tx_ms, synack_tx_ms) + request_tx_ms + d_up_ms + think_ms + d_down_ms
+
+
+def syn_option_bytes(receive_window_bytes: int) -> int:
+    """TCP option bytes on SYN and SYN-ACK (bytes): 4 for the window-scale option when the receive window
+    exceeds 65,535 bytes (RFC 7323, 2.2: 3 bytes padded to 4), else 0. The per-packet overhead covers the
+    fixed headers only; other options are left out.
+    """
+    return 4 if receive_window_bytes > 65_535 else 0

@@ -93,6 +93,7 @@ class Packet:
         "kind",
         "n",
         "obj",
+        "options",
         "payload",
         "prev",
         "seq_end",
@@ -119,6 +120,7 @@ class Packet:
         self.kind = kind  # SYN, SYNACK, ACK, DATA, FIN
         self.payload = payload
         self.n = n  # payload bytes as a number
+        self.options = 0  # TCP option bytes beyond the fixed headers (the window-scale option on SYNs)
         self.fin = fin
         self.held: Any = None  # for ACKs held by the delayed-ACK timer: how long beyond the trigger
         self.obj: str | None = None
@@ -176,14 +178,18 @@ class Engine:
         pkt.cause = cause
         free = self.link_free[d]
         start = t if t >= free else free
-        tx = q.tx(d, pkt.payload) if self.traced else (pkt.n + q.o) * q.k[d]
+        opt = pkt.options
+        if self.traced:
+            tx = q.tx(d, pkt.payload + q.size(opt) if opt else pkt.payload)
+        else:
+            tx = (pkt.n + opt + q.o) * q.k[d]
         end = start + tx
         arrival = end + q.d[d]
         pkt.t_s = start
         pkt.tx = tx
         pkt.t_e = end
         pkt.t_a = arrival
-        pkt.wire = int(pkt.n) + q.o
+        pkt.wire = int(pkt.n) + opt + q.o
         pkt.prev = self.link_last[d]
         self.link_last[d] = pkt
         self.link_free[d] = end

@@ -33,6 +33,9 @@ Behaviours (``TcpProfile`` fields):
 ``fin_on_data_acked_alone``
     ns3: a FIN arriving with data is acknowledged at once and the receiver's own FIN follows separately;
     bsd: one FIN+ACK answers it.
+``deliver_before_ack``
+    ns3: arriving data reaches the application before the receiver's ACK is sent, so a request or SYN
+    the application sends at once leaves ahead of that ACK; bsd: the ACK goes first (``tcp_input``).
 ``close_sends_held``
     Closing a connection sends what Nagle holds (seed 000, 2.3). True for both (the ns-3 harness
     is made to do the same, as the validation issue requires).
@@ -57,6 +60,7 @@ class TcpProfile:
     cwnd_counts_bytes: bool = False
     ack_first_segment: bool = False
     fin_on_data_acked_alone: bool = False
+    deliver_before_ack: bool = False
     field_defaults: dict[str, object] = field(default_factory=dict)
 
 
@@ -97,6 +101,7 @@ PROFILES: dict[str, TcpProfile] = {
         cwnd_counts_bytes=True,
         ack_first_segment=True,
         fin_on_data_acked_alone=True,
+        deliver_before_ack=True,
         field_defaults={
             "mss_bytes": 536,
             "initial_window_segments": 10,

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model import delayed_ack, nagle, slow_start
+from model import connection_setup, delayed_ack, nagle, slow_start
 from model.engine import DOWN, UP, Engine, Packet, Point
 from model.lin import Lin
 
@@ -276,6 +276,9 @@ class Endpoint:
         if self.first_pkt is None:
             self.first_pkt = pkt
         self.last_pkt = pkt
+        deliver_first = self.profile.deliver_before_ack
+        if deliver_first and self.on_data is not None:
+            self.on_data(t, pkt)
         if pkt.fin:
             pass  # the FIN is acknowledged at once, with the close (see Connection)
         elif first_data or delayed_ack.ack_now(
@@ -288,7 +291,7 @@ class Endpoint:
                 first = self.first_pkt
                 expiry = delayed_ack.ack_time_ms(t, self.q.dack)
                 self.eng.at(expiry, self._timer, self.token, first)
-        if self.on_data is not None:
+        if not deliver_first and self.on_data is not None:
             self.on_data(t, pkt)
 
     def _timer(self, t: Any, token: int, first: Packet) -> None:
@@ -363,6 +366,7 @@ class Connection:
             client.nxt, client.nxt_n = client.end, client.end_n
             client.last_data_t = point.t
         pkt = Packet(self.id, UP, "SYN", payload, n)
+        pkt.options = connection_setup.syn_option_bytes(p.rwnd)
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt
         pkt.ack = client.rcv
@@ -374,6 +378,7 @@ class Connection:
             server.rcv = syn.seq_end
             server.rcv_n += syn.n
         pkt = Packet(self.id, DOWN, "SYNACK", self.eng.q.size(0), 0)
+        pkt.options = connection_setup.syn_option_bytes(self.eng.q.p.rwnd)
         pkt.seq_end = server.nxt
         pkt.ack = server.rcv
         self.eng.transmit(pkt, t, ("arrival", syn, None, "connection_setup"), self.client.arrive)
