@@ -84,7 +84,6 @@ class Packet:
 
     __slots__ = (
         "ack",
-        "ack_only",
         "cause",
         "conn",
         "dir",
@@ -148,11 +147,9 @@ class Engine:
         self.traced = q.traced
         self.heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self.seq = 0
-        self.now: Any = q.zero
         self.link_free: list[Any] = [q.zero, q.zero]
         self.link_last: list[Packet | None] = [None, None]
         self.packets: list[Packet] = []
-        self.events: list[dict[str, Any]] = []
 
     def at(self, t: Any, fn: Callable[..., None], *args: Any) -> None:
         self.seq += 1
@@ -163,7 +160,6 @@ class Engine:
         pop = heapq.heappop
         while heap:
             _, _, fn, args = pop(heap)
-            self.now = args[0]
             fn(*args)
 
     def transmit(self, pkt: Packet, t: Any, cause: tuple[Any, ...], deliver: Callable[..., None]) -> None:

@@ -332,9 +332,7 @@ class Connection:
         self.server = Endpoint(self, DOWN, p.iw)
         self.client.peer = self.server
         self.server.peer = self.client
-        self.open_point: Point | None = None
         self.on_open: Callable[[Any, Point], None] | None = None
-        self.opened_at: Any = None
         # the HTTP applications' state (model.protocols.base.Session drives it)
         self.requests: list[list[str]] = []  # object names asked for, one list per request
         self.served = 0  # requests the server has started answering
@@ -352,10 +350,8 @@ class Connection:
         client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
         """
         p = self.eng.q.p
-        self.open_point = point
         if mode == "none":
             self.server.cwnd = slow_start.initial_window_segments(p.iw, p.profile.syn_ack_opens_window)
-            self.opened_at = point.t
             if self.on_open is not None:
                 self.on_open(point.t, point)
             return
@@ -391,7 +387,6 @@ class Connection:
             client.una = synack.ack
             client.una_n = synack.ack.v if isinstance(synack.ack, Lin) else synack.ack
         client.send_control("ACK", t, ("handshake", synack))
-        self.opened_at = t
         if self.on_open is not None:
             self.on_open(t, Point(t, synack, None, "connection_setup"))
 

@@ -56,7 +56,6 @@ class Session:
             for name, size in zip(names, sizes, strict=True):
                 self.objects[name] = ObjectRecord(name, size, k)
         self.events: list[dict[str, Any]] = []
-        self.window_stalls = 0
         self.restarts = 0
         self.start = Point(q.zero, None, None, "request")
         self.page = 0
@@ -295,7 +294,6 @@ class Session:
                 why += f", which the {receiver}'s delayed-ACK timer had held {held:.1f} ms"
             self._event("nagle_stall", start, g, ep, obj, why)
             return
-        self.window_stalls += 1
         first = len(self.events)
         dack = min(held, g)
         full = ep.blocked_window
