@@ -14,6 +14,20 @@ from model import predict
 from model.scenario import Scenario, resolve
 from validation.sim import PACKET_OVERHEAD_BYTES, Simulator, as_scenario, differences
 
+#: Counts compared between the model and ns-3 for each run.
+COUNT_KEYS = (
+    "packets",
+    "data_packets",
+    "ack_packets",
+    "control_packets",
+    "bytes_on_wire",
+    "connections",
+    "delayed_ack_stalls",
+    "nagle_stalls",
+    "slow_start_rounds",
+    "timer_acks",
+)
+
 
 def matched(scenario: Scenario | dict[str, Any], *, keep_overhead: bool = False) -> Scenario:
     """The scenario as both sides run it: the model with ns-3's per-packet overhead."""
@@ -67,26 +81,14 @@ def compare(
         m = model[proto]
         n = sim.run(s, proto, quickack=quickack)
         err = (m["page_load_ms"] - n["page_load_ms"]) / n["page_load_ms"] if n["page_load_ms"] > 0 else 0.0
-        keys = (
-            "packets",
-            "data_packets",
-            "ack_packets",
-            "control_packets",
-            "bytes_on_wire",
-            "connections",
-            "delayed_ack_stalls",
-            "nagle_stalls",
-            "slow_start_rounds",
-            "timer_acks",
-        )
         rows.append(
             {
                 "protocol": proto,
                 "model_ms": m["page_load_ms"],
                 "ns3_ms": n["page_load_ms"],
                 "error": err,
-                "model": {k: m["counts"][k] for k in keys},
-                "ns3": {k: n["counts"][k] for k in keys},
+                "model": {k: m["counts"][k] for k in COUNT_KEYS},
+                "ns3": {k: n["counts"][k] for k in COUNT_KEYS},
                 "objects": [
                     {
                         "name": mo["name"],

@@ -23,7 +23,7 @@ from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
 from model.scenario import ALL_PROTOCOLS, MAX_SEGMENTS, Scenario
-from validation.compare import compare
+from validation.compare import COUNT_KEYS, compare
 from validation.sim import PACKET_OVERHEAD_BYTES, SimulationError, Simulator
 
 #: The grid's random seed (the issue's number): change it and every figure in the report changes.
@@ -43,20 +43,6 @@ GOALS = {
 BW_MIN, BW_MAX = 28_800.0, 100e6
 RTT_MIN, RTT_MAX = 1.0, 700.0
 SIZE_MIN, SIZE_MAX = 100, 100_000
-
-#: Counts kept from each side (see :func:`validation.compare.compare`).
-COUNT_KEYS = (
-    "packets",
-    "data_packets",
-    "ack_packets",
-    "control_packets",
-    "bytes_on_wire",
-    "connections",
-    "delayed_ack_stalls",
-    "nagle_stalls",
-    "slow_start_rounds",
-    "timer_acks",
-)
 
 
 def _log_uniform(rng: random.Random, lo: float, hi: float) -> float:

@@ -25,6 +25,7 @@ from typing import Any
 
 from model.scenario import MAX_SEGMENTS
 from validation import grid as G
+from validation.compare import COUNT_KEYS
 
 ROOT = Path(__file__).resolve().parent.parent
 DEFAULT_OUT = ROOT / "docs" / "validation"
@@ -579,7 +580,7 @@ def markdown(data: dict[str, Any]) -> str:
         )
     )
     add("")
-    same_counts = all(r["model"][k] == r["ns3"][k] for r in worst for k in G.COUNT_KEYS if k != "bytes_on_wire")
+    same_counts = all(r["model"][k] == r["ns3"][k] for r in worst for k in COUNT_KEYS if k != "bytes_on_wire")
     undiagnosed = [f"{r['id']} {r['protocol']}" for r in worst if not diagnose(docs[r["id"]], r)]
     add(
         (
@@ -629,7 +630,7 @@ def markdown(data: dict[str, Any]) -> str:
         + (f" Runs where the model is faster by more than 0.001%: {len(neg)}." if neg else "")
     )
     add("")
-    count_keys = [k for k in G.COUNT_KEYS if k != "bytes_on_wire"]
+    count_keys = [k for k in COUNT_KEYS if k != "bytes_on_wire"]
     count_diffs = [
         (r["id"], r["protocol"], k, r["model"][k], r["ns3"][k])
         for r in rows
