@@ -3,6 +3,20 @@
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 
+# The browser tests (tests/browser) drive Debian's chromium through Playwright (installed from
+# requirements-dev.txt); Playwright's own browser download is not used. Installed once, as root.
+CHROMIUM="${CHROMIUM:-/usr/bin/chromium}"
+if [ ! -x "$CHROMIUM" ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "error: $CHROMIUM is missing and installing it needs root: apt-get install chromium" >&2
+        exit 1
+    fi
+    echo "== apt-get install chromium (for tests/browser)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
+fi
+
 source scripts/venv.sh requirements-dev.txt
 # the packet-level simulator the model is validated against (tests/validation run it)
 python -m pip install --quiet --disable-pip-version-check -r requirements-validation.txt
