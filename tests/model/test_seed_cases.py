@@ -7,7 +7,6 @@ across the plausible range of those parameters, so a fit is never passed off as 
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
 from typing import Any
@@ -15,33 +14,26 @@ from typing import Any
 import pytest
 
 from model import PRESETS, predict, preset
+from model.experiments import h96_document, p98_factors, pm94_round_trips, pm94_times
+from model.experiments import load_ms as _load_ms
 
 CASES = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
-
-
-def _load_ms(doc: dict[str, Any], protocol: str, **changes: Any) -> float:
-    """Page load time of ``protocol`` for ``doc`` with dotted-path ``changes`` applied."""
-    d = copy.deepcopy(doc)
-    d["protocols"] = [protocol]
-    for path, value in changes.items():
-        section, field = path.split("__")
-        d.setdefault(section, {})[field] = value
-    return float(predict(d)["results"][0]["page_load_ms"])
 
 
 # --------------------------------------------------------------------------------------- H96
 H96 = CASES["H96"]
 
 
-def _h96(row: str, doc: dict[str, Any] | None = None, **changes: Any) -> float:
+def _h96(row: str, **changes: Any) -> float:
+    """Table 1's ``row`` on the h96-lan preset (model.experiments sets it up), with ``changes``."""
+    doc = h96_document(row, **changes)
     r = H96["rows"][row]
-    return _load_ms(
-        doc or PRESETS["h96-lan"].document,
-        r["protocol"],
-        http__header_flush=r["header_flush"],
-        tcp__nagle=r["nagle"],
-        **changes,
+    assert (doc["protocols"], doc["http"]["header_flush"], doc["tcp"]["nagle"]) == (
+        [r["protocol"]],
+        r["header_flush"],
+        r["nagle"],
     )
+    return float(predict(doc)["results"][0]["page_load_ms"])
 
 
 @pytest.mark.parametrize("row", ["http", "phttp", "fix1", "fix2"])
@@ -65,12 +57,7 @@ def test_h96_stalls_are_the_ones_the_seed_describes() -> None:
     Nagle stalls on odd final segments; fix 1 leaves one Nagle stall; fix 2 none."""
 
     def result(row: str) -> dict[str, Any]:
-        r = H96["rows"][row]
-        d = copy.deepcopy(PRESETS["h96-lan"].document)
-        d["protocols"] = [r["protocol"]]
-        d["http"]["header_flush"] = r["header_flush"]
-        d["tcp"]["nagle"] = r["nagle"]
-        return dict(predict(d)["results"][0])
+        return dict(predict(h96_document(row))["results"][0])
 
     unfixed = result("phttp")
     assert unfixed["counts"]["delayed_ack_stalls"] == 1
@@ -101,38 +88,29 @@ def test_h96_sensitivity_to_unstated_parameters(overhead_ms: float, bandwidth_bp
 
 def test_h96_delayed_ack_timer_moves_the_stall_rows() -> None:
     """The fitted 187 ms timer against BSD's nominal 200 ms: every stall grows by 13 ms."""
-    base = PRESETS["h96-lan"].document
     for row, stalls in (("phttp", 3), ("fix1", 1)):
-        nominal = _h96(row, base, tcp__delayed_ack_ms=200)
+        nominal = _h96(row, tcp__delayed_ack_ms=200)
         assert nominal - _h96(row) == pytest.approx(13 * stalls, abs=0.5)
-    assert _h96("fix2", base, tcp__delayed_ack_ms=200) == pytest.approx(_h96("fix2"))
+    assert _h96("fix2", tcp__delayed_ack_ms=200) == pytest.approx(_h96("fix2"))
 
 
 # -------------------------------------------------------------------------------------- PM94
 PM94 = CASES["PM94"]
 
 
-def _pm94(size: int, protocols: tuple[str, ...], doc: dict[str, Any] | None = None, **changes: Any) -> list[float]:
-    doc = doc or PRESETS["pm94-remote"].document
-    return [_load_ms(doc, p, page__object_size_bytes=size, **changes) for p in protocols]
+def _pm94(size: int, protocols: tuple[str, ...], **changes: Any) -> list[float]:
+    return pm94_times(size, protocols, "pm94-remote", **changes)
 
 
 def test_pm94_round_trip_accounting() -> None:
     """Seed 002, sections 3 and 4: with negligible transmission, HTTP/1.0's first image starts after four
     round trips and each further image costs two; on a long-lived connection the first image takes two."""
-    d = {
-        "network": {"rtt_ms": 100, "bandwidth_bps": 100e9, "packet_overhead_bytes": 0},
-        "tcp": {"nagle": False},
-        "page": {"html_bytes": 100, "object_count": 3, "object_size_bytes": 100},
-    }
     rt = PM94["round_trips"]
-    out = {r["protocol"]: r for r in predict({**d, "protocols": ["http10", "persistent"]})["results"]}
-    http10 = {o["name"]: o for o in out["http10"]["objects"]}
-    assert http10["obj1"]["end_ms"] == pytest.approx(100 * rt["http10_first_image"], rel=1e-3)
-    assert out["http10"]["counts"]["round_trips"] == 2 + rt["per_additional_image"] * 3
-    open_conn = {**d, "protocols": ["persistent"], "tcp": {"nagle": False, "handshake": "none"}}
-    persistent = {o["name"]: o for o in predict(open_conn)["results"][0]["objects"]}
-    assert persistent["obj1"]["end_ms"] == pytest.approx(100 * rt["persistent_first_image"], rel=1e-3)
+    got = pm94_round_trips()  # in RTTs, on a 100 ms path with no transmission time to speak of
+    assert got["http10_first_image"] == pytest.approx(rt["http10_first_image"], rel=1e-3)
+    assert got["per_additional_image"] == pytest.approx(rt["per_additional_image"], rel=1e-3)
+    assert got["http10_round_trips"] == 2 + rt["per_additional_image"] * 3
+    assert got["persistent_first_image"] == pytest.approx(rt["persistent_first_image"], rel=1e-3)
 
 
 def test_pm94_small_images_statement() -> None:
@@ -152,8 +130,7 @@ def test_pm94_large_images_statement() -> None:
 def test_pm94_local_statement() -> None:
     """Seed 002, section 6, figure 6-4 (local server): persistent connections without pipelining reduce
     latency by only about 5-15%."""
-    doc = PRESETS["pm94-local"].document
-    http10, persistent = (_load_ms(doc, p) for p in ("http10", "persistent"))
+    http10, persistent = (_load_ms("pm94-local", p) for p in ("http10", "persistent"))
     assert PM94["local"]["reduction_min"] <= 1 - persistent / http10 <= PM94["local"]["reduction_max"]
 
 
@@ -186,16 +163,15 @@ P98 = CASES["P98"]
 def test_p98_speedup_factors(size: str) -> None:
     """Seed 001, 5.5.1: with 10 images, persistent connections and pipelining are ~6.13x (250 B),
     ~5.67x (5 KB) and ~4.73x (40 KB) faster than HTTP/1.0."""
-    doc = PRESETS["p98-terrestrial"].document
-    http10 = _load_ms(doc, "http10", page__object_size_bytes=int(size))
-    pipelined = _load_ms(doc, "pipelined", page__object_size_bytes=int(size))
+    http10 = _load_ms("p98-terrestrial", "http10", page__object_size_bytes=int(size))
+    pipelined = _load_ms("p98-terrestrial", "pipelined", page__object_size_bytes=int(size))
     assert http10 / pipelined == pytest.approx(P98["factors"][size], rel=P98["tolerance_rel"])
 
 
 def test_p98_trends_hold_on_the_satellite_path() -> None:
     """Seed 001, 5.5.2: the same trends on the satellite path, with larger absolute gains; and the relative
     gain is largest for the smallest images (5.5.1)."""
-    terr, sat = PRESETS["p98-terrestrial"].document, PRESETS["p98-satellite"].document
+    terr, sat = "p98-terrestrial", "p98-satellite"
     for size in (250, 5120, 40960):
         gain_t = _load_ms(terr, "http10", page__object_size_bytes=size) - _load_ms(
             terr, "pipelined", page__object_size_bytes=size
@@ -213,12 +189,9 @@ def test_p98_trends_hold_on_the_satellite_path() -> None:
 
 def _p98_factors(**changes: Any) -> dict[str, float]:
     """HTTP/1.0 over pipelined load time for each of seed 001's image sizes, on the terrestrial preset."""
-    doc = PRESETS["p98-terrestrial"].document
-    return {
-        s: _load_ms(doc, "http10", page__object_size_bytes=int(s), **changes)
-        / _load_ms(doc, "pipelined", page__object_size_bytes=int(s), **changes)
-        for s in P98["factors"]
-    }
+    got = p98_factors("p98-terrestrial", **changes)
+    assert sorted(got) == sorted(int(s) for s in P98["factors"])
+    return {str(size): f for size, f in got.items()}
 
 
 @pytest.mark.parametrize("iw", [1, 2, 3, 4])
