@@ -14,7 +14,8 @@ from flask import Flask, Response
 
 _ROOT = Path(__file__).resolve().parent.parent
 
-#: Sent with every response. The pages use no scripts and no inline styles.
+#: Sent with every response. The pages use no inline scripts and no inline styles (plotly.js's global
+#: rules come from a static stylesheet: see templates/index.html).
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; "
@@ -47,8 +48,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     # Werkzeug stops reading a body over this size and raises 413 (answered as a problem under /api/).
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["API_MAX_BODY_BYTES"])
 
-    from app import api, problems, views
+    from app import api, assets, problems, views
     from app.cache import ResponseCache
+
+    assets.init_app(app)  # compression; versioned, long-cached static files
 
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
