@@ -1,0 +1,180 @@
+"""model.experiments: the seed studies' setups, published numbers and the model over the papers' axes.
+
+The published numbers are held twice on purpose: in model/experiments.py (the gallery shows them) and in
+tests/data/seed_cases.json (copied from the seeds' reference); the first test proves the copies agree.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+from pathlib import Path
+
+import pytest
+
+from model import PRESETS, predict
+from model import experiments as E
+
+CASES = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
+
+
+def test_published_numbers_match_the_seed_case_data() -> None:
+    h96 = CASES["H96"]
+    for key, row in h96["rows"].items():
+        r = E.H96_ROWS[key]
+        assert (r.published_ms, r.protocol, r.header_flush, r.nagle, r.config) == (
+            row["published_ms"],
+            row["protocol"],
+            row["header_flush"],
+            row["nagle"],
+            row["config"],
+        )
+    assert set(E.H96_ROWS) == set(h96["rows"])
+    assert E.H96_TOLERANCE_REL == h96["tolerance_rel"]
+    assert E.H96_RATIOS == {k: v for k, v in h96["ratios"].items() if k != "ratio_tolerance_rel"}
+    pm94 = CASES["PM94"]
+    assert E.PM94_ROUND_TRIPS == pm94["round_trips"]
+    assert (E.PM94_SMALL_BYTES, E.PM94_LARGE_BYTES) == (pm94["small"]["image_bytes"], pm94["large"]["image_bytes"])
+    assert (E.PM94_LARGE_IMPROVEMENT, E.PM94_LARGE_TOLERANCE_REL) == (
+        pm94["large"]["improvement"],
+        pm94["large"]["tolerance_rel"],
+    )
+    assert E.PM94_LOCAL_REDUCTION == (pm94["local"]["reduction_min"], pm94["local"]["reduction_max"])
+    assert {str(k): v for k, v in E.P98_FACTORS.items()} == CASES["P98"]["factors"]
+    assert E.P98_TOLERANCE_REL == CASES["P98"]["tolerance_rel"]
+
+
+def test_document_copies_and_changes() -> None:
+    before = json.dumps(PRESETS["h96-lan"].document, sort_keys=True)
+    doc = E.document("h96-lan", "http10", tcp__nagle=False, session__pages=2)
+    assert doc["protocols"] == ["http10"] and doc["tcp"]["nagle"] is False and doc["session"] == {"pages": 2}
+    assert json.dumps(PRESETS["h96-lan"].document, sort_keys=True) == before
+    assert E.document(doc, ["persistent", "pipelined"])["protocols"] == ["persistent", "pipelined"]
+    assert E.load_ms("h96-lan", "http10") == predict(E.document("h96-lan", "http10"))["results"][0]["page_load_ms"]
+
+
+def test_n97_document_sets_the_modes() -> None:
+    doc = E.n97_document("ppp", "pipelined", revalidate=True, deflate=True)
+    assert doc["protocols"] == ["pipelined"] and doc["page"]["revalidate"] is True
+    assert doc["http"]["html_compression_ratio"] == E.N97_HTML_COMPRESSION_RATIO
+    assert "html_compression_ratio" not in E.n97_document("lan", "persistent")["http"]
+
+
+def test_comparison_error_and_agreement() -> None:
+    c = E.Comparison("f", "x", "q", "ms", 110.0, 100.0, "100 ms", 85.0, 115.0, None)
+    assert c.error_rel == pytest.approx(0.1) and c.agrees is True
+    assert E.Comparison("f", "x", "q", "x", 0.9, None, "below 1", None, 1.0, None).agrees is True
+    assert E.Comparison("f", "x", "q", "x", 1.1, None, "below 1", None, 1.0, None).agrees is False
+    open_ended = E.Comparison("f", "x", "q", "x", 5.0, 7.0, "up to 7", None, None, None)
+    assert open_ended.agrees is None and open_ended.error_rel == pytest.approx(5 / 7 - 1)
+
+
+@pytest.mark.parametrize("slug", E.SLUGS)
+def test_every_experiment_is_well_formed(slug: str) -> None:
+    e = E.experiment(slug)
+    assert e.slug == slug and e.citation and e.reproduced and e.not_reproduced
+    assert all(p in PRESETS for p in e.presets)
+    ids = [f.id for f in e.figures]
+    assert len(ids) == len(set(ids)) and ids
+    assert any(s.source == "published" for f in e.figures for s in f.series), "no published numbers drawn"
+    for f in e.figures:
+        assert f.series
+        for s in f.series:
+            assert s.x
+            for values in (s.y, s.low, s.high):
+                assert len(values) in (0, len(s.x)), (f.id, s.name)
+                assert all(math.isfinite(v) for v in values)
+            if s.style == "band":
+                assert not s.y and s.low and s.high
+            else:
+                assert s.y, (f.id, s.name)
+    assert e.comparisons
+    for c in e.comparisons:
+        assert math.isfinite(c.model) and c.published_text
+        assert c.preset is None or c.preset in PRESETS
+    for _label, name, _query in e.calculator:
+        assert name is None or name in PRESETS
+
+
+def test_experiments_are_computed_once() -> None:
+    assert E.experiment("h96") is E.experiment("h96")
+    assert [e.slug for e in E.experiments()] == list(E.SLUGS)
+    with pytest.raises(KeyError):
+        E.experiment("nope")
+
+
+# --- the numbers are the seed tests' numbers --------------------------------------------------------
+
+
+def _by_label(slug: str) -> dict[str, E.Comparison]:
+    return {c.label: c for c in E.experiment(slug).comparisons}
+
+
+def test_h96_rows_are_table_1_set_up_on_the_preset() -> None:
+    """Each row's model number is h96-lan with the row's protocol, header flush and Nagle (seed 000, 2.2)."""
+    rows = _by_label("h96")
+    for key, row in CASES["H96"]["rows"].items():
+        doc = dict(PRESETS["h96-lan"].document)
+        doc = {
+            **doc,
+            "protocols": [row["protocol"]],
+            "http": {**doc["http"], "header_flush": row["header_flush"]},
+            "tcp": {**doc["tcp"], "nagle": row["nagle"]},
+        }
+        expected = predict(doc)["results"][0]["page_load_ms"]
+        c = rows[row["config"]]
+        assert c.model == expected and c.published == row["published_ms"], key
+        assert c.agrees  # within the seed test's 15%
+
+
+def test_p98_factors_are_the_seed_tests() -> None:
+    rows = _by_label("p98")
+    for size, published in E.P98_FACTORS.items():
+        doc = PRESETS["p98-terrestrial"].document
+        times = {
+            p: predict({**doc, "protocols": [p], "page": {**doc["page"], "object_size_bytes": size}})["results"][0][
+                "page_load_ms"
+            ]
+            for p in ("http10", "pipelined")
+        }
+        c = next(c for c in rows.values() if c.figure == "fig5-6" and c.query["page.object_size_bytes"] == str(size))
+        assert c.model == pytest.approx(times["http10"] / times["pipelined"], rel=1e-12)
+        assert c.published == published and c.agrees
+
+
+def test_pm94_statements_hold_as_the_seed_tests_check_them() -> None:
+    e = E.experiment("pm94")
+    assert all(c.agrees for c in e.comparisons), [(c.label, c.model) for c in e.comparisons if not c.agrees]
+    doc = PRESETS["pm94-remote"].document
+    t = {
+        p: predict({**doc, "protocols": [p], "page": {**doc["page"], "object_size_bytes": 45566}})["results"][0][
+            "page_load_ms"
+        ]
+        for p in ("http10", "pipelined")
+    }
+    large = next(c for c in e.comparisons if c.figure == "fig6-2")
+    assert large.model == pytest.approx(100 * (1 - t["pipelined"] / t["http10"]), rel=1e-12)
+    fig61 = next(f for f in e.figures if f.id == "fig6-1")
+    assert [s.protocol for s in fig61.series] == ["http10", "persistent", "pipelined"]
+    assert all(a < b for s in fig61.series for a, b in zip(s.y, s.y[1:], strict=False))  # more images, longer
+
+
+def test_n97_claims_match_test_content() -> None:
+    """The same factors tests/model/test_content.py holds to 2-10 (1.9 on the modem's first visit)."""
+    e = E.experiment("n97")
+    for c in e.comparisons:
+        assert c.agrees, (c.label, c.quantity, c.model)
+    lan_first = next(c for c in e.comparisons if c.label == "LAN, first visit" and c.unit == "x" and c.low)
+    out = {r["protocol"]: r for r in predict(PRESETS["n97-lan"].document)["results"]}
+    assert lan_first.model == out["http10_parallel"]["counts"]["packets"] / out["pipelined"]["counts"]["packets"]
+
+
+def test_m98_lists_every_m98_preset() -> None:
+    e = E.experiment("m98")
+    names = [n for n in PRESETS if n.startswith("m98-")]
+    assert list(e.presets) == names == list(E.m98_presets())
+    fig4 = next(f for f in e.figures if f.id == "fig4")
+    model_x = {x for s in fig4.series if s.source == "model" for x in s.x}
+    assert model_x == {n.removeprefix("m98-").upper() for n in names}
+    published = next(s for s in fig4.series if s.source == "published")
+    assert dict(zip(published.x, published.y, strict=True)) == pytest.approx({"TT": 2.8, "SS": 5.8, "ST": 4.35})
