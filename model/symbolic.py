@@ -126,3 +126,35 @@ def describe(expr: sympy.Expr, p: Params, mathml: bool = True) -> dict[str, Any]
     out["latex_numbers"] = sympy.latex(with_numbers(expr, p))
     out["symbols"] = sorted(str(s) for s in expr.free_symbols)
     return out
+
+
+def terms(expr: sympy.Expr, p: Params) -> list[dict[str, Any]]:
+    """The expression's additive terms, each with its value in the scenario (ms); they sum to ``expr``'s value.
+
+    A serialization term ``8000 (a M + b o + ...) / B`` is split into one term per byte symbol, so
+    each term is ``coefficient x symbol`` (a time) or ``coefficient x symbol x 8000 / rate`` (bytes
+    over a rate). Returns ``{"expr", "coefficient", "symbol", "rate", "ms"}`` per term; ``symbol``
+    is ``None`` for a plain number (ms, or bytes when ``rate`` is given) and ``rate`` is the rate
+    symbol's name or ``None``.
+    """
+    values = substitutions(p)
+    out: list[dict[str, Any]] = []
+    for term in sympy.Add.make_args(sympy.expand(expr)):
+        rates = [r for r in (B, B_u) if r in term.free_symbols]
+        rate = rates[0] if rates else None
+        per_rate = sympy.expand(term * rate / 8000) if rate is not None else term
+        coeff, rest = per_rate.as_coeff_Mul()
+        sym = None if rest == 1 else rest
+        ms = float(coeff) * (values[sym] if sym is not None else 1.0)
+        if rate is not None:
+            ms *= 8000.0 / values[rate]
+        out.append(
+            {
+                "expr": term,
+                "coefficient": coeff,
+                "symbol": str(sym) if sym is not None else None,
+                "rate": str(rate) if rate is not None else None,
+                "ms": ms,
+            }
+        )
+    return out
