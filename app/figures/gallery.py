@@ -1,0 +1,126 @@
+"""The experiments gallery's figures: a :class:`model.experiments.Figure` (numbers) drawn with plotly.
+
+Model lines and bars take the protocol's colour where they have one (:data:`PROTOCOL_COLOURS`);
+published numbers are black diamonds with their accepted range as error bars, or a grey band where
+the paper gives only a range. Every trace is named, so the legend, not colour alone, tells them apart.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import plotly.graph_objects as go
+
+from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
+from model.experiments import Figure, Series
+
+#: Colours for model series without a protocol (Okabe-Ito, after the protocol colours).
+OTHER_COLOURS = ("#CC79A7", "#009E73", "#D55E00", "#0072B2", "#E69F00", "#56B4E9", "#999999")
+#: The breakdown parts of a stacked bar: stalls in strong colours, the rest muted.
+PART_COLOURS = {
+    "connection setup": "#BBBBBB",
+    "request": "#999999",
+    "server": "#777777",
+    "transmission": "#56B4E9",
+    "slow start idle": "#0072B2",
+    "delayed ack stall": "#D55E00",
+    "nagle stall": "#CC79A7",
+}
+PUBLISHED_COLOUR = "#000000"
+BAND_COLOUR = "rgba(0, 0, 0, 0.12)"
+
+
+def _colour(s: Series, index: int) -> str:
+    if s.style == "stack" and s.name in PART_COLOURS:
+        return PART_COLOURS[s.name]
+    if s.protocol is not None and not s.dash:
+        return PROTOCOL_COLOURS.get(s.protocol, OTHER_COLOURS[index % len(OTHER_COLOURS)])
+    return OTHER_COLOURS[index % len(OTHER_COLOURS)]
+
+
+def _traces(s: Series, index: int) -> list[go.BaseTraceType]:
+    x = list(s.x)
+    colour = _colour(s, index)
+    if s.style in ("bar", "stack"):
+        return [
+            go.Bar(
+                x=x,
+                y=list(s.y),
+                name=s.name,
+                marker={"color": colour, "pattern": {"shape": "/" if s.dash else ""}},
+            )
+        ]
+    if s.style == "line":
+        return [
+            go.Scatter(
+                x=x,
+                y=list(s.y),
+                name=s.name,
+                mode="lines+markers",
+                line={"color": colour, "dash": "dash" if s.dash else "solid"},
+                marker={"symbol": "circle-open" if s.dash else "circle"},
+            )
+        ]
+    if s.style == "points":
+        error: dict[str, Any] = {"visible": False}
+        if s.low and s.high:
+            error = {
+                "type": "data",
+                "array": [h - y for h, y in zip(s.high, s.y, strict=True)],
+                "arrayminus": [y - lo for y, lo in zip(s.y, s.low, strict=True)],
+                "color": PUBLISHED_COLOUR,
+                "width": 6,
+            }
+        return [
+            go.Scatter(
+                x=x,
+                y=list(s.y),
+                name=s.name,
+                mode="markers",
+                marker={"symbol": "diamond", "size": 11, "color": PUBLISHED_COLOUR},
+                error_y=error,
+            )
+        ]
+    # band: the lower edge, then the upper edge filled down to it
+    group = f"band{index}"
+    return [
+        go.Scatter(
+            x=x,
+            y=list(s.low),
+            name=s.name,
+            mode="lines",
+            line={"color": PUBLISHED_COLOUR, "width": 1, "dash": "dot"},
+            legendgroup=group,
+            showlegend=False,
+            hoverinfo="skip",
+        ),
+        go.Scatter(
+            x=x,
+            y=list(s.high),
+            name=s.name,
+            mode="lines",
+            line={"color": PUBLISHED_COLOUR, "width": 1, "dash": "dot"},
+            fill="tonexty",
+            fillcolor=BAND_COLOUR,
+            legendgroup=group,
+        ),
+    ]
+
+
+def figure(f: Figure) -> go.Figure:
+    """The plotly figure of an experiment's figure."""
+    fig = go.Figure()
+    for i, s in enumerate(f.series):
+        for trace in _traces(s, i):
+            fig.add_trace(trace)
+    stacked = any(s.style == "stack" for s in f.series)
+    fig.update_layout(
+        **BASE_LAYOUT,
+        title={"text": f.title},
+        xaxis={"title": {"text": f.x_title}, "type": "category" if f.x_categories else "linear"},
+        yaxis={"title": {"text": f.y_title}, "type": "log" if f.y_log else "linear"},
+        barmode="stack" if stacked else "group",
+        legend={"orientation": "h", "y": -0.25},
+        height=440,
+    )
+    return fig
