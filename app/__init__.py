@@ -48,7 +48,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     # Werkzeug stops reading a body over this size and raises 413 (answered as a problem under /api/).
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["API_MAX_BODY_BYTES"])
 
-    from app import api, assets, problems, teaching, views
+    from app import api, assets, gallery, problems, teaching, views
     from app.cache import ResponseCache
 
     assets.init_app(app)  # compression; versioned, long-cached static files
@@ -56,6 +56,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(views.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(teaching.bp)
+    app.register_blueprint(gallery.bp)
     problems.register(app)
     app.extensions["api_cache"] = ResponseCache(
         int(app.config["API_CACHE_BYTES"]), int(app.config["API_CACHE_MAX_ENTRY_BYTES"])
