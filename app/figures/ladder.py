@@ -45,6 +45,8 @@ ACK_COLOUR = "#777777"
 TIMER_COLOUR = "#CC79A7"  # Okabe-Ito reddish purple
 NAGLE_COLOUR = "#8B5A00"
 EPS = 1e-9
+#: Where along a packet's line its label sits (0: at the sender, 1: at the receiver).
+LABEL_AT = 0.3
 
 
 @dataclass(frozen=True, slots=True)
@@ -246,8 +248,9 @@ def _packet_trace(pkt: dict[str, Any], y: Callable[[float], float], colour: str,
     hover = _hover(pkt)
     return dict(
         type="scatter",
-        x=[x0, (x0 + x1) / 2, x1],
-        y=[y0, (y0 + y1) / 2, y1],
+        # the label sits a third of the way from the sender, so two packets crossing mid-way keep theirs apart
+        x=[x0, x0 + LABEL_AT * (x1 - x0), x1],
+        y=[y0, y0 + LABEL_AT * (y1 - y0), y1],
         mode="lines+markers+text",
         line=line,
         marker={
@@ -257,7 +260,7 @@ def _packet_trace(pkt: dict[str, Any], y: Callable[[float], float], colour: str,
             "color": line["color"],
         },
         text=["", text, ""],
-        textposition="top center" if up else "bottom center",
+        textposition="top center",
         textfont={"size": 11, "color": "#222222"},
         hovertext=[hover, hover, hover],
         hoverinfo="text",
@@ -410,7 +413,8 @@ def ladder(
         )
         annotations.append(
             {
-                "x": 0.5,
+                "x": -0.43,
+                "xanchor": "left",
                 "y": yl,
                 "xref": "x",
                 "text": f"page loaded: {fmt_ms(page_end)}",
