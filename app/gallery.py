@@ -8,7 +8,7 @@
 - ``GET /experiments/<slug>/comparisons.csv``: the comparison table.
 
 The numbers come from :mod:`model.experiments` (computed once per process); the figures' JSON and
-the CSV files are built once per process too, so a page costs one template render.
+the CSV files are built once per process too, and each page is rendered once per app.
 """
 
 from __future__ import annotations
@@ -17,11 +17,11 @@ import csv
 import functools
 import io
 import math
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, abort, render_template, url_for
+from flask import Blueprint, Response, abort, current_app, render_template, url_for
 
 from app.figures import to_json
 from app.figures.gallery import figure as plotly_figure
@@ -178,23 +178,35 @@ def calculator_url(preset: str | None, query: dict[str, str]) -> str:
     return url_for("web.index", **params)
 
 
+def _rendered(key: str, render: Callable[[], str]) -> str:
+    """A page rendered once per app (it depends only on code; in debug mode templates may change, so not there)."""
+    cache: dict[str, str] = current_app.extensions.setdefault("gallery_pages", {})
+    html = cache.get(key)
+    if html is None or current_app.debug:
+        html = cache[key] = render()
+    return html
+
+
 @bp.get("/")
 def index() -> str:
     """Every seed study, with how many of its published numbers the model meets."""
-    return render_template("gallery/index.html", experiments=[page(s).experiment for s in SLUGS])
+    return _rendered("", lambda: render_template("gallery/index.html", experiments=[page(s).experiment for s in SLUGS]))
 
 
 @bp.get("/<slug>")
 def show(slug: str) -> str:
     """One seed study: comparisons, figures, presets and calculator links."""
     p = _page_or_404(slug)
-    return render_template(
-        "gallery/experiment.html",
-        e=p.experiment,
-        figures=p.figures,
-        presets=[PRESETS[name] for name in p.experiment.presets],
-        number=number,
-        calculator_url=calculator_url,
+    return _rendered(
+        slug,
+        lambda: render_template(
+            "gallery/experiment.html",
+            e=p.experiment,
+            figures=p.figures,
+            presets=[PRESETS[name] for name in p.experiment.presets],
+            number=number,
+            calculator_url=calculator_url,
+        ),
     )
 
 

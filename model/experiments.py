@@ -117,6 +117,17 @@ def load_ms(base: str | Mapping[str, Any], protocol: str, **changes: Any) -> flo
     return float(predict(document(base, protocol, **changes))["results"][0]["page_load_ms"])
 
 
+def curves(base: str, protocols: Iterable[str], counts: Iterable[int], **changes: Any) -> dict[str, tuple[float, ...]]:
+    """Load times (ms) of each protocol on ``base`` against the number of embedded objects (one
+    prediction of all the protocols per count)."""
+    names = list(protocols)
+    out: dict[str, list[float]] = {p: [] for p in names}
+    for n in counts:
+        for r in predict(document(base, names, page__object_count=n, **changes))["results"]:
+            out[r["protocol"]].append(float(r["page_load_ms"]))
+    return {p: tuple(v) for p, v in out.items()}
+
+
 def h96_document(row: str, **changes: Any) -> dict[str, Any]:
     """Seed 000, table 1: the h96-lan preset set up as ``row`` (http, phttp, fix1 or fix2)."""
     r = H96_ROWS[row]
@@ -396,10 +407,7 @@ _PM94_PROTOCOLS = ("http10", "persistent", "pipelined")
 
 
 def _pm94_curves(base: str, size: int) -> dict[str, tuple[float, ...]]:
-    return {
-        p: tuple(load_ms(base, p, page__object_size_bytes=size, page__object_count=n) for n in PM94_IMAGE_COUNTS)
-        for p in _PM94_PROTOCOLS
-    }
+    return curves(base, _PM94_PROTOCOLS, PM94_IMAGE_COUNTS, page__object_size_bytes=size)
 
 
 def _improvement(base: tuple[float, ...], other: tuple[float, ...]) -> tuple[float, ...]:
@@ -413,13 +421,13 @@ def _pm94() -> Experiment:
     local = _pm94_curves("pm94-local", PM94_SMALL_BYTES)
     n_preset = PRESETS["pm94-remote"].document["page"]["object_count"]
 
-    def times(fid: str, title: str, curves: dict[str, tuple[float, ...]], caption: str) -> Figure:
+    def times(fid: str, title: str, by_protocol: dict[str, tuple[float, ...]], caption: str) -> Figure:
         return Figure(
             fid,
             title,
             "number of images",
             "page load time (ms)",
-            tuple(Series(PROTOCOL_NAMES[p], "model", "line", counts, curves[p], protocol=p) for p in curves),
+            tuple(Series(PROTOCOL_NAMES[p], "model", "line", counts, by_protocol[p], protocol=p) for p in by_protocol),
             caption,
         )
 
@@ -628,20 +636,14 @@ _P98_SIZE_NAMES = {250: "250 B", 5120: "5 KB", 40960: "40 KB"}
 
 def _p98() -> Experiment:
     counts = tuple(float(n) for n in P98_IMAGE_COUNTS)
-    curves: dict[tuple[str, int], dict[str, tuple[float, ...]]] = {}
+    by_count: dict[tuple[str, int], dict[str, tuple[float, ...]]] = {}
     for path in ("terrestrial", "satellite"):
         for size in P98_FACTORS:
-            curves[path, size] = {
-                p: tuple(
-                    load_ms(f"p98-{path}", p, page__object_size_bytes=size, page__object_count=n)
-                    for n in P98_IMAGE_COUNTS
-                )
-                for p in _P98_PROTOCOLS
-            }
+            by_count[path, size] = curves(f"p98-{path}", _P98_PROTOCOLS, P98_IMAGE_COUNTS, page__object_size_bytes=size)
     figures: list[Figure] = []
     for path, fig in (("terrestrial", "5.6"), ("satellite", "5.7")):
         for size in P98_FACTORS:
-            c = curves[path, size]
+            c = by_count[path, size]
             figures.append(
                 Figure(
                     f"fig{fig.replace('.', '-')}-{size}",
@@ -655,7 +657,7 @@ def _p98() -> Experiment:
     speed: list[Series] = []
     for path in ("terrestrial", "satellite"):
         for size in P98_FACTORS:
-            c = curves[path, size]
+            c = by_count[path, size]
             speed.append(
                 Series(
                     f"{path}, {_P98_SIZE_NAMES[size]}",
@@ -692,7 +694,7 @@ def _p98() -> Experiment:
     comps: list[Comparison] = []
     last = len(P98_IMAGE_COUNTS) - 1
     for size, published in P98_FACTORS.items():
-        c = curves["terrestrial", size]
+        c = by_count["terrestrial", size]
         lo, hi = _within(published, P98_TOLERANCE_REL)
         comps.append(
             Comparison(
@@ -710,7 +712,7 @@ def _p98() -> Experiment:
             )
         )
     for size in P98_FACTORS:
-        t, s = curves["terrestrial", size], curves["satellite", size]
+        t, s = by_count["terrestrial", size], by_count["satellite", size]
         gain_t = t["http10"][last] - t["pipelined"][last]
         gain_s = s["http10"][last] - s["pipelined"][last]
         comps.append(
@@ -728,7 +730,7 @@ def _p98() -> Experiment:
                 {"page.object_size_bytes": str(size), "page.object_count": "10"},
             )
         )
-    best = max(c["http10"][i] / c["pipelined"][i] for c in curves.values() for i in range(len(P98_IMAGE_COUNTS)))
+    best = max(c["http10"][i] / c["pipelined"][i] for c in by_count.values() for i in range(len(P98_IMAGE_COUNTS)))
     comps.append(
         Comparison(
             "speedup",

@@ -178,3 +178,11 @@ def test_m98_lists_every_m98_preset() -> None:
     assert model_x == {n.removeprefix("m98-").upper() for n in names}
     published = next(s for s in fig4.series if s.source == "published")
     assert dict(zip(published.x, published.y, strict=True)) == pytest.approx({"TT": 2.8, "SS": 5.8, "ST": 4.35})
+
+
+def test_curves_equal_one_protocol_predictions() -> None:
+    """curves() predicts all protocols at once per count; each equals the protocol predicted alone."""
+    got = E.curves("pm94-remote", ("http10", "pipelined"), (1, 7), page__object_size_bytes=45566)
+    for p, times in got.items():
+        for n, t in zip((1, 7), times, strict=True):
+            assert t == E.load_ms("pm94-remote", p, page__object_count=n, page__object_size_bytes=45566)
