@@ -13,8 +13,10 @@ from urllib.parse import parse_qsl, urlsplit
 import pytest
 from flask.testing import FlaskClient
 from markupsafe import escape
+from werkzeug.datastructures import MultiDict
 
 from app.gallery import COMPARISON_COLUMNS, CSV_COLUMNS, number
+from app.query import scenario_document
 from model import PRESETS, predict
 from model import experiments as E
 from model.scenario import Scenario
@@ -87,15 +89,11 @@ def test_page_has_its_figures_and_published_numbers(client: FlaskClient, slug: s
 @pytest.mark.parametrize("slug", E.SLUGS)
 def test_calculator_links_are_valid_scenarios(client: FlaskClient, slug: str) -> None:
     """Every calculator link names a preset and fields in the API's query syntax that make a valid scenario."""
-    from app.query import scenario_document
-
     links = re.findall(r'href="(/\?[^"]*)"', client.get(f"/experiments/{slug}").text)
     assert links
     for link in links:
         query = dict(parse_qsl(urlsplit(html_lib.unescape(link)).query, keep_blank_values=True))
         name = query.pop("preset", None)
-        from werkzeug.datastructures import MultiDict
-
         doc, problems = scenario_document(MultiDict(query), ())
         assert not problems, (link, problems)
         base = PRESETS[name].document if name else {}
@@ -104,6 +102,8 @@ def test_calculator_links_are_valid_scenarios(client: FlaskClient, slug: str) ->
             if isinstance(fields, dict):
                 merged[section] = {**base.get(section, {}), **fields}
         Scenario.model_validate(merged)
+        # and the calculator answers it (after its redirect to the shortest address)
+        assert client.get(html_lib.unescape(link), follow_redirects=True).status_code == 200, link
 
 
 def test_unknown_slug_is_404(client: FlaskClient) -> None:
