@@ -1,219 +1,646 @@
-"""The app's pages: an interim scenario form and its results.
+"""The calculator page: every scenario field in a form, and the protocols compared.
 
-``GET /`` shows the form. Submitting it (a GET, so the URL can be shared) validates the query
-through :class:`model.Scenario`, calls :func:`model.predict` and shows every protocol's page load
-time, breakdown, counts and events. Semantics of the form: the chosen preset (or the model's
-defaults) is the base scenario; a field left blank keeps the base's value (TCP fields left blank
-follow the TCP profile); a field filled in overrides it. Invalid input gives HTTP 400 with the
-field, pydantic's message and the allowed range.
+``GET /`` takes the scenario in the API's query syntax (:mod:`app.query`): ``preset=NAME`` plus
+dotted fields (``network.rtt_ms=70``, ``page.object_bytes=2544,1000``, ``protocols=http10,getall``),
+and ``sweep=FIELD`` choosing the sweep plot's field. A field left out or blank keeps the preset's
+value (or the model's default; TCP fields follow the TCP profile). Three rules let a field replace
+what the preset gave in another form (the ones :mod:`model.sweep` uses): ``page.object_count`` or
+``page.object_size_bytes`` replace the preset's ``page.object_bytes`` (and the reverse), and
+``network.rtt_ms`` replaces both one-way delays.
+
+The form lists the schema's fields as it finds them (:data:`FIELDS`), so a field added to
+:class:`model.Scenario` appears here with its unit, range and description. The address always
+holds the scenario in its shortest form (:func:`canonical`: only what differs from the preset):
+a plain form submission is redirected there, an htmx request (header ``HX-Request``) gets the
+calculator's fragment and ``HX-Push-Url`` with it. Invalid input: HTTP 400, a message beside each
+field (what is wrong and the allowed range), ``aria-invalid``; never a 500.
+
+``GET /sweep.csv`` gives the sweep plot's data for the same query.
 """
 
 from __future__ import annotations
 
+import copy
+import csv
+import io
 import json
+import threading
+from collections import OrderedDict
 from collections.abc import Mapping
-from dataclasses import dataclass, replace
-from typing import Any, Literal
+from dataclasses import dataclass, field, replace
+from typing import Any
+from urllib.parse import urlencode
 
-from flask import Blueprint, current_app, render_template, request
+from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import MultiDict
 
-from model import PRESETS, Scenario, predict, preset
-from model.errors import FieldSpec, problems, spec, words
+from app.figures import compare as charts
+from app.query import SCENARIO_PARAMS, scenario_document, unknown
+from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
+from model.cli import deep_merge
+from model.errors import FieldSpec, Problem, problems, words
+from model.limits import MAX_WORK_UNITS, check, work_units
+from model.sweep import SweepError, SweepRequest, sweep
+from model.sweep import csv_rows as sweep_csv_rows
 
 bp = Blueprint("web", __name__)
 
-Kind = Literal["number", "bool", "choice"]
+#: Query parameters of the page besides the scenario's fields.
+PAGE_OPTIONS = ("preset", "sweep")
+
+#: Words written in capitals in labels made from field names.
+_ACRONYMS = {"rtt", "mss", "html", "css", "rto", "ack", "http", "tcp", "ttcp", "ip"}
+
+#: Section headings (others: the section's name, capitalised).
+_SECTION_TITLES = {
+    "network": "Network path",
+    "tcp": "TCP",
+    "http": "HTTP client and server",
+    "page": "Page",
+    "session": "Session",
+}
+
+
+def label_of(name: str) -> str:
+    """A field's label from its name, the unit suffix left out: ``rtt_ms`` -> ``RTT``."""
+    for suffix in ("_ms", "_bps", "_bytes", "_segments"):
+        if name.endswith(suffix) and name != suffix[1:]:
+            name = name[: -len(suffix)]
+            break
+    parts = [p.upper() if p in _ACRONYMS else p for p in name.split("_")]
+    text = " ".join(parts)
+    return text[:1].upper() + text[1:]
 
 
 @dataclass(frozen=True, slots=True)
 class FormField:
-    """One form field: a flat query parameter mapped onto ``Scenario.<section>.<name>``."""
+    """One scenario field as the form shows it; ``param`` is its query parameter (dotted path)."""
 
+    param: str
+    section: str  # "" for a top-level field
     name: str
-    section: str
     label: str
-    kind: Kind
+    spec: FieldSpec
 
+    @property
+    def dom_id(self) -> str:
+        return "f-" + self.param.replace(".", "-")
 
-#: The form's fields, in display order. Names are the scenario's own field names.
-FIELDS: tuple[FormField, ...] = (
-    FormField("rtt_ms", "network", "Round-trip time", "number"),
-    FormField("bandwidth_bps", "network", "Bandwidth", "number"),
-    FormField("profile", "tcp", "TCP profile", "choice"),
-    FormField("mss_bytes", "tcp", "Maximum segment size", "number"),
-    FormField("initial_window_segments", "tcp", "Initial congestion window", "number"),
-    FormField("nagle", "tcp", "Nagle's algorithm", "bool"),
-    FormField("header_flush", "http", "Server flushes the header first", "bool"),
-    FormField("html_bytes", "page", "HTML size", "number"),
-    FormField("object_count", "page", "Embedded objects", "number"),
-    FormField("object_size_bytes", "page", "Size of each object", "number"),
-)
-FIELD_BY_NAME: dict[str, FormField] = {f.name: f for f in FIELDS}
+    @property
+    def allowed(self) -> str:
+        """What the field allows, in words, without ``null`` (a blank field keeps the base's value)."""
+        return words(self.spec, with_null=False)
 
 
 @dataclass(frozen=True, slots=True)
-class FieldError:
-    """A message for the page; ``field`` is a form field's name, or ``None`` for the scenario as a whole."""
-
-    field: str | None
-    message: str
-
-
-def _section_model(section: str) -> type[BaseModel]:
-    annotation = Scenario.model_fields[section].annotation
-    if not (isinstance(annotation, type) and issubclass(annotation, BaseModel)):
-        raise TypeError(f"Scenario.{section} is not a pydantic model")
-    return annotation
+class Section:
+    name: str
+    title: str
+    description: str
+    fields: tuple[FormField, ...]
 
 
-def _spec(field: FormField) -> FieldSpec:
-    """What a form field's scenario field accepts (see :func:`model.errors.spec`)."""
-    found = spec((field.section, field.name))
-    if found is None:
-        raise TypeError(f"Scenario.{field.section}.{field.name} is not a field the form can describe")
-    return found
+def _sections() -> tuple[Section, ...]:
+    out: list[Section] = []
+    top: list[FormField] = []
+    for name, info in Scenario.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            fields = tuple(
+                FormField(f"{name}.{inner}", name, inner, label_of(inner), SCENARIO_PARAMS[f"{name}.{inner}"])
+                for inner in annotation.model_fields
+                if f"{name}.{inner}" in SCENARIO_PARAMS
+            )
+            doc = (annotation.__doc__ or "").strip().split("\n")[0]
+            out.append(Section(name, _SECTION_TITLES.get(name, name.capitalize()), doc, fields))
+        elif name in SCENARIO_PARAMS:
+            top.append(FormField(name, "", name, label_of(name), SCENARIO_PARAMS[name]))
+    if top:
+        out.insert(0, Section("", "Compared", "", tuple(top)))
+    return tuple(out)
 
 
-def _allowed(field: FormField) -> str:
-    """A form field's allowed values in words, as the command line words them: ``a number from 0 to 10,000 ms``.
+#: The form's sections and fields, in the schema's order.
+SECTIONS: tuple[Section, ...] = _sections()
+FIELDS: tuple[FormField, ...] = tuple(f for s in SECTIONS for f in s.fields)
+FIELD_BY_PARAM: dict[str, FormField] = {f.param: f for f in FIELDS}
 
-    Without ``null``: a form cannot give it (a blank field keeps the base scenario's value).
+
+# --- the sweep plot's fields ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SweepChoice:
+    """A field the sweep plot can step, with its values (fixed, so the sweep does not follow the field's own value)."""
+
+    param: str
+    label: str
+    values: tuple[float, ...]
+    log: bool
+
+
+SWEEPS: dict[str, SweepChoice] = {
+    s.param: s
+    for s in (
+        SweepChoice("network.rtt_ms", "Round-trip time", (1, 3, 10, 30, 100, 300, 1000, 3000), True),
+        SweepChoice(
+            "network.bandwidth_bps", "Bandwidth", (28_800, 56_000, 128_000, 1_544_000, 10e6, 100e6, 1e9, 10e9), True
+        ),
+        SweepChoice("page.object_count", "Embedded objects", (0, 1, 2, 5, 10, 20, 40, 70, 100), False),
+        SweepChoice(
+            "page.object_size_bytes", "Size of each object", (100, 300, 1000, 3000, 10_000, 30_000, 100_000), True
+        ),
+        SweepChoice("tcp.mss_bytes", "Maximum segment size", (256, 536, 1024, 1460, 4096, 8960), True),
+        SweepChoice("tcp.initial_window_segments", "Initial congestion window", (1, 2, 3, 4, 6, 10, 16), False),
+        SweepChoice("tcp.delayed_ack_ms", "Delayed-ACK timer", (0, 25, 50, 100, 150, 200, 300, 500), False),
+    )
+}
+DEFAULT_SWEEP = "network.rtt_ms"
+#: Most work (see :mod:`model.limits`) the sweep plot may cost; costlier points are left out.
+SWEEP_WORK_BUDGET = 5_000
+
+
+# --- reading the request ------------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    """The request read: what was given, what it means, and what is wrong with it."""
+
+    preset: str = ""
+    sweep: str = DEFAULT_SWEEP
+    given: dict[str, str] = field(default_factory=dict)  # scenario param -> text as given (not blank)
+    errors: dict[str, list[str]] = field(default_factory=dict)  # param, "preset", "sweep" or "" -> messages
+    base_doc: dict[str, Any] = field(default_factory=dict)  # the preset's document ({} for defaults)
+    document: dict[str, Any] = field(default_factory=dict)  # base_doc with the given fields on top
+    scenario: Scenario | None = None  # None when invalid
+    canonical: list[tuple[str, str]] = field(default_factory=list)
+
+    def add(self, where: str, message: str) -> None:
+        messages = self.errors.setdefault(where, [])
+        if message not in messages:
+            messages.append(message)
+
+    @property
+    def query(self) -> str:
+        """The canonical query string (empty for the model's defaults)."""
+        return urlencode(self.canonical, safe=",")
+
+    @property
+    def raw_query(self) -> str:
+        """What was given, blanks left out: the address of an invalid scenario."""
+        pairs = [("preset", self.preset)] if self.preset else []
+        pairs += [(p, v) for p, v in self.given.items()]
+        if self.sweep != DEFAULT_SWEEP:
+            pairs.append(("sweep", self.sweep))
+        return urlencode(pairs, safe=",")
+
+
+def overlay(base: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+    """``given`` on top of ``base`` (scenario documents), a given field replacing the base's other form of it.
+
+    ``page.object_count``/``page.object_size_bytes`` replace ``page.object_bytes`` and the reverse (the
+    one of count and size not given is taken from the base's objects when they are all one size); a
+    given ``network.rtt_ms`` replaces the base's one-way delays.
     """
-    return words(_spec(field), with_null=False)
+    doc = copy.deepcopy(dict(base))
+    page = doc.get("page", {})
+    gpage = given.get("page", {})
+    if isinstance(gpage, dict) and isinstance(page, dict):
+        if "object_bytes" in gpage:
+            page.pop("object_count", None)
+            page.pop("object_size_bytes", None)
+        elif ("object_count" in gpage or "object_size_bytes" in gpage) and "object_bytes" in page:
+            sizes = page.pop("object_bytes")
+            if isinstance(sizes, list):
+                page.setdefault("object_count", len(sizes))
+                if len(set(sizes)) == 1:
+                    page.setdefault("object_size_bytes", sizes[0])
+    network = doc.get("network", {})
+    gnet = given.get("network", {})
+    if isinstance(gnet, dict) and isinstance(network, dict) and "rtt_ms" in gnet:
+        if "uplink_delay_ms" not in gnet and "downlink_delay_ms" not in gnet:
+            network.pop("uplink_delay_ms", None)
+            network.pop("downlink_delay_ms", None)
+    return deep_merge(doc, dict(given))
 
 
-def base_scenario(preset_name: str) -> tuple[Scenario, list[FieldError]]:
-    """The scenario the form's fields override: the named preset, or the model's defaults."""
-    if not preset_name:
-        return Scenario(), []
-    if preset_name not in PRESETS:
-        names = ", ".join(PRESETS) or "(none)"
-        return Scenario(), [FieldError("preset", f"preset: unknown preset {preset_name!r}; choose one of: {names}")]
-    return preset(preset_name), []
+def _where(p: Problem) -> list[str]:
+    """The form parameters a problem belongs beside (``[""]``: the scenario as a whole)."""
+    loc = [part for part in p.loc if isinstance(part, str)]
+    if len(loc) >= 2 and f"{loc[0]}.{loc[1]}" in FIELD_BY_PARAM:
+        return [f"{loc[0]}.{loc[1]}"]
+    if len(loc) >= 1 and loc[0] in FIELD_BY_PARAM:
+        return [loc[0]]
+    section = loc[0] if loc else None
+    mentioned = [
+        f.param
+        for f in FIELDS
+        if f.param in p.message or ((section is None or f.section == section) and f.name in p.message.split())
+    ]
+    mentioned += [
+        f.param for f in FIELDS if f.section == section and f"{f.name} " in p.message and f.param not in mentioned
+    ]
+    return mentioned or [section or ""]
 
 
-def scenario_document(base: Scenario, given: Mapping[str, str]) -> dict[str, Any]:
-    """The scenario document for :meth:`Scenario.model_validate`: ``base`` with the given fields on top.
-
-    Values stay strings: pydantic parses and range-checks them. Three rules keep a partial form
-    consistent with a base it does not fully show:
-
-    - a new TCP profile: TCP fields the base took from its profile follow the new profile;
-    - ``rtt_ms`` given while the base sets both one-way delays: the delays are dropped (they
-      would override ``rtt_ms``);
-    - ``object_count`` or ``object_size_bytes`` given: the base's object list is replaced by
-      ``count`` objects of one size, the one not given taken from the base when it is unambiguous.
-    """
-    doc = base.model_dump(mode="json")
-    tcp, network, page = doc["tcp"], doc["network"], doc["page"]
-
-    if "profile" in given and given["profile"] != base.tcp.profile:
-        for name, info in _section_model("tcp").model_fields.items():
-            if info.default is None and name not in base.tcp.model_fields_set:
-                tcp[name] = None
-
-    if (
-        "rtt_ms" in given
-        and network.get("uplink_delay_ms") is not None
-        and network.get("downlink_delay_ms") is not None
-    ):
-        network["uplink_delay_ms"] = network["downlink_delay_ms"] = None
-
-    if "object_count" in given or "object_size_bytes" in given:
-        sizes = base.page.sizes()
-        page["object_bytes"] = None
-        if page.get("object_count") is None:
-            page["object_count"] = len(sizes)
-        if page.get("object_size_bytes") is None and len(set(sizes)) == 1:
-            page["object_size_bytes"] = sizes[0]
-
-    for name, value in given.items():
-        field = FIELD_BY_NAME[name]
-        doc[field.section][name] = value
-    return doc
+def _describe(p: Problem) -> str:
+    """A problem's line, the allowed values as a form can give them (no ``null``)."""
+    f = FIELD_BY_PARAM.get(p.path.split("[")[0])
+    if f is not None and p.allowed is not None:
+        p = replace(p, allowed=f.allowed)
+    return p.text
 
 
-def missing_fields(base: Scenario, given: Mapping[str, str]) -> list[FieldError]:
-    """Fields the form must add because the base cannot supply them (see :func:`scenario_document`)."""
-    if "object_count" in given and "object_size_bytes" not in given and base.page.object_size_bytes is None:
-        sizes = base.page.sizes()
-        if len(set(sizes)) != 1:
-            why = "its objects differ in size" if sizes else "it has no embedded objects"
-            field = FIELD_BY_NAME["object_size_bytes"]
-            return [
-                FieldError(
-                    field.name,
-                    f"object_size_bytes: give it with object_count, because the base scenario cannot supply it ({why}); "
-                    f"allowed: {_allowed(field)}",
-                )
-            ]
-    return []
+def _validate(doc: dict[str, Any]) -> Scenario:
+    return Scenario.model_validate(doc, strict=True)
 
 
-def describe_errors(exc: ValidationError) -> list[FieldError]:
-    """pydantic's errors as messages that name the form field (or scenario part) and what it allows.
-
-    The messages are :attr:`model.errors.Problem.text`, the command line's lines, except that a form
-    field is named as the form names it (``rtt_ms``, not ``network.rtt_ms``) and ``null`` is not offered.
-    An error of a scenario part the form does not show goes to the form fields its message names.
-    """
-    out: list[FieldError] = []
-    for problem in problems(exc):
-        loc = problem.loc
-        field = FIELD_BY_NAME.get(str(loc[-1])) if len(loc) == 2 else None
-        if field is not None and field.section == loc[0]:
-            shown = replace(problem, path=field.name, allowed=None if problem.allowed is None else _allowed(field))
-            out.append(FieldError(field.name, shown.text))
-            continue
-        mentioned = [f.name for f in FIELDS if f.name in problem.message]
-        if mentioned:
-            out.extend(FieldError(name, problem.text) for name in mentioned)
-        else:
-            out.append(FieldError(None, problem.text))
-    return out
-
-
-def _effective(scenario: Scenario, field: FormField) -> str:
-    """The value in use for a field, as the form's placeholder shows it."""
-    sizes = scenario.page.sizes()
-    if field.name == "object_count":
-        return str(len(sizes))
-    if field.name == "object_size_bytes" and scenario.page.object_size_bytes is None:
-        return str(sizes[0]) if len(set(sizes)) == 1 else ("sizes vary" if sizes else "")
-    value = getattr(getattr(scenario, field.section), field.name)
-    if value is None:
-        return ""
+def _text(value: Any) -> str:
+    """A converted query value written back the way the query syntax reads it."""
     if isinstance(value, bool):
         return "true" if value else "false"
-    if isinstance(value, float) and value.is_integer():
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
         return str(int(value))
+    if isinstance(value, list):
+        return ",".join(_text(v) for v in value)
     return str(value)
 
 
-def form_fields(raw: Mapping[str, str], effective: Scenario, errors: list[FieldError]) -> list[dict[str, Any]]:
-    """What the template needs to draw each field."""
-    out = []
-    for field in FIELDS:
-        s = _spec(field)
-        out.append(
-            {
-                "name": field.name,
-                "label": field.label,
-                "kind": field.kind,
-                "unit": s.unit,
-                "value": raw.get(field.name, ""),
-                "effective": _effective(effective, field),
-                "allowed": _allowed(field),
-                "description": s.description,
-                "min": s.low,
-                "max": s.high,
-                "step": "1" if s.kind == "integer" else "any",
-                "choices": [str(c) for c in s.choices] if field.kind == "choice" else ["true", "false"],
-                "errors": [e.message for e in errors if e.field == field.name],
-            }
-        )
+def _param_doc(params: Mapping[str, str]) -> dict[str, Any]:
+    doc, _ = scenario_document(MultiDict(list(params.items())), ())
+    return doc
+
+
+def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
+    """The shortest query giving ``scenario``: each given field left out if the scenario stays the same without it."""
+    target = scenario.model_dump(mode="json")
+    kept = dict(state.given)
+    for param in list(kept):
+        trial = {k: v for k, v in kept.items() if k != param}
+        try:
+            same = _validate(overlay(state.base_doc, _param_doc(trial))).model_dump(mode="json") == target
+        except ValidationError:
+            same = False
+        if same:
+            del kept[param]
+    converted = _param_doc(kept)
+    pairs: list[tuple[str, str]] = [("preset", state.preset)] if state.preset else []
+    for f in FIELDS:
+        if f.param in kept:
+            value = converted.get(f.section, {}).get(f.name) if f.section else converted.get(f.name)
+            pairs.append((f.param, _text(value)))
+    if state.sweep != DEFAULT_SWEEP:
+        pairs.append(("sweep", state.sweep))
+    return pairs
+
+
+def read(args: MultiDict[str, str]) -> State:
+    """Read the page's query: preset, sweep field, the scenario's fields; validate; find the canonical query."""
+    state = State()
+    # The protocol checkboxes send one value each (and a blank one, so none checked reads as an empty list).
+    flat: MultiDict[str, str] = MultiDict()
+    for name in args:
+        values = [v.strip() for v in args.getlist(name)]
+        if name == "protocols" and len(values) > 1:
+            values = [",".join(v for v in values if v)]
+        for v in values:
+            flat.add(name, v)
+    preset_name = flat.get("preset", "")
+    if preset_name and preset_name not in PRESETS:
+        p = unknown(preset_name, PRESETS)
+        state.add("preset", f"preset: unknown preset {preset_name!r}; choose one of: {p.allowed}")
+    else:
+        state.preset = preset_name
+    sweep_field = flat.get("sweep", "") or DEFAULT_SWEEP
+    if sweep_field not in SWEEPS:
+        state.add("sweep", f"sweep: cannot sweep {sweep_field!r}; choose one of: {', '.join(SWEEPS)}")
+    else:
+        state.sweep = sweep_field
+
+    scenario_args: MultiDict[str, str] = MultiDict()
+    for name in flat:
+        values = flat.getlist(name)
+        if name in PAGE_OPTIONS:
+            if len(values) > 1:
+                state.add(name, f"{name}: given {len(values)} times; give it once")
+            continue
+        if name in SCENARIO_PARAMS and name != "protocols" and all(v == "" for v in values):
+            continue  # a blank field keeps the base's value
+        for v in values:
+            scenario_args.add(name, v)
+    doc, found = scenario_document(scenario_args, ())
+    for p in found:
+        target = p.path if p.path in FIELD_BY_PARAM else ""
+        state.add(target, p.text if target else p.text.split("; allowed fields:")[0])
+    state.given = {name: scenario_args[name] for name in scenario_args if name in SCENARIO_PARAMS}
+    if state.errors:
+        return state
+    state.base_doc = copy.deepcopy(PRESETS[state.preset].document) if state.preset else {}
+    state.document = overlay(state.base_doc, doc)
+    try:
+        scenario = _validate(state.document)
+    except ValidationError as exc:
+        for p in problems(exc):
+            for where in _where(p):
+                state.add(where, _describe(p))
+        return state
+    limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")
+    if limit is not None:
+        state.add("", limit.message)
+        return state
+    state.scenario = scenario
+    state.canonical = canonical(state, scenario)
+    return state
+
+
+# --- what the page shows -------------------------------------------------------------------------------
+
+
+def _value_text(value: Any) -> str:
+    if value is None:
+        return ""
+    return _text(value)
+
+
+def effective_value(scenario: Scenario, f: FormField) -> Any:
+    if not f.section:
+        return getattr(scenario, f.name)
+    return getattr(getattr(scenario, f.section), f.name)
+
+
+def form_context(state: State) -> dict[str, Any]:
+    """What the form template needs: each section's fields with value, placeholder, range and messages."""
+    shown = state.scenario
+    if shown is None:
+        try:
+            shown = _validate(copy.deepcopy(state.base_doc)) if state.base_doc else Scenario()
+        except ValidationError:  # pragma: no cover - presets are valid (tests/model)
+            shown = Scenario()
+    sections = []
+    for s in SECTIONS:
+        fields = []
+        for f in s.fields:
+            effective = effective_value(shown, f)
+            if f.param == "page.object_count" and effective is None:
+                effective = len(shown.page.sizes())
+            sp = f.spec
+            choices: list[tuple[str, str]] = []
+            if sp.kind == "boolean":
+                choices = [("true", "yes"), ("false", "no")]
+            elif sp.kind == "choice":
+                choices = [(str(c), str(c)) for c in sp.choices]
+            fields.append(
+                {
+                    "f": f,
+                    "id": f.dom_id,
+                    "value": state.given.get(f.param, ""),
+                    "effective": _value_text(effective),
+                    "choices": choices,
+                    "errors": state.errors.get(f.param, []),
+                    "inputmode": "numeric" if sp.kind == "integer" else "decimal",
+                }
+            )
+        sections.append({"s": s, "fields": fields, "errors": state.errors.get(s.name, []) if s.name else []})
+    protocols_given = state.given.get("protocols")
+    chosen = [p for p in protocols_given.split(",") if p] if protocols_given is not None else list(shown.protocols)
+    return {
+        "sections": sections,
+        "protocol_choices": list(ALL_PROTOCOLS),
+        "protocols_chosen": chosen,
+        "presets": PRESETS,
+        "preset_name": state.preset,
+        "preset_info": PRESETS.get(state.preset),
+        "sweeps": SWEEPS,
+        "sweep": state.sweep,
+        "default_sweep": DEFAULT_SWEEP,
+        "errors": state.errors,
+        "general_errors": state.errors.get("", []),
+    }
+
+
+class PageCache:
+    """Rendered results by canonical query, least recently used out first."""
+
+    def __init__(self, size: int) -> None:
+        self.size = size
+        self._data: OrderedDict[str, Any] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, key: str) -> Any:
+        with self._lock:
+            if key in self._data:
+                self._data.move_to_end(key)
+                return self._data[key]
+        return None
+
+    def put(self, key: str, value: Any) -> None:
+        with self._lock:
+            self._data[key] = value
+            self._data.move_to_end(key)
+            while len(self._data) > self.size:
+                self._data.popitem(last=False)
+
+
+def _cache(name: str) -> PageCache:
+    ext = current_app.extensions
+    if name not in ext:
+        ext[name] = PageCache(int(current_app.config.get("PAGE_CACHE_ENTRIES", 128)))
+    cache: PageCache = ext[name]
+    return cache
+
+
+@dataclass
+class SweepPlot:
+    out: dict[str, Any] | None
+    choice: SweepChoice
+    note: str
+    left_out: list[float]
+    error: str
+
+
+def sweep_base(state: State, choice: SweepChoice) -> tuple[dict[str, Any], dict[str, Any], str]:
+    """The document a sweep starts from, its cache key (the same without the swept field) and a note.
+
+    Sweeping the objects' count or size turns a page given as a list of sizes into ``count`` objects of one
+    size (their mean size, when they differ; the note says so).
+    """
+    doc = copy.deepcopy(state.document)
+    section, name = choice.param.split(".", 1)
+    note = ""
+    assert state.scenario is not None
+    if choice.param in ("page.object_count", "page.object_size_bytes"):
+        sizes = state.scenario.page.sizes()
+        page = doc.setdefault("page", {})
+        if "object_count" not in page or "object_size_bytes" not in page:
+            page.pop("object_bytes", None)
+            mean = round(sum(sizes) / len(sizes)) if sizes else 0
+            page["object_count"] = len(sizes)
+            page["object_size_bytes"] = mean
+            if len(set(sizes)) > 1 and choice.param == "page.object_count":
+                note = (
+                    f"The page's objects differ in size: in the sweep each object has their mean size, {mean:,} bytes."
+                )
+            elif len(set(sizes)) > 1:
+                note = f"In the sweep all {len(sizes)} objects of the page have the same size."
+    key = copy.deepcopy(doc)
+    key.get(section, {}).pop(name, None)
+    return doc, key, note
+
+
+def run_sweep(state: State) -> SweepPlot:
+    """The sweep plot's data: every protocol at each of the field's values, within the work budget."""
+    choice = SWEEPS[state.sweep]
+    doc, key_doc, note = sweep_base(state, choice)
+    key = json.dumps([choice.param, key_doc], sort_keys=True)
+    cache = _cache("sweep_cache")
+    hit = cache.get(key)
+    if hit is not None:
+        assert isinstance(hit, SweepPlot)
+        return hit
+    section, name = choice.param.split(".", 1)
+    costs: list[tuple[int, float]] = []
+    for v in choice.values:
+        value: float | int = int(v) if SCENARIO_PARAMS[choice.param].kind == "integer" else float(v)
+        trial = copy.deepcopy(doc)
+        trial.setdefault(section, {})[name] = value
+        try:
+            cost = work_units(_validate(trial))
+        except ValidationError:
+            continue  # outside what this scenario allows (the segment cap, a window below the MSS, ...)
+        costs.append((cost, value))
+    kept: list[float] = []
+    total = 0
+    for cost, value in sorted(costs):
+        if total + cost > SWEEP_WORK_BUDGET:
+            break
+        total += cost
+        kept.append(value)
+    kept.sort()
+    left_out = [v for _, v in costs if v not in kept] + [v for v in choice.values if v not in [c for _, c in costs]]
+    if len(kept) < 2:
+        plot = SweepPlot(None, choice, note, left_out, "Too few values of this field fit this scenario for a sweep.")
+    else:
+        try:
+            req = SweepRequest(scenario=_validate(doc), field=choice.param, values=list(kept))
+            out = sweep(req)
+        except (SweepError, ValidationError) as exc:
+            plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}")
+        else:
+            plot = SweepPlot(out, choice, note, sorted(left_out), "")
+    cache.put(key, plot)
+    return plot
+
+
+def _fastest(results: list[dict[str, Any]]) -> str:
+    return min(results, key=lambda r: r["page_load_ms"])["protocol"] if results else ""
+
+
+def results_context(state: State) -> dict[str, Any]:
+    """Everything the results fragment shows (model outputs, figures as JSON, links)."""
+    assert state.scenario is not None
+    out = predict(state.scenario)
+    results: list[dict[str, Any]] = out["results"]
+    by_protocol = {r["protocol"]: r for r in results}
+    reference = "http10" if "http10" in by_protocol else max(results, key=lambda r: r["page_load_ms"])["protocol"]
+    ref_ms = by_protocol[reference]["page_load_ms"]
+    fastest = _fastest(results)
+    plot = run_sweep(state)
+    choice = plot.choice
+    current_val = effective_value(state.scenario, FIELD_BY_PARAM[choice.param])
+    if choice.param == "page.object_count":
+        current_val = len(state.scenario.page.sizes())
+    current = float(current_val) if isinstance(current_val, int | float) else None
+    sweep_fig = None
+    if plot.out is not None:
+        unit = SCENARIO_PARAMS[choice.param].unit
+        sweep_fig = charts.to_json(charts.sweep_lines(plot.out, choice.label, unit, choice.log, current))
+    query = state.query
+    api_query = api_query_of(state)
+    teaching = "teaching.explain" in current_app.view_functions
+    explain_urls = (
+        {
+            r["protocol"]: url_for("teaching.explain") + "?" + _join(api_query, f"protocol={r['protocol']}")
+            for r in results
+        }
+        if teaching
+        else {}
+    )
+    return {
+        "results": results,
+        "reference": reference,
+        "reference_ms": ref_ms,
+        "fastest": fastest,
+        "breakdown_keys": list(results[0]["breakdown_ms"]),
+        "count_keys": list(results[0]["counts"]),
+        "breakdown_fig": charts.to_json(charts.breakdown_bar(results)),
+        "waterfalls": [
+            (r["protocol"], charts.to_json(charts.waterfall(r)), charts.waterfall_rows(r["objects"])) for r in results
+        ],
+        "sweep": plot,
+        "sweep_fig": sweep_fig,
+        "sweep_unit": SCENARIO_PARAMS[choice.param].unit,
+        "current": current,
+        "csv_url": url_for("api.predict_endpoint") + "?" + _join(api_query, "format=csv"),
+        "json_url": url_for("api.predict_endpoint") + ("?" + api_query if api_query else ""),
+        "sweep_csv_url": url_for("web.sweep_csv") + ("?" + query if query else ""),
+        "explain_urls": explain_urls,
+        "explain_first": results[0]["protocol"] if "http10" not in by_protocol else "http10",
+        "scenario_json": json.dumps(out["scenario"], indent=2),
+        "words": charts.words,
+        "file_stem": "latency-lab" + (f"-{state.preset}" if state.preset else ""),
+    }
+
+
+def api_query_of(state: State) -> str:
+    """The scenario as the API (and the teaching panel) read a query: they merge a preset without :func:`overlay`'s
+    rules, so where the rules mattered the whole document is given instead."""
+    assert state.scenario is not None
+    pairs = [(k, v) for k, v in state.canonical if k != "sweep"]
+    given = {k: v for k, v in pairs if k in SCENARIO_PARAMS}
+    try:
+        merged = _validate(deep_merge(state.base_doc, _param_doc(given)))
+        same = merged.model_dump(mode="json") == state.scenario.model_dump(mode="json")
+    except ValidationError:
+        same = False
+    return urlencode(pairs if same else flatten(state.document), safe=",")
+
+
+def _join(query: str, extra: str) -> str:
+    return f"{query}&{extra}" if query else extra
+
+
+def flatten(doc: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
+    """A scenario document as query pairs: ``{"network": {"rtt_ms": 70}}`` -> ``[("network.rtt_ms", "70")]``."""
+    out: list[tuple[str, str]] = []
+    for key, value in doc.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            out.extend(flatten(value, name + "."))
+        elif value is not None:
+            out.append((name, _text(value)))
     return out
+
+
+def _is_fragment() -> bool:
+    return request.headers.get("HX-Request") == "true" and request.headers.get("HX-History-Restore-Request") != "true"
+
+
+def _results_html(state: State) -> tuple[str, str]:
+    """The results fragment and a one-line summary for screen readers, cached by canonical query."""
+    key = state.query + "|" + ("t" if "teaching.explain" in current_app.view_functions else "")
+    cache = _cache("results_cache")
+    hit = cache.get(key)
+    if hit is None:
+        context = results_context(state)
+        fastest = next(r for r in context["results"] if r["protocol"] == context["fastest"])
+        announce = f"Results updated. Fastest: {fastest['protocol']}, {format_ms(fastest['page_load_ms'])} ms."
+        hit = (render_template("partials/results.html", **context), announce)
+        cache.put(key, hit)
+    html, announce = hit
+    assert isinstance(html, str) and isinstance(announce, str)
+    return html, announce
 
 
 @bp.app_template_filter("ms")
@@ -228,49 +655,66 @@ def format_count(value: int | None) -> str:
     return "—" if value is None else f"{value:,}"
 
 
+@bp.app_template_filter("number")
+def format_number(value: float | None) -> str:
+    """A field's value for people: ``1544000.0`` -> ``1,544,000``, ``0.5`` -> ``0.5``."""
+    if value is None:
+        return "—"
+    if float(value).is_integer():
+        return f"{int(value):,}"
+    return f"{value:,.6g}"
+
+
 @bp.get("/")
-def index() -> tuple[str, int]:
-    """The scenario form; with a query string, also the prediction (or the input's errors, with 400)."""
-    args = request.args
-    submitted = len(args) > 0
-    preset_name = args.get("preset", "").strip()
-    raw = {f.name: args.get(f.name, "").strip() for f in FIELDS}
-    given = {name: value for name, value in raw.items() if value}
-
-    base, errors = base_scenario(preset_name)
-    if submitted and not errors:
-        errors = missing_fields(base, given)
-    effective = base
-    prediction: dict[str, Any] | None = None
-    if submitted and not errors:
-        try:
-            scenario = Scenario.model_validate(scenario_document(base, given))
-            prediction = predict(scenario)
-        except ValidationError as exc:
-            errors = describe_errors(exc)
-        else:
-            effective = scenario
-
-    results: list[dict[str, Any]] = prediction["results"] if prediction else []
-    html = render_template(
-        "index.html",
-        fields=form_fields(raw, effective, errors),
-        presets=PRESETS,
-        preset_name=preset_name,
-        preset_info=PRESETS.get(preset_name),
-        errors=errors,
-        preset_errors=[e.message for e in errors if e.field == "preset"],
-        submitted=submitted,
-        results=results,
-        breakdown_keys=list(results[0]["breakdown_ms"]) if results else [],
-        count_keys=list(results[0]["counts"]) if results else [],
-        max_events=int(current_app.config["MAX_EVENTS_SHOWN"]),
-        scenario_json=json.dumps(prediction["scenario"], indent=2) if prediction else "",
+def index() -> Response:
+    """The calculator: the whole page, or (htmx) the form and results fragment; 400 for invalid input."""
+    state = read(request.args)
+    fragment = _is_fragment()
+    valid = state.scenario is not None and not state.errors
+    if valid and not fragment and request.query_string.decode() != state.query:
+        target = url_for("web.index") + ("?" + state.query if state.query else "")
+        return redirect(target, 303)  # type: ignore[return-value]
+    results, announce = (
+        _results_html(state) if valid else ("", "The scenario is not valid: see the messages in the form.")
     )
-    return html, 400 if errors else 200
+    context = {
+        **form_context(state),
+        "results_html": results,
+        "announce": announce,
+        "fragment": fragment,
+        "query": state.query if valid else state.raw_query,
+    }
+    html = render_template("partials/calculator.html" if fragment else "index.html", **context)
+    response = Response(html, status=200 if valid else 400, mimetype="text/html")
+    address = url_for("web.index") + ("?" + context["query"] if context["query"] else "")
+    if fragment:
+        response.headers["HX-Push-Url"] = address
+    response.headers["Vary"] = "HX-Request, HX-History-Restore-Request"
+    return response
+
+
+@bp.get("/sweep.csv")
+def sweep_csv() -> Response:
+    """The sweep plot's data as CSV (the page's query); 400 with the problems as text if invalid."""
+    state = read(request.args)
+    if state.scenario is None or state.errors:
+        lines = [m for messages in state.errors.values() for m in messages]
+        return Response("\n".join(lines) + "\n", status=400, mimetype="text/plain")
+    plot = run_sweep(state)
+    if plot.out is None:
+        return Response(plot.error + "\n", status=400, mimetype="text/plain")
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(sweep_csv_rows(plot.out))
+    name = f"latency-lab-sweep-{plot.choice.param}.csv"
+    return Response(
+        buf.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
 
 
 @bp.get("/healthz")
 def healthz() -> dict[str, str]:
     """Liveness check."""
     return {"status": "ok"}
+
+
+__all__ = ("FIELDS", "SECTIONS", "SWEEPS", "bp", "canonical", "overlay", "read")

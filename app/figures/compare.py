@@ -1,0 +1,212 @@
+"""The calculator's comparison charts: breakdown bars, the sweep's lines, each protocol's waterfall.
+
+Each function takes the model's output (:func:`model.predict`'s results, :func:`model.sweep.sweep`'s
+series) and returns a plotly figure; the page puts its data table beside it as the text
+alternative. Protocols keep their colour (:data:`~app.figures.PROTOCOL_COLOURS`) and are always
+named too (legend, axis labels), so colour is never the only signal.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+import plotly.io as pio
+
+from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
+
+#: A figure as plotly.js takes it: ``{"data": [trace, ...], "layout": {...}}``. Built as plain data, not
+#: ``plotly.graph_objects``: validating a figure and expanding its template costs tens of milliseconds,
+#: more than the model's prediction (the page answers a change within 150 ms, bench/bench_ui.py).
+Figure = dict[str, Any]
+
+_TEMPLATE_PARTS = ("autotypenumbers", "colorway", "font", "hovermode", "hoverlabel", "paper_bgcolor", "plot_bgcolor")
+#: :data:`BASE_LAYOUT`'s template, resolved once, with only the parts these 2-D charts use.
+TEMPLATE: dict[str, Any] = {
+    "layout": {
+        **{
+            k: v
+            for k, v in pio.templates[str(BASE_LAYOUT["template"])].layout.to_plotly_json().items()
+            if k in _TEMPLATE_PARTS
+        },
+        **{
+            axis: pio.templates[str(BASE_LAYOUT["template"])].layout[axis].to_plotly_json()
+            for axis in ("xaxis", "yaxis")
+        },
+    }
+}
+
+
+def to_json(fig: Figure) -> str:
+    """A figure as JSON for the page, ``</`` escaped so it cannot close its script block (as :func:`app.figures.to_json`)."""
+    return json.dumps(fig, separators=(",", ":"), allow_nan=False).replace("</", "<\\/")
+
+
+#: Colours of the breakdown's categories (Okabe-Ito order, then greys), with patterns as a second cue.
+CATEGORY_STYLE: dict[str, tuple[str, str]] = {
+    "connection_setup": ("#0072B2", ""),
+    "request": ("#56B4E9", "/"),
+    "server": ("#999999", "."),
+    "transmission": ("#009E73", ""),
+    "slow_start_idle": ("#E69F00", "x"),
+    "delayed_ack_stall": ("#D55E00", "\\"),
+    "nagle_stall": ("#CC79A7", "+"),
+}
+
+#: Connections' colours in a waterfall (cycled); the connection is in every row's label too.
+CONNECTION_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D55E00", "#F0E442", "#000000")
+
+
+def words(name: str) -> str:
+    """``delayed_ack_stall`` -> ``delayed ACK stall`` (a category or count name for people)."""
+    out = []
+    for part in name.split("_"):
+        out.append(part.upper() if part in ("ack", "rtt", "mss", "html", "css", "http", "tcp") else part)
+    return " ".join(out)
+
+
+def _layout(**extra: Any) -> dict[str, Any]:
+    return {**BASE_LAYOUT, "template": TEMPLATE, **extra}
+
+
+def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
+    """Each protocol's page load time as a stacked bar of its breakdown categories (ms)."""
+    protocols = [r["protocol"] for r in results]
+    categories = list(results[0]["breakdown_ms"]) if results else []
+    traces = []
+    for cat in categories:
+        values = [r["breakdown_ms"][cat] for r in results]
+        if not any(values):
+            continue
+        colour, pattern = CATEGORY_STYLE.get(cat, ("#777777", ""))
+        traces.append(
+            {
+                "type": "bar",
+                "name": words(cat),
+                "x": values,
+                "y": protocols,
+                "orientation": "h",
+                "marker": {"color": colour, "pattern": {"shape": pattern}},
+                "hovertemplate": "%{y}: %{x:,.1f} ms " + words(cat) + "<extra></extra>",
+            }
+        )
+    return {
+        "data": traces,
+        "layout": _layout(
+            barmode="stack",
+            height=120 + 45 * len(protocols),
+            xaxis={"title": {"text": "time on the critical path (ms)"}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "automargin": True},
+            legend={"orientation": "h", "y": -0.25 if len(protocols) > 2 else -0.5},
+            margin={"l": 20, "r": 20, "t": 20, "b": 60},
+        ),
+    }
+
+
+def sweep_lines(
+    out: Mapping[str, Any], label: str, unit: str, log_x: bool, current: float | None, log_y: bool = False
+) -> Figure:
+    """Page load time against the swept field: one line (with markers of its own shape) per protocol."""
+    symbols = ("circle", "square", "diamond", "triangle-up", "x", "cross")
+    traces = []
+    for i, series in enumerate(out["series"]):
+        proto = series["protocol"]
+        traces.append(
+            {
+                "type": "scatter",
+                "name": proto,
+                "x": out["values"],
+                "y": series["page_load_ms"],
+                "mode": "lines+markers",
+                "line": {"color": PROTOCOL_COLOURS.get(proto, "#444444"), "width": 2},
+                "marker": {"symbol": symbols[i % len(symbols)], "size": 7},
+                "hovertemplate": proto + ": %{y:,.1f} ms at %{x:,}" + (f" {unit}" if unit else "") + "<extra></extra>",
+            }
+        )
+    shapes = []
+    annotations = []
+    if current is not None:
+        shapes.append(
+            {
+                "type": "line",
+                "xref": "x",
+                "yref": "paper",
+                "x0": current,
+                "x1": current,
+                "y0": 0,
+                "y1": 1,
+                "line": {"dash": "dot", "color": "#333333", "width": 1},
+            }
+        )
+        annotations.append(
+            {
+                "x": current,
+                "xref": "x",
+                "y": 1,
+                "yref": "paper",
+                "text": "current",
+                "showarrow": False,
+                "yanchor": "bottom",
+            }
+        )
+    title = label + (f" ({unit})" if unit else "")
+    return {
+        "data": traces,
+        "layout": _layout(
+            height=380,
+            # Log axes: a tick at each power of ten, labelled without superscripts (plotly.js styles those
+            # with style attributes, which the Content-Security-Policy blocks).
+            xaxis={
+                "title": {"text": title + (", log scale" if log_x else "")},
+                "type": "log" if log_x else "linear",
+                **({"dtick": 1, "exponentformat": "SI"} if log_x else {}),
+            },
+            yaxis={
+                "title": {"text": "page load time (ms)" + (", log scale" if log_y else "")},
+                "type": "log" if log_y else "linear",
+                "rangemode": "tozero",
+            },
+            shapes=shapes,
+            annotations=annotations,
+            legend={"orientation": "h", "y": -0.25},
+            margin={"l": 70, "r": 20, "t": 30, "b": 60},
+        ),
+    }
+
+
+def waterfall_rows(objects: Sequence[Mapping[str, Any]]) -> list[Mapping[str, Any]]:
+    """A waterfall's rows: the objects by connection, then by start time."""
+    return sorted(objects, key=lambda o: (o["connection"], o["start_ms"], o["end_ms"]))
+
+
+def waterfall(result: Mapping[str, Any]) -> Figure:
+    """One protocol's objects over time: a bar from each object's start to its end, one row each.
+
+    Rows are grouped by connection (``c2 obj7``), and bars are coloured by connection (cycled).
+    """
+    rows = waterfall_rows(result["objects"])
+    labels = [f"c{o['connection']} {o['name']}" for o in rows]
+    colours = [CONNECTION_COLOURS[int(o["connection"]) % len(CONNECTION_COLOURS)] for o in rows]
+    trace = {
+        "type": "bar",
+        "x": [o["end_ms"] - o["start_ms"] for o in rows],
+        "base": [o["start_ms"] for o in rows],
+        "y": labels,
+        "orientation": "h",
+        "marker": {"color": colours},
+        "customdata": [[o["start_ms"], o["end_ms"], o["bytes"]] for o in rows],
+        "hovertemplate": "%{y}: %{customdata[0]:,.1f} to %{customdata[1]:,.1f} ms, %{customdata[2]:,} bytes"
+        "<extra></extra>",
+        "showlegend": False,
+    }
+    return {
+        "data": [trace],
+        "layout": _layout(
+            height=min(1400, 110 + 16 * len(rows)),
+            bargap=0.15,
+            xaxis={"title": {"text": "time since the page was requested (ms)"}, "rangemode": "tozero"},
+            yaxis={"autorange": "reversed", "type": "category", "automargin": True, "tickfont": {"size": 11}},
+            margin={"l": 20, "r": 20, "t": 20, "b": 50},
+        ),
+    }
