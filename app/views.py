@@ -24,6 +24,7 @@ import copy
 import csv
 import io
 import json
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Mapping
@@ -62,8 +63,14 @@ _SECTION_TITLES = {
 }
 
 
+#: Labels a field's name does not give well.
+_LABELS = {"object_bytes": "Object sizes"}
+
+
 def label_of(name: str) -> str:
     """A field's label from its name, the unit suffix left out: ``rtt_ms`` -> ``RTT``."""
+    if name in _LABELS:
+        return _LABELS[name]
     for suffix in ("_ms", "_bps", "_bytes", "_segments"):
         if name.endswith(suffix) and name != suffix[1:]:
             name = name[: -len(suffix)]
@@ -234,14 +241,13 @@ def _where(p: Problem) -> list[str]:
     if len(loc) >= 1 and loc[0] in FIELD_BY_PARAM:
         return [loc[0]]
     section = loc[0] if loc else None
-    mentioned = [
-        f.param
-        for f in FIELDS
-        if f.param in p.message or ((section is None or f.section == section) and f.name in p.message.split())
-    ]
-    mentioned += [
-        f.param for f in FIELDS if f.section == section and f"{f.name} " in p.message and f.param not in mentioned
-    ]
+    mentioned = [f.param for f in FIELDS if f.section and f.param in p.message]
+    if section is not None:
+        mentioned += [
+            f.param
+            for f in FIELDS
+            if f.section == section and f.param not in mentioned and re.search(rf"(?<![\w.]){f.name}(?!\w)", p.message)
+        ]
     return mentioned or [section or ""]
 
 
