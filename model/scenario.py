@@ -224,7 +224,13 @@ class Page(_Strict):
 class Scenario(_Strict):
     """One what-if question: which protocols, over which path, with which TCP, for which page."""
 
-    protocols: list[Protocol] = Field(default_factory=lambda: list(ALL_PROTOCOLS), min_length=1, max_length=5)
+    protocols: list[Protocol] = Field(
+        default_factory=lambda: list(ALL_PROTOCOLS),
+        min_length=1,
+        max_length=5,
+        description="The protocols to compare, each once: http10 (one connection per object), http10_parallel, "
+        "persistent, pipelined, getall.",
+    )
     network: Network = Field(default_factory=lambda: Network())
     tcp: Tcp = Field(default_factory=lambda: Tcp())
     http: Http = Field(default_factory=lambda: Http())
