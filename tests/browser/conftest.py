@@ -21,6 +21,7 @@ from __future__ import annotations
 import os
 import re
 import threading
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -34,8 +35,9 @@ if TYPE_CHECKING:
 
 CHROMIUM = os.environ.get("CHROMIUM", "/usr/bin/chromium")
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost"})
-#: How long a step may wait for the page (ms). Generous: CI has 2 cores shared with the server.
+#: How long a step or an expectation may wait for the page (ms). Generous: CI has 2 cores shared with the server.
 TIMEOUT_MS = 20_000
+EXPECT_TIMEOUT_MS = 10_000
 
 #: Injected before any page script: reports every CSP violation to the test, whatever the console says.
 _CSP_LISTENER = """
@@ -75,9 +77,10 @@ def live_server() -> Iterator[str]:
 @pytest.fixture(scope="session")
 def playwright() -> Iterator[Playwright]:
     try:
-        from playwright.sync_api import sync_playwright
+        from playwright.sync_api import expect, sync_playwright
     except ImportError:
         _fail_install("Playwright for Python is not installed")
+    expect.set_options(timeout=EXPECT_TIMEOUT_MS)
     with sync_playwright() as p:
         yield p
 
@@ -148,8 +151,9 @@ class BrowserLog:
             self.server_errors.append(f"{response.status} {response.request.method} {response.url}")
 
     def problems(self) -> list[str]:
+        """Each distinct problem once, with how often it happened (``(x12)``)."""
         console = [m for m in self.console_errors if not any(p.search(m) for p in self.allowed)]
-        return (
+        found = Counter(
             [f"console error: {m}" for m in console]
             + [f"uncaught exception: {m}" for m in self.page_errors]
             + [f"CSP violation: {m}" for m in self.csp_violations]
@@ -157,6 +161,7 @@ class BrowserLog:
             + [f"request to a non-local host: {m}" for m in self.foreign_requests]
             + [f"server error: {m}" for m in self.server_errors]
         )
+        return [text if n == 1 else f"{text} (x{n})" for text, n in found.items()]
 
 
 def _open_page(browser: Browser, base_url: str, log: BrowserLog, *, javascript: bool) -> Iterator[Page]:
