@@ -122,7 +122,7 @@ def label(pkt: dict[str, Any], connections: int) -> str:
 def _hover(pkt: dict[str, Any]) -> str:
     up = pkt["direction"] == "up"
     route = "client → server" if up else "server → client"
-    parts = [f"<b>#{pkt['n']} {kind_of(pkt)}</b> {route}, connection {pkt['connection']}"]
+    parts = [f"#{pkt['n']} {kind_of(pkt)}: {route}, connection {pkt['connection']}"]
     if pkt["object"]:
         parts.append(f"object {pkt['object']}")
     parts.append(
@@ -280,7 +280,7 @@ def _hold_trace(h: Hold, y: Callable[[float], float]) -> dict[str, Any]:
         name = "delayed-ACK timer"
         text = f"delayed-ACK timer {fmt_ms(duration)}"
         hover = (
-            f"<b>delayed-ACK timer</b> on the {h.side}, connection {h.connection}<br>"
+            f"delayed-ACK timer on the {h.side}, connection {h.connection}<br>"
             f"ran {fmt_ms(h.start_ms)} to {fmt_ms(h.end_ms)} ({fmt_ms(duration)}) before ACK #{h.packet} left"
         )
         line = {"color": TIMER_COLOUR, "width": 7, "dash": "solid"}
@@ -289,7 +289,7 @@ def _hold_trace(h: Hold, y: Callable[[float], float]) -> dict[str, Any]:
         name = "Nagle hold"
         text = f"Nagle hold {fmt_ms(duration)}"
         hover = (
-            f"<b>Nagle hold</b> on the {h.side}, connection {h.connection}<br>"
+            f"Nagle hold on the {h.side}, connection {h.connection}<br>"
             f"segment #{h.packet} waited {fmt_ms(h.start_ms)} to {fmt_ms(h.end_ms)} ({fmt_ms(duration)})"
         )
         line = {"color": NAGLE_COLOUR, "width": 4, "dash": "dot"}
@@ -393,8 +393,24 @@ def ladder(
 
     shapes: list[dict[str, Any]] = []
     annotations: list[dict[str, Any]] = [
-        {"x": CLIENT_X, "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom", "text": "<b>client</b>"},
-        {"x": SERVER_X, "y": 1.0, "xref": "x", "yref": "paper", "yanchor": "bottom", "text": "<b>server</b>"},
+        {
+            "x": CLIENT_X,
+            "y": 1.0,
+            "xref": "x",
+            "yref": "paper",
+            "yanchor": "bottom",
+            "text": "client",
+            "font": {"weight": "bold"},
+        },
+        {
+            "x": SERVER_X,
+            "y": 1.0,
+            "xref": "x",
+            "yref": "paper",
+            "yanchor": "bottom",
+            "text": "server",
+            "font": {"weight": "bold"},
+        },
     ]
     for a in annotations:
         a.update(showarrow=False, font={"size": 14})

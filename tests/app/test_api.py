@@ -713,4 +713,4 @@ def test_an_internal_error_is_a_problem_too(monkeypatch: pytest.MonkeyPatch) -> 
     assert "boom" not in body["detail"]
     monkeypatch.setattr(app.views, "predict", broken)
     with pytest.raises(RuntimeError):
-        client.get("/?rtt_ms=70")
+        client.get("/?network.rtt_ms=71")
