@@ -104,5 +104,5 @@ def test_split_proxies_are_refused_by_name() -> None:
     assert unsupported(p) == [
         "proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)"
     ]
-    with pytest.raises(SimulationError, match="proxy.architecture 'split_proxy'"):
+    with pytest.raises(SimulationError, match=r"proxy\.architecture 'split_proxy'"):
         setup_text(p, "persistent")
