@@ -193,3 +193,11 @@ def test_a_split_page_is_limited_by_its_relayed_segments() -> None:
     doc["page"]["html_bytes"] = 5_000_000  # 3,425 segments, relayed over three legs
     with pytest.raises(ValidationError, match="over the three legs"):
         Scenario.model_validate(doc)
+
+
+def test_split_paths_cost_three_legs_of_work() -> None:
+    """The API's work estimate (model.limits) counts every segment on each of the three legs."""
+    from model.limits import work_units
+
+    direct, split = (work_units(Scenario.model_validate(_doc(a))) for a in ("direct", "split_proxy"))
+    assert split == 3 * direct
