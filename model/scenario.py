@@ -72,7 +72,12 @@ class Network(_Strict):
     def _one_way_delays(self) -> Network:
         up, down = self.uplink_delay_ms, self.downlink_delay_ms
         if up is not None and down is not None:
-            # Both given: they define the path; rtt_ms follows from them.
+            # Both given: they define the path; rtt_ms follows from them (and stays within its own range).
+            if up + down > 10_000:
+                raise ValueError(
+                    f"uplink_delay_ms + downlink_delay_ms ({up:g} + {down:g}) cannot exceed 10,000 ms, "
+                    "the largest rtt_ms"
+                )
             object.__setattr__(self, "rtt_ms", up + down)
         elif up is not None or down is not None:
             given = up if up is not None else down
