@@ -8,6 +8,11 @@ slow-start idle or Nagle stall, a delayed-ACK timer on the way as delayed-ACK st
 request follows the arrival that prompted it plus its think time. Every step adds a closed-form
 term, so the parts add up to the page load time exactly, and the number of server-to-client
 crossings on the path is the coefficient of the round-trip time in the symbolic expression.
+
+On a split-proxy path (seed 003, :mod:`model.proxy`) the round-trip time ``RTT`` is the long-haul
+link's (``network``), the one the seed varies: round trips count the path's crossings of the
+long-haul link toward the client. The legs at either end have their own delays (``d_c``, ``d_s``),
+whose coefficients count the crossings of each leg; their time is filed in the same categories.
 """
 
 from __future__ import annotations
@@ -32,7 +37,7 @@ def category_of(pkt: Packet) -> str:
     kind = pkt.kind
     if kind in ("SYN", "SYNACK", "FIN") or (kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake"):
         return "connection_setup"
-    return "transmission" if pkt.dir == DOWN else "request"
+    return "transmission" if pkt.dir & 1 else "request"  # odd links carry data toward the client
 
 
 def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[str, Any], int]:
@@ -77,7 +82,7 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
             else:
                 acc[role] = acc[role] + (p.t_a - p.t_s)
             last = role or cat
-            if p.dir == DOWN:
+            if p.dir == DOWN:  # the direct path's, or the long-haul link's, way to the client
                 trips += 1
             arriving = False
             continue

@@ -21,6 +21,14 @@ from model.scenario import Params
 
 UP, DOWN = 0, 1  # client -> server, server -> client
 
+#: The legs of a path, each a pair of links (up ``2 leg``, down ``2 leg + 1``; odd links carry data toward
+#: the client). ``PATH`` is the network of a direct path, the long-haul link of a split-proxy path
+#: (seed 003); ``CLIENT_LEG`` (client - local proxy) and ``SERVER_LEG`` (remote proxy - server) exist
+#: only on a split-proxy path (:mod:`model.proxy`).
+PATH, CLIENT_LEG, SERVER_LEG = 0, 1, 2
+#: The rate symbol of each link in the linear forms (:mod:`model.symbolic`).
+LINK_RATE = ("B_u", "B_d", "B_c", "B_c", "B_s", "B_s")
+
 
 class Quantities:
     """The scenario's primitive quantities as floats (fast path): ms and bytes."""
@@ -30,8 +38,10 @@ class Quantities:
     def __init__(self, p: Params) -> None:
         self.p = p
         self.zero: Any = 0.0
-        self.d: tuple[Any, Any] = (p.d_up, p.d_down)
-        self.k = (p.k_up, p.k_down)
+        x = p.proxy
+        dc, kc, ds, ks = (x.d_c, x.k_c, x.d_s, x.k_s) if x is not None else (0.0, 0.0, 0.0, 0.0)
+        self.d: tuple[Any, ...] = (p.d_up, p.d_down, dc, dc, ds, ds)  # one-way delay of each link (ms)
+        self.k = (p.k_up, p.k_down, kc, kc, ks, ks)  # ms per wire byte of each link
         self.o = p.overhead
         self.server_think: Any = p.server_think
         self.client_think: Any = p.client_think
@@ -41,6 +51,13 @@ class Quantities:
         self.header: Any = p.header
         self.request: Any = p.request
         self.rwnd: Any = p.rwnd
+        # each leg's receive window (bytes), as a number and as used in the forms
+        self.rwnd_n: tuple[int, int, int] = (p.rwnd, p.rwnd, p.rwnd)
+        self.mux: Any = 0  # bytes of multiplexing overhead per relayed segment (split proxy)
+        if x is not None:
+            self.rwnd_n = (x.rwnd_x or p.rwnd, x.rwnd_c or p.rwnd, x.rwnd_s or p.rwnd)
+            self.mux = x.mux
+        self.rwnds: tuple[Any, Any, Any] = self.rwnd_n
 
     def size(self, n: int) -> Any:
         """A byte count that is a plain number in the scenario (an object size, a write size)."""
@@ -68,12 +85,23 @@ class Traced(Quantities):
         self.header = Lin(p.header, {"h": 1})
         self.request = Lin(p.request, {"q": 1})
         self.rwnd = Lin(p.rwnd, {"W_r": 1})
+        x = p.proxy
+        self.rwnds = (self.rwnd, self.rwnd, self.rwnd)
+        if x is not None:
+            self.d = (*self.d[:2], *[Lin(x.d_c, {"d_c": 1})] * 2, *[Lin(x.d_s, {"d_s": 1})] * 2)
+            self.rwnds = tuple(  # type: ignore[assignment]
+                Lin(n, {sym: 1}) if given is not None else self.rwnd
+                for n, given, sym in zip(
+                    self.rwnd_n, (x.rwnd_x, x.rwnd_c, x.rwnd_s), ("W_x", "W_c", "W_s"), strict=True
+                )
+            )
+            self.mux = Lin(x.mux, {"m": 1})
 
     def size(self, n: int) -> Any:
         return Lin.const(n)
 
     def tx(self, direction: int, payload: Any) -> Any:
-        link = "B_u" if direction == UP else "B_d"
+        link = LINK_RATE[direction]
         c: dict[object, float] = {(link, key): x for key, x in payload.c.items()}
         c[(link, "o")] = c.get((link, "o"), 0) + 1
         return Lin((payload.v + self.o) * self.k[direction], c)
@@ -140,15 +168,15 @@ class Point:
 
 
 class Engine:
-    """Event loop over two FIFO links; deterministic (ties go in scheduling order)."""
+    """Event loop over FIFO links (two per leg); deterministic (ties go in scheduling order)."""
 
     def __init__(self, q: Quantities) -> None:
         self.q = q
         self.traced = q.traced
         self.heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self.seq = 0
-        self.link_free: list[Any] = [q.zero, q.zero]
-        self.link_last: list[Packet | None] = [None, None]
+        self.link_free: list[Any] = [q.zero] * 6
+        self.link_last: list[Packet | None] = [None] * 6
         self.packets: list[Packet] = []
 
     def at(self, t: Any, fn: Callable[..., None], *args: Any) -> None:

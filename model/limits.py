@@ -6,11 +6,12 @@ request and header; on HTTP/1.0 a connection of its own) costs packets, and each
 so a limit is a property of the request (the same request is always accepted or always refused),
 not of how busy the server is:
 
-    work units = sum over protocol runs of page loads x (response segments + k x (objects + 1))
+    work units = sum over protocol runs of page loads x legs x (response segments + k x (objects + 1))
 
 where ``objects + 1`` counts the HTML document, ``k`` is the protocol's :data:`OBJECT_UNITS` (an
 object costs HTTP/1.0 a connection, a pipelined request almost nothing), a session loads the page
-``session.pages`` times and a sweep runs every protocol at every point. ``python bench/api_load.py
+``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
+every protocol at every point. ``python bench/api_load.py
 --calibrate`` prints the measured µs per unit for a spread of pages and protocols: about 10 to 20 µs
 on the 2-core reference machine, so :data:`MAX_WORK_UNITS` is about one second of model time. It
 leaves room for the issue's benchmark sweep (200 points, five protocols, a 10-object page: 51,400
@@ -65,10 +66,16 @@ def page_loads(s: Scenario) -> int:
     return pages if isinstance(pages, int) and pages > 0 else 1
 
 
+def legs(s: Scenario) -> int:
+    """The legs every segment crosses: 3 on a split-proxy path (seed 003; each proxy relays it), else 1."""
+    proxy = getattr(s, "proxy", None)
+    return 3 if getattr(proxy, "architecture", "direct") == "split_proxy" else 1
+
+
 def run_units(s: Scenario, protocol: str) -> int:
-    """Work units of one run of ``protocol`` on ``s``: every page load's segments and objects."""
+    """Work units of one run of ``protocol`` on ``s``: every page load's segments and objects, on every leg."""
     objects = len(s.page.sizes()) + 1
-    return page_loads(s) * (response_segments(s) + OBJECT_UNITS.get(protocol, 5) * objects)
+    return page_loads(s) * legs(s) * (response_segments(s) + OBJECT_UNITS.get(protocol, 5) * objects)
 
 
 def work_units(s: Scenario) -> int:

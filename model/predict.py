@@ -14,11 +14,14 @@ import sympy
 
 from model import symbolic
 from model.critical_path import CATEGORIES, walk
-from model.engine import DOWN, Quantities, Traced
+from model.engine import Quantities, Traced
 from model.lin import value
 from model.protocols import SCHEDULES
 from model.protocols.base import Session
 from model.scenario import Params, Scenario, resolve
+
+#: The legs of a split-proxy path by index (:data:`model.engine.PATH` and the rest), as the packets name them.
+LEG_NAMES = ("long_haul", "client", "server")
 
 
 def simulate(p: Params, protocol: str, traced: bool = False) -> Session:
@@ -110,7 +113,7 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
         out["packets"] = [
             {
                 "n": i,
-                "direction": "down" if pk.dir == DOWN else "up",
+                "direction": "down" if pk.dir & 1 else "up",
                 "connection": pk.conn,
                 "kind": pk.kind,
                 "bytes": int(value(pk.payload)),
@@ -124,6 +127,9 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
             }
             for i, pk in enumerate(pkts)
         ]
+        if s.p.proxy is not None:  # split proxies: which leg each packet crossed
+            for pk, row in zip(pkts, out["packets"], strict=True):
+                row["leg"] = LEG_NAMES[pk.dir >> 1]
     return out
 
 

@@ -29,6 +29,10 @@ MICROSCAPE_OBJECT_BYTES: list[int] = [
 ]
 
 
+#: Seed 003's US-side time per request (server and US network, ms), fitted: see the m98-*-direct presets.
+M98_SERVER_MS = 1160.0
+
+
 @dataclass(frozen=True)
 class Preset:
     name: str
@@ -193,6 +197,70 @@ _PRESETS = [
             ("SS", "satellite both ways", 320, 320),
             ("ST", "terrestrial to the US, satellite back", 60, 320),
         )
+    ],
+    *[
+        _p(
+            f"m98-{link.lower()}-{arch}",
+            f"Seed 003: a 1997 page over NZ-US link {link} ({desc}), {'split proxies' if arch == 'proxy' else 'direct'}",
+            "McGregor, Pearson & Cleary, table 1, 'US and NZ proxies', 'Persistent HTTP' and results (figure 4)",
+            "E3 links (34.368 Mb/s) both ways; satellite delay 320 ms and terrestrial delay 60 ms one way; MSS "
+            "1460; 32,767-byte TCP buffers at proxies and servers; persistence timeout 15 s (table 1). http10 is "
+            "the seed's HTTP/1.0 and persistent its HTTP/1.1 (an idle connection to the server is reused, one "
+            "request at a time). "
+            + (
+                "Split proxies: the long-haul connection between them is persistent and warm, replies multiplexed "
+                "with 20 bytes per relayed segment; client leg not simulated by the seed (0 ms, 100 Mb/s assumed); "
+                "the US cloud's delay is in the server time, so the server leg is 0 ms at 100 Mb/s (assumed); one "
+                "long-haul connection (assumed: one request at a time needs no more). "
+                if arch == "proxy"
+                else "Direct: one TCP connection from the NZ proxy to the US server per request (the seed does not "
+                "simulate the client's leg). "
+            )
+            + "Workload: the seed's is a trace (NZIX, July 1997); here one page of five responses whose mean and "
+            "median, 12,925 and 1,770 bytes, are seed 002's sample of 200,000 retrievals: a 6,000-byte HTML "
+            "document and images of 500, 1,000, 1,770 and 55,355 bytes (sizes assumed). TCP is 4.4BSD-Lite's "
+            "(the seed's simulator): initial window 1, delayed ACKs. idle_restart keep: 4.4BSD counts idle time "
+            "from the last segment received, so the request arriving the server time before the reply keeps "
+            "the window whenever that time is under the retransmission timeout (about 1.9 s over the satellite). "
+            "Nagle off: it changes no HTTP/1.0 figure (the close sends the held segment, seed 000, 2.3), while "
+            "on persistent and relayed connections it holds each reply's tail for a round trip (seed 000, 2.3; "
+            "seed 004 recommends turning it off) and seed 003 notes the inter-proxy stacks are the NSP's to tune.",
+            {
+                "protocols": ["http10", "persistent"],
+                "network": {"uplink_delay_ms": up, "downlink_delay_ms": down, "bandwidth_bps": 34_368_000},
+                "tcp": {
+                    "profile": "bsd",
+                    "mss_bytes": 1460,
+                    "receive_window_bytes": 32767,
+                    "nagle": False,
+                    "idle_restart": "keep",
+                },
+                "http": {"server_think_ms": M98_SERVER_MS},
+                "page": {"html_bytes": 6000, "object_bytes": [500, 1000, 1770, 55355]},
+                "session": {"server_idle_timeout_ms": 15_000},
+                "proxy": (
+                    {
+                        "architecture": "split_proxy",
+                        "client_leg": {"delay_ms": 0, "bandwidth_bps": 100e6},
+                        "server_leg": {"delay_ms": 0, "bandwidth_bps": 100e6},
+                        "long_haul_connections": 1,
+                        "long_haul_receive_window_bytes": 32767,
+                        "mux_overhead_bytes": 20,
+                    }
+                    if arch == "proxy"
+                    else {"architecture": "direct"}
+                ),
+            },
+            server_think_ms=f"{M98_SERVER_MS:g} ms per request, the time spent in the US (server and US network): "
+            "fitted so the direct SS/TT ratio is the seed's 2.07 (2.8 s -> 5.8 s). The seed replays each request's "
+            "measured US time and does not publish them; the other ratios are predictions.",
+        )
+        for link, desc, up, down in (
+            ("TT", "terrestrial both ways", 60, 60),
+            ("SS", "satellite both ways", 320, 320),
+            ("ST", "terrestrial to the US, satellite back", 60, 320),
+        )
+        for arch in ("direct", "proxy")
     ],
     *[
         _p(

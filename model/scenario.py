@@ -72,7 +72,12 @@ class Network(_Strict):
     def _one_way_delays(self) -> Network:
         up, down = self.uplink_delay_ms, self.downlink_delay_ms
         if up is not None and down is not None:
-            # Both given: they define the path; rtt_ms follows from them.
+            # Both given: they define the path; rtt_ms follows from them (and stays within its own range).
+            if up + down > 10_000:
+                raise ValueError(
+                    f"uplink_delay_ms + downlink_delay_ms ({up:g} + {down:g}) cannot exceed 10,000 ms, "
+                    "the largest rtt_ms"
+                )
             object.__setattr__(self, "rtt_ms", up + down)
         elif up is not None or down is not None:
             given = up if up is not None else down
@@ -162,6 +167,50 @@ class Session(_Strict):
     )
 
 
+class Leg(_Strict):
+    """One access leg of a split-proxy path: its own link (the same both ways) and TCP buffer."""
+
+    delay_ms: float = Field(1.0, ge=0, le=10_000, description="One-way propagation delay of this leg, each way (ms).")
+    bandwidth_bps: float = Field(100e6, ge=1_000, le=100e9, description="Rate of this leg, each way (bit/s).")
+    receive_window_bytes: int | None = Field(
+        None,
+        ge=1_000,
+        le=1_073_725_440,
+        description="TCP buffer (receive window) of the connections on this leg (bytes); null: tcp.receive_window_bytes.",
+    )
+
+
+class Proxy(_Strict):
+    """The path's architecture (seed 003): direct, or split by a proxy at each end of the long-haul link.
+
+    split_proxy: client - client leg - local proxy - long-haul link (``network``) - remote proxy - server leg -
+    server. Each leg carries its own TCP connections; the proxies relay each segment as it arrives.
+    """
+
+    architecture: Literal["direct", "split_proxy"] = Field(
+        "direct",
+        description="direct: one TCP connection over network; split_proxy: a proxy at each end of network "
+        "(which becomes the long-haul link), with persistent warm multiplexed connections between them.",
+    )
+    client_leg: Leg = Field(default_factory=lambda: Leg(), description="Client to local proxy (split_proxy).")
+    server_leg: Leg = Field(default_factory=lambda: Leg(), description="Remote proxy to server (split_proxy).")
+    long_haul_connections: int = Field(
+        1, ge=1, le=64, description="Persistent connections between the proxies; each reply takes the least loaded."
+    )
+    long_haul_receive_window_bytes: int | None = Field(
+        None,
+        ge=1_000,
+        le=1_073_725_440,
+        description="TCP buffer of the connections between the proxies (bytes); null: tcp.receive_window_bytes.",
+    )
+    mux_overhead_bytes: int = Field(
+        20,
+        ge=0,
+        le=1_000,
+        description="Multiplexing overhead added to each reply segment relayed between the proxies (bytes; seed 003: 20).",
+    )
+
+
 class Page(_Strict):
     """The page: an HTML document and its embedded objects."""
 
@@ -236,6 +285,7 @@ class Scenario(_Strict):
     http: Http = Field(default_factory=lambda: Http())
     page: Page = Field(default_factory=lambda: Page())
     session: Session = Field(default_factory=lambda: Session())
+    proxy: Proxy = Field(default_factory=lambda: Proxy())
 
     @model_validator(mode="after")
     def _checks(self) -> Scenario:
@@ -253,6 +303,14 @@ class Scenario(_Strict):
                 f"tcp.receive_window_bytes ({rwnd}) must be at least tcp.mss_bytes ({mss}): a window smaller "
                 "than one segment would never let a full segment leave"
             )
+        if self.proxy.architecture == "split_proxy":
+            for name, window in (
+                ("proxy.client_leg.receive_window_bytes", self.proxy.client_leg.receive_window_bytes),
+                ("proxy.server_leg.receive_window_bytes", self.proxy.server_leg.receive_window_bytes),
+                ("proxy.long_haul_receive_window_bytes", self.proxy.long_haul_receive_window_bytes),
+            ):
+                if window is not None and window < mss:
+                    raise ValueError(f"{name} ({window}) must be at least tcp.mss_bytes ({mss})")
         header = self.http.response_header_bytes
         html, objects = self.page.transferred(self.http.html_compression_ratio)
         if header == 0 and (html == 0 or 0 in objects):
@@ -261,12 +319,31 @@ class Scenario(_Strict):
                 "page.html_bytes and each object must be at least 1, and page.revalidate false"
             )
         segments = self.session.pages * sum(-(-(header + size) // mss) for size in [html, *objects])
-        if segments > MAX_SEGMENTS:
+        legs = 3 if self.proxy.architecture == "split_proxy" else 1  # each segment is relayed over every leg
+        if segments * legs > MAX_SEGMENTS:
+            across = " over the three legs of the split-proxy path" if legs > 1 else ""
             raise ValueError(
-                f"the page is too large to model: its responses take {segments} segments of mss_bytes, "
-                f"at most {MAX_SEGMENTS} allowed"
+                f"the page is too large to model: its responses take {segments * legs} segments of mss_bytes"
+                f"{across}, at most {MAX_SEGMENTS} allowed"
             )
         return self
+
+
+@dataclass(frozen=True, slots=True)
+class ProxyParams:
+    """The split-proxy path's numbers (seed 003), in model units; see :mod:`model.proxy`."""
+
+    d_c: float  # one-way delay of the client leg (ms)
+    k_c: float  # serialization time per wire byte on the client leg (ms/byte)
+    d_s: float  # one-way delay of the server leg (ms)
+    k_s: float  # serialization time per wire byte on the server leg (ms/byte)
+    rwnd_c: int | None  # the client leg's receive window (bytes); None: Params.rwnd
+    rwnd_s: int | None  # the server leg's
+    rwnd_x: int | None  # the long-haul connections'
+    connections: int  # persistent connections between the proxies
+    mux: int  # multiplexing overhead per relayed reply segment (bytes)
+    rto_c: float  # retransmission timeout on the client leg (ms)
+    rto_s: float  # on the server leg
 
 
 @dataclass(frozen=True, slots=True)
@@ -303,6 +380,7 @@ class Params:
     pages: int
     user_think: float
     idle_timeout: float | None
+    proxy: ProxyParams | None = None  # split-proxy path; None: direct
 
 
 def resolve(s: Scenario) -> Params:
@@ -357,4 +435,24 @@ def resolve(s: Scenario) -> Params:
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,
+        proxy=_proxy_params(s) if s.proxy.architecture == "split_proxy" else None,
+    )
+
+
+def _proxy_params(s: Scenario) -> ProxyParams:
+    x, rto_min = s.proxy, s.tcp.rto_min_ms
+    assert rto_min is not None
+    c, v = x.client_leg, x.server_leg
+    return ProxyParams(
+        d_c=float(c.delay_ms),
+        k_c=8000.0 / c.bandwidth_bps,
+        d_s=float(v.delay_ms),
+        k_s=8000.0 / v.bandwidth_bps,
+        rwnd_c=c.receive_window_bytes,
+        rwnd_s=v.receive_window_bytes,
+        rwnd_x=x.long_haul_receive_window_bytes,
+        connections=x.long_haul_connections,
+        mux=x.mux_overhead_bytes,
+        rto_c=max(rto_min, 6 * c.delay_ms),
+        rto_s=max(rto_min, 6 * v.delay_ms),
     )

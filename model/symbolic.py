@@ -21,6 +21,9 @@ RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
 B, B_u = sympy.symbols("B B_u", positive=True)
 M, o, h, q, W_r = sympy.symbols("M o h q W_r", positive=True)
 t_s, t_c, T_d, t_o = sympy.symbols("t_s t_c T_d t_o", nonnegative=True)
+# split-proxy paths (seed 003, model.proxy): the legs at either end of the long-haul link
+d_c, d_s, m = sympy.symbols("d_c d_s m", nonnegative=True)
+B_c, B_s, W_c, W_s, W_x = sympy.symbols("B_c B_s W_c W_s W_x", positive=True)
 
 #: symbol -> (meaning, unit, scenario field)
 GLOSSARY: dict[str, tuple[str, str, str]] = {
@@ -38,10 +41,18 @@ GLOSSARY: dict[str, tuple[str, str, str]] = {
     "t_c": ("client think time per request", "ms", "http.client_think_ms"),
     "T_d": ("delayed-ACK timer", "ms", "tcp.delayed_ack_ms"),
     "t_o": ("host overhead per new connection", "ms", "http.connection_overhead_ms"),
+    "d_c": ("one-way delay of the client leg (split proxy)", "ms", "proxy.client_leg.delay_ms"),
+    "d_s": ("one-way delay of the server leg (split proxy)", "ms", "proxy.server_leg.delay_ms"),
+    "B_c": ("rate of the client leg (split proxy)", "bit/s", "proxy.client_leg.bandwidth_bps"),
+    "B_s": ("rate of the server leg (split proxy)", "bit/s", "proxy.server_leg.bandwidth_bps"),
+    "W_c": ("receive window on the client leg", "bytes", "proxy.client_leg.receive_window_bytes"),
+    "W_s": ("receive window on the server leg", "bytes", "proxy.server_leg.receive_window_bytes"),
+    "W_x": ("receive window between the proxies", "bytes", "proxy.long_haul_receive_window_bytes"),
+    "m": ("multiplexing overhead per relayed reply segment", "bytes", "proxy.mux_overhead_bytes"),
 }
 
-_TIME = {"d_u": d_u, "d_d": d_d, "t_s": t_s, "t_c": t_c, "T_d": T_d, "t_o": t_o}
-_BYTES = {"M": M, "o": o, "h": h, "q": q, "W_r": W_r, "1": sympy.Integer(1)}
+_TIME = {"d_u": d_u, "d_d": d_d, "t_s": t_s, "t_c": t_c, "T_d": T_d, "t_o": t_o, "d_c": d_c, "d_s": d_s}
+_BYTES = {"M": M, "o": o, "h": h, "q": q, "W_r": W_r, "W_c": W_c, "W_s": W_s, "W_x": W_x, "m": m, "1": sympy.Integer(1)}
 
 
 def _num(x: float) -> sympy.Expr:
@@ -68,7 +79,7 @@ def to_sympy(form: Lin | float, p: Params) -> sympy.Expr:
             expr += _num(c[key]) * sym
     if c.get("1"):
         expr += _num(c["1"])
-    rates = {"B_d": B, "B_u": B if p.symmetric_rate else B_u}
+    rates = {"B_d": B, "B_u": B if p.symmetric_rate else B_u, "B_c": B_c, "B_s": B_s}
     per_rate: dict[sympy.Expr, sympy.Expr] = {}
     for basis, x in c.items():
         if isinstance(basis, tuple):
@@ -83,7 +94,7 @@ def to_sympy(form: Lin | float, p: Params) -> sympy.Expr:
 
 def substitutions(p: Params) -> dict[sympy.Symbol, float]:
     """Each glossary symbol's value in a resolved scenario."""
-    return {
+    out = {
         RTT: p.d_up + p.d_down,
         d_u: p.d_up,
         d_d: p.d_down,
@@ -99,6 +110,21 @@ def substitutions(p: Params) -> dict[sympy.Symbol, float]:
         T_d: p.dack_ms,
         t_o: p.conn_overhead,
     }
+    x = p.proxy
+    if x is not None:
+        out.update(
+            {
+                d_c: x.d_c,
+                d_s: x.d_s,
+                B_c: 8000.0 / x.k_c,
+                B_s: 8000.0 / x.k_s,
+                W_c: x.rwnd_c or p.rwnd,
+                W_s: x.rwnd_s or p.rwnd,
+                W_x: x.rwnd_x or p.rwnd,
+                m: x.mux,
+            }
+        )
+    return out
 
 
 def render(expr: sympy.Expr) -> dict[str, Any]:

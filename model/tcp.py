@@ -13,30 +13,30 @@ from collections.abc import Callable
 from typing import Any
 
 from model import connection_setup, delayed_ack, nagle, slow_start
-from model.engine import DOWN, UP, Engine, Packet, Point
+from model.engine import PATH, Engine, Packet, Point
 from model.lin import Lin
 
 
 class Endpoint:
     """One side of a connection: a sender of its own data and a receiver of the peer's."""
 
-    def __init__(self, conn: Connection, direction: int, cwnd: int) -> None:
+    def __init__(self, conn: Connection, side: int, cwnd: int) -> None:
         eng = conn.eng
         q = eng.q
         p = q.p
         self.conn = conn
         self.eng = eng
         self.q = q
-        self.dir = direction  # the link this endpoint sends on
-        self.name = "client" if direction == UP else "server"
+        self.dir = conn.links[side]  # the link this endpoint sends on (side 0: the opener, 1: the answerer)
+        self.name = conn.names[side]
         self.mss = q.mss
         self.mss_n = p.mss
-        self.rwnd = q.rwnd
-        self.rwnd_n = p.rwnd
+        self.rwnd = q.rwnds[conn.leg]
+        self.rwnd_n = q.rwnd_n[conn.leg]
         self.profile = p.profile
         self.nagle = p.nagle
         self.cwnd = cwnd
-        self.cwnd_cap = p.rwnd // p.mss + 2
+        self.cwnd_cap = self.rwnd_n // p.mss + 2
         self.acked_carry = 0.0  # bytes acknowledged but not yet counted toward the window (ns3)
         # ns3: the first data segment is ACKed at once, unless this endpoint has sent data since opening
         self.quick_ack = p.profile.ack_first_segment
@@ -48,7 +48,7 @@ class Endpoint:
         self.dack_ms = p_.dack_ms
         # restart after idle (seed 000, 2.4; seed 001, 5.5.3)
         self.idle_restart = p_.idle_restart
-        self.rto = p_.rto_ms
+        self.rto = conn.rto
         self.last_data_t: Any = None  # when this endpoint last sent data
         self.hold = False  # T/TCP: data waits for the SYN to take it
         self.pacing = False
@@ -190,7 +190,8 @@ class Endpoint:
         elif self.idle_restart == "paced" and self.cwnd > 1:
             q = self.q
             self.pacing = True
-            self.pace_interval = (q.d[0] + q.d[1]) * (1.0 / self.cwnd)
+            up, down = self.conn.links
+            self.pace_interval = (q.d[up] + q.d[down]) * (1.0 / self.cwnd)
             self.next_pace = t
             self.last_paced = None
             self.conn.session.record_restart(self, t, idle, self.cwnd, self.cwnd)
@@ -320,16 +321,33 @@ class Endpoint:
         return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {p.dack_segments}"
 
 
-class Connection:
-    """A client-server TCP connection; ``session`` gets its application events."""
+#: Who the two ends of a connection on each leg are (the opener first), for the events' sentences.
+NAMES = {
+    "direct": (("client", "server"),),
+    "split_proxy": (("local proxy", "remote proxy"), ("client", "local proxy"), ("remote proxy", "server")),
+}
 
-    def __init__(self, session: Any, conn_id: int) -> None:
+
+class Connection:
+    """A TCP connection on one leg of the path; ``session`` gets its application events.
+
+    ``client`` opens the connection and sends on the leg's up link, ``server`` answers on its down link
+    (on a split-proxy path the proxies play both roles, :mod:`model.proxy`).
+    """
+
+    def __init__(self, session: Any, conn_id: int, leg: int = PATH) -> None:
         self.session = session
         self.eng: Engine = session.eng
         self.id = conn_id
-        p = self.eng.q.p
-        self.client = Endpoint(self, UP, p.iw)
-        self.server = Endpoint(self, DOWN, p.iw)
+        q = self.eng.q
+        p = q.p
+        self.leg = leg
+        self.links = (2 * leg, 2 * leg + 1)
+        self.names = NAMES["direct" if p.proxy is None else "split_proxy"][leg]
+        x = p.proxy
+        self.rto = p.rto_ms if x is None or leg == PATH else x.rto_c if leg == 1 else x.rto_s
+        self.client = Endpoint(self, 0, p.iw)
+        self.server = Endpoint(self, 1, p.iw)
         self.client.peer = self.server
         self.server.peer = self.client
         self.on_open: Callable[[Any, Point], None] | None = None
@@ -350,6 +368,13 @@ class Connection:
         client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
         """
         p = self.eng.q.p
+        if mode == "warm":
+            # open long ago and kept busy: both windows as open as the receive window lets them be, and
+            # slow start only once per connection, so no restart after idle (seed 003, Proxy Servers)
+            for ep in (self.client, self.server):
+                ep.cwnd = ep.cwnd_cap
+                ep.idle_restart = "keep"
+            return
         if mode == "none":
             self.server.cwnd = slow_start.initial_window_segments(p.iw, p.profile.syn_ack_opens_window)
             if self.on_open is not None:
@@ -361,8 +386,8 @@ class Connection:
             payload, n = client.end - client.nxt, client.end_n - client.nxt_n
             client.nxt, client.nxt_n = client.end, client.end_n
             client.last_data_t = point.t
-        pkt = Packet(self.id, UP, "SYN", payload, n)
-        pkt.options = connection_setup.syn_option_bytes(p.rwnd)
+        pkt = Packet(self.id, self.links[0], "SYN", payload, n)
+        pkt.options = connection_setup.syn_option_bytes(client.rwnd_n)
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt
         pkt.ack = client.rcv
@@ -373,8 +398,8 @@ class Connection:
         if syn.n > 0:  # T/TCP: the request came with the SYN; the SYN-ACK acknowledges it
             server.rcv = syn.seq_end
             server.rcv_n += syn.n
-        pkt = Packet(self.id, DOWN, "SYNACK", self.eng.q.size(0), 0)
-        pkt.options = connection_setup.syn_option_bytes(self.eng.q.p.rwnd)
+        pkt = Packet(self.id, self.links[1], "SYNACK", self.eng.q.size(0), 0)
+        pkt.options = connection_setup.syn_option_bytes(server.rwnd_n)
         pkt.seq_end = server.nxt
         pkt.ack = server.rcv
         self.eng.transmit(pkt, t, ("arrival", syn, None, "connection_setup"), self.client.arrive)

@@ -64,6 +64,8 @@ def unsupported(p: Params) -> list[str]:
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
     if getattr(p, "pages", 1) != 1:
         out.append("session.pages > 1 (the harness loads one page)")
+    if getattr(p, "proxy", None) is not None:
+        out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out
 
 

@@ -7,7 +7,8 @@ when ``header_flush`` is set (seed 000, 2.2), and the rest in ``server_write_byt
 its FIN with the last data. The client waits its think time before each request. An object is
 complete when its last byte reaches the client; a page when all its objects are. A session loads
 the page ``session.pages`` times, each after the user's think time (seed 000, 2.4; seed 001, 5.2):
-a persistent connection carries over unless the server's idle timeout closed it.
+a persistent connection carries over unless the server's idle timeout closed it. On a split-proxy
+path (seed 003) the client's connections end at the local proxy, which relays (:mod:`model.proxy`).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model.engine import Engine, Packet, Point, Quantities
+from model.engine import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
 from model.lin import value
+from model.proxy import SplitProxy
 from model.tcp import Connection, Endpoint
 
 DoneFn = Callable[[str, Any, Packet], None]
@@ -65,6 +67,9 @@ class Session:
         self.keep_conn: Connection | None = None  # the persistent connection, while it is open
         self.driver: Driver | None = None
         self.cwnd_cache: int | None = None  # fast start: the window of the last connection used
+        # split proxies (seed 003): the client's connections go to the local proxy, which relays
+        self.relay = SplitProxy(self) if p.proxy is not None else None
+        self.client_leg = CLIENT_LEG if self.relay is not None else PATH
 
     @property
     def names(self) -> list[str]:
@@ -103,6 +108,8 @@ class Session:
     def _idle_close(self, t: Any, conn: Connection) -> None:
         """The server's idle timeout closes the persistent connection (seed 002, section 4)."""
         conn.server.close(t, Point(t, None, None, "connection_setup"))
+        if self.relay is not None:
+            self.relay.idle_close(t, conn)
 
     def persistent(self, start: Point, on_open: Callable[[Connection, Point], None]) -> None:
         """Use the open persistent connection, or open one, then ``on_open(conn, point)``."""
@@ -119,10 +126,12 @@ class Session:
         conn.on_open = lambda t, point, c=conn: on_open(c, point)
         conn.open(start, mode)
 
-    def open_mode(self) -> str:
-        """How the next new connection opens: T/TCP needs an earlier connection to the server (its TAO cache)."""
+    def open_mode(self, leg: int | None = None) -> str:
+        """How the next new connection on ``leg`` (the client's, by default) opens: T/TCP needs an earlier
+        connection between the same hosts (its TAO cache)."""
         mode = self.p.handshake
-        if mode == "ttcp" and not self.conns:
+        leg = self.client_leg if leg is None else leg
+        if mode == "ttcp" and not any(c.leg == leg for c in self.conns):
             return "three_way"
         return mode
 
@@ -143,9 +152,15 @@ class Session:
         self._event("slow_start_restart", value(t), 0.0, ep, ep._obj_at(ep.nxt_n), why)
 
     # ------------------------------------------------------------ connections
-    def new_connection(self, close_after: bool) -> Connection:
-        conn = Connection(self, len(self.conns))
+    def add_connection(self, leg: int) -> Connection:
+        """A new connection on ``leg`` (:data:`model.engine.PATH` and the rest), numbered in order."""
+        conn = Connection(self, len(self.conns), leg)
         self.conns.append(conn)
+        return conn
+
+    def new_connection(self, close_after: bool) -> Connection:
+        """A new connection of the client's (to the server, or to the local proxy on a split-proxy path)."""
+        conn = self.add_connection(self.client_leg)
         conn.close_after = close_after
         if self.p.idle_restart == "fast_start" and self.cwnd_cache is not None:
             conn.server.cwnd = max(conn.server.cwnd, self.cwnd_cache)  # TCP fast start (seed 001, 5.2)
@@ -155,6 +170,8 @@ class Session:
         conn.server.on_fin = lambda t, pkt, c=conn: c.server.send_control(
             "ACK", t, ("arrival", pkt, None, "connection_setup")
         )
+        if self.relay is not None:
+            self.relay.attach(conn)
         return conn
 
     def _client_fin(self, conn: Connection, t: Any, pkt: Packet) -> None:
@@ -297,7 +314,7 @@ class Session:
         first = len(self.events)
         dack = min(held, g)
         full = ep.blocked_window
-        if p.rwnd <= full:
+        if ep.rwnd_n <= full:
             wnd = f"receive window ({full} bytes)"
         else:
             wnd = f"congestion window ({full // p.mss} segment{'s' if full // p.mss != 1 else ''}, {full} bytes)"

@@ -46,3 +46,37 @@ def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
             d["network"]["uplink_bandwidth_bps"] = rng.choice([64_000, 1e6])
         out.append(d)
     return out
+
+
+def split_spread(n: int, seed: int = 11) -> list[dict[str, Any]]:
+    """``n`` split-proxy scenario documents (seed 003): the spread's settings with random legs, long-haul
+    connections, windows and multiplexing overhead, handshakes, idle restarts and two-page sessions."""
+    rng = random.Random(seed)
+    out = []
+    for d in spread(n, seed):
+        d["proxy"] = {
+            "architecture": "split_proxy",
+            "client_leg": {
+                "delay_ms": rng.choice([0, 0.5, 5]),
+                "bandwidth_bps": rng.choice([1e6, 10e6, 100e6]),
+                "receive_window_bytes": rng.choice([None, 8192]),
+            },
+            "server_leg": {
+                "delay_ms": rng.choice([0, 1, 20]),
+                "bandwidth_bps": rng.choice([1e6, 10e6, 100e6]),
+                "receive_window_bytes": rng.choice([None, 16384]),
+            },
+            "long_haul_connections": rng.choice([1, 2, 4]),
+            "long_haul_receive_window_bytes": rng.choice([None, 32767, 65535]),
+            "mux_overhead_bytes": rng.choice([0, 20]),
+        }
+        d["tcp"]["handshake"] = rng.choice(["three_way", "none", "ttcp"])
+        d["tcp"]["idle_restart"] = rng.choice(["slow_start", "keep", "fast_start", "paced"])
+        if rng.random() < 0.3:
+            d["session"] = {
+                "pages": 2,
+                "think_time_ms": rng.choice([0, 2000]),
+                "server_idle_timeout_ms": rng.choice([None, 1000]),
+            }
+        out.append(d)
+    return out

@@ -256,7 +256,7 @@ def test_unknown_top_level_field_without_a_close_one() -> None:
     p = only_problem({"zzz": 1})
     assert p.suggestion is None
     assert p.text == (
-        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session"
+        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session, proxy"
     )
 
 

@@ -145,3 +145,34 @@ def test_profiles_differ_where_the_issue_says() -> None:
     assert "one short segment and one full segment" in bsd_why and "full segments' worth" in bsd_why
     assert ns3_why.startswith("the client held its ACK") and "1 segment unacknowledged, fewer than 2" in ns3_why
     assert ns3["counts"]["slow_start_rounds"] == bsd["counts"]["slow_start_rounds"] + 1  # no reply-window bonus
+
+
+@pytest.mark.parametrize("tcp", [{}, {"nagle": False, "delayed_ack_ms": 0}])
+@pytest.mark.parametrize("bandwidth_bps", [34_368_000, 1_544_000])
+def test_window_limited_transfer_over_a_satellite(tcp: dict, bandwidth_bps: float) -> None:
+    """Seed 003, table 1: a 32,767-byte TCP buffer over a 640 ms satellite round trip. Past slow start the
+    receive window limits the flight, so two megabytes more go at ``W/RTT`` (slow_start.window_limited_rate_bps,
+    22 full segments per round trip) on an E3 as on a T1; the flight never exceeds the window."""
+    from model import Scenario
+    from model.predict import simulate
+    from model.scenario import resolve
+    from model.slow_start import window_limited_rate_bps
+
+    def doc(size: int) -> dict:
+        return {
+            "protocols": ["http10"],
+            "network": {"rtt_ms": 640, "bandwidth_bps": bandwidth_bps},
+            "tcp": {"mss_bytes": 1460, "receive_window_bytes": 32767, **tcp},
+            "page": {"html_bytes": size, "object_bytes": []},
+        }
+
+    t1, t2 = (predict(doc(n))["results"][0]["page_load_ms"] for n in (1_000_000, 3_000_000))
+    rate = 8000.0 * 2_000_000 / (t2 - t1)
+    assert window_limited_rate_bps(32767, 1460, 640) == pytest.approx(401_500)  # of a 34,368,000 bit/s E3
+    closed = window_limited_rate_bps(32767, 1460, 640, link.serialization_ms(1460 + 40, 40, bandwidth_bps))
+    assert rate == pytest.approx(closed, rel=0.02)  # the model is 0.7-1.7% slower: its rounds are whole
+    s = simulate(resolve(Scenario.model_validate(doc(300_000))), "http10")
+    data = [p for p in s.eng.packets if p.dir == 1 and p.n > 0]
+    acks = [p for p in s.eng.packets if p.dir == 0]
+    flight = [p.seq_end - max((a.ack for a in acks if a.t_a <= p.t_s), default=0) for p in data]
+    assert max(flight) <= 32767 and max(flight) >= 22 * 1460

@@ -75,3 +75,11 @@ def test_model_imports_neither_flask_nor_plotly() -> None:
     code = "import sys, model, model.presets, model.predict; bad = {'flask', 'plotly', 'app'} & set(sys.modules); print(sorted(bad)); sys.exit(1 if bad else 0)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
+
+
+def test_one_way_delays_keep_the_round_trip_in_range() -> None:
+    """Both one-way delays set rtt_ms to their sum, which must stay within rtt_ms's own 10,000 ms."""
+    ok = Scenario.model_validate({"network": {"uplink_delay_ms": 5000, "downlink_delay_ms": 5000}})
+    assert ok.network.rtt_ms == 10_000
+    with pytest.raises(ValidationError, match=r"uplink_delay_ms \+ downlink_delay_ms \(8791 \+ 9234\)"):
+        Scenario.model_validate({"network": {"uplink_delay_ms": 8791, "downlink_delay_ms": 9234}})

@@ -19,12 +19,16 @@ scenarios = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(scenarios)
 
 SPREAD = scenarios.spread(40)
+SPLIT = scenarios.split_spread(30)
 
 
-@pytest.mark.parametrize("doc", SPREAD, ids=[f"s{i}" for i in range(len(SPREAD))])
+@pytest.mark.parametrize(
+    "doc", SPREAD + SPLIT, ids=[f"s{i}" for i in range(len(SPREAD))] + [f"split{i}" for i in range(len(SPLIT))]
+)
 def test_expression_substituted_equals_numeric(doc: dict) -> None:
     """For every protocol, substituting the scenario into the expression gives page_load_ms (rel < 1e-9),
-    each breakdown part likewise, and the coefficient of the round-trip time is the round-trip count."""
+    each breakdown part likewise, and the coefficient of the round-trip time is the round-trip count. On a
+    split-proxy path (seed 003) RTT is the long-haul link's and the round trips are its crossings."""
     s = Scenario.model_validate(doc)
     p = resolve(s)
     for r in predict(s)["results"]:
@@ -33,8 +37,9 @@ def test_expression_substituted_equals_numeric(doc: dict) -> None:
         assert total == pytest.approx(r["page_load_ms"], rel=1e-9)
         for cat, part in e["breakdown_ms"].items():
             assert evaluate(part, p) == pytest.approx(r["breakdown_ms"][cat], rel=1e-9, abs=1e-9 * total)
-        trips = e["page_load_ms"].coeff(RTT) if p.symmetric_delay else e["page_load_ms"].coeff(d_d)
-        assert trips == r["counts"]["round_trips"]
+        if p.pages == 1:  # a later page's walk may be cut at its start, mid-crossing (see the README's limits)
+            trips = e["page_load_ms"].coeff(RTT) if p.symmetric_delay else e["page_load_ms"].coeff(d_d)
+            assert trips == r["counts"]["round_trips"]
 
 
 def test_expression_reads_like_the_seed() -> None:
@@ -53,7 +58,7 @@ def test_expression_reads_like_the_seed() -> None:
 
 
 def test_expression_uses_only_glossary_symbols() -> None:
-    for doc in SPREAD[:8]:
+    for doc in SPREAD[:8] + SPLIT[:4]:
         s = Scenario.model_validate(doc)
         for proto in s.protocols:
             e = expression(s, proto)["page_load_ms"]

@@ -93,3 +93,16 @@ def test_unsupported_features_are_named() -> None:
         p = resolve(Scenario.model_validate(doc))
         with pytest.raises(SimulationError, match="T/TCP"):
             setup_text(p, "persistent")
+
+
+def test_split_proxies_are_refused_by_name() -> None:
+    """The harness builds one client-server path: a split-proxy scenario (seed 003) is refused, naming the field,
+    before ns-3 is started."""
+    doc = json.loads((DATA / "persistent_nagle.json").read_text())
+    doc["proxy"] = {"architecture": "split_proxy"}
+    p = resolve(Scenario.model_validate(doc))
+    assert unsupported(p) == [
+        "proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)"
+    ]
+    with pytest.raises(SimulationError, match=r"proxy\.architecture 'split_proxy'"):
+        setup_text(p, "persistent")
