@@ -89,7 +89,9 @@ class Tcp(_Strict):
     """TCP behaviour; fields left out take the profile's values."""
 
     profile: ProfileName = Field(
-        "bsd", description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks) or ns3."
+        "bsd",
+        description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks), ns3, rfc5681 (generic) "
+        "or linux (see model.profiles).",
     )
     mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
     initial_window_segments: int | None = Field(None, ge=1, le=100, description="Initial congestion window (segments).")

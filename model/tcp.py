@@ -40,6 +40,8 @@ class Endpoint:
         self.acked_carry = 0.0  # bytes acknowledged but not yet counted toward the window (ns3)
         # ns3: the first data segment is ACKed at once, unless this endpoint has sent data since opening
         self.quick_ack = p.profile.ack_first_segment
+        # linux: quick-ACK mode at the start, the first data segments ACKed at once
+        self.quickacks = p.profile.quickack_segments
         zero = q.size(0)
         self.zero = zero
         p_ = q.p
@@ -251,8 +253,9 @@ class Endpoint:
                 if self.profile.cwnd_counts_bytes:
                     acked_n = (pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack) - self.una_n
                     self.cwnd, self.acked_carry = slow_start.window_after_ack_bytes(
-                        self.cwnd, self.acked_carry, acked_n, self.mss_n
+                        self.cwnd, self.acked_carry, acked_n, self.mss_n, self.profile.cwnd_abc_limit_segments
                     )
+                    self.cwnd = min(self.cwnd, self.cwnd_cap)
                 else:
                     self.cwnd = slow_start.window_after_ack(self.cwnd)
             self.una_n = pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack
@@ -267,8 +270,10 @@ class Endpoint:
             self.output(t, ("release", pkt, self.blocked) if self.blocked else ("ack", pkt))
 
     def _receive(self, t: Any, pkt: Packet, payload: float) -> None:
-        first_data = self.quick_ack
+        first_data = self.quick_ack or self.quickacks > 0
         self.quick_ack = False
+        if self.quickacks > 0:
+            self.quickacks -= 1
         self.rcv = pkt.seq_end
         self.rcv_n += payload
         self.un_bytes += payload

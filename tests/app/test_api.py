@@ -152,7 +152,7 @@ BAD: list[Bad] = [
     # strings
     Bad("numeric string", "POST", P, {"network": {"rtt_ms": "70"}}, path="network.rtt_ms", allowed="a number"),
     Bad("word for number", "GET", P + "?network.rtt_ms=fast", path="network.rtt_ms", allowed="from 0 to 10,000"),
-    Bad("unknown profile", "POST", P, {"tcp": {"profile": "linux"}}, path="tcp.profile", allowed="'bsd'"),
+    Bad("unknown profile", "POST", P, {"tcp": {"profile": "solaris"}}, path="tcp.profile", allowed="'bsd'"),
     Bad("unknown protocol", "GET", P + "?protocols=http10,http3", path="protocols[1]", allowed="'getall'"),
     Bad("unknown format", "GET", P + "?format=xml", path="format", allowed="'csv'"),
     Bad("bad packets flag", "GET", P + "?packets=maybe", path="packets", allowed="true or false"),

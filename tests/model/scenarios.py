@@ -18,7 +18,7 @@ def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
                 "packet_overhead_bytes": rng.choice([0, 40, 78]),
             },
             "tcp": {
-                "profile": rng.choice(["bsd", "ns3"]),
+                "profile": rng.choice(["bsd", "ns3", "rfc5681", "linux"]),
                 "nagle": rng.choice([True, False]),
                 "mss_bytes": rng.choice([536, 1460]),
                 "initial_window_segments": rng.choice([1, 2, 4, 10]),

@@ -201,7 +201,7 @@ def test_presets_json(run: Run) -> None:
         ({"network": {"bandwidth_bps": "fast"}}, "network.bandwidth_bps", ["valid number", "1,000 to 100,000,000,000"]),
         ({"network": {"rtt": 20}}, "network.rtt", ["unknown field", "rtt_ms"]),
         ({"tcp": {"mss_bytes": 50}}, "tcp.mss_bytes", ["greater than or equal to 100", "from 100 to 65,495 bytes"]),
-        ({"tcp": {"profile": "linux"}}, "tcp.profile", ["'bsd' or 'ns3'"]),
+        ({"tcp": {"profile": "solaris"}}, "tcp.profile", ["'bsd', 'ns3', 'rfc5681' or 'linux'"]),
         ({"protocols": ["http11"]}, "protocols[0]", ["'persistent'"]),
         ({"http": {"parallel_connections": 100}}, "http.parallel_connections", ["less than or equal to 64"]),
         ({"network": {"uplink_delay_ms": 100}}, "network", ["uplink_delay_ms", "cannot exceed rtt_ms"]),

@@ -46,7 +46,7 @@ def only_problem(document: Any) -> Problem:
         (("http", "header_flush"), "true or false"),
         (("tcp", "nagle"), "true, false or null"),
         # Literal choices
-        (("tcp", "profile"), "'bsd' or 'ns3'"),
+        (("tcp", "profile"), "'bsd', 'ns3', 'rfc5681' or 'linux'"),
         (("tcp", "handshake"), "'three_way', 'none' or 'ttcp'"),
         (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'"),
         # arrays, objects
@@ -111,7 +111,7 @@ def test_spec_of_choices_and_list_items() -> None:
     profile = spec(("tcp", "profile"))
     assert profile is not None and (profile.kind, profile.choices, profile.nullable) == (
         "choice",
-        ("bsd", "ns3"),
+        ("bsd", "ns3", "rfc5681", "linux"),
         False,
     )
     item = spec(("page", "object_bytes", 0))
@@ -215,9 +215,9 @@ def test_optional_field_takes_null() -> None:
 
 
 def test_choice_problem_does_not_repeat_the_choices() -> None:
-    p = only_problem({"tcp": {"profile": "linux"}})
-    assert p.allowed == "'bsd' or 'ns3'"
-    assert p.text == "tcp.profile: Input should be 'bsd' or 'ns3' (got \"linux\")"
+    p = only_problem({"tcp": {"profile": "solaris"}})
+    assert p.allowed == "'bsd', 'ns3', 'rfc5681' or 'linux'"
+    assert p.text == "tcp.profile: Input should be 'bsd', 'ns3', 'rfc5681' or 'linux' (got \"solaris\")"
 
 
 def test_nested_list_index_problem() -> None:

@@ -40,7 +40,7 @@ def test_one_way_delays() -> None:
         ({"network": {"bandwidth_bps": "fast"}}, "network.bandwidth_bps", "valid number"),
         ({"network": {"bandwidth_bps": float("inf")}}, "network.bandwidth_bps", "finite"),
         ({"tcp": {"mss_bytes": 50}}, "tcp.mss_bytes", "greater than or equal to 100"),
-        ({"tcp": {"profile": "linux"}}, "tcp.profile", "bsd"),
+        ({"tcp": {"profile": "solaris"}}, "tcp.profile", "bsd"),
         ({"tcp": {"delayed_ack_ms": 900}}, "tcp.delayed_ack_ms", "less than or equal to 500"),
         ({"page": {"object_bytes": [1, -5]}}, "page", "object_bytes[1]"),
         ({"page": {"object_count": 3}}, "page", "go together"),
