@@ -41,6 +41,7 @@ class Quantities:
         self.header: Any = p.header
         self.request: Any = p.request
         self.rwnd: Any = p.rwnd
+        self.dns: Any = p.dns_ms
 
     def size(self, n: int) -> Any:
         """A byte count that is a plain number in the scenario (an object size, a write size)."""
@@ -68,6 +69,7 @@ class Traced(Quantities):
         self.header = Lin(p.header, {"h": 1})
         self.request = Lin(p.request, {"q": 1})
         self.rwnd = Lin(p.rwnd, {"W_r": 1})
+        self.dns = Lin(p.dns_ms, {"T_dns": 1})
 
     def size(self, n: int) -> Any:
         return Lin.const(n)

@@ -73,6 +73,11 @@ class Network(_Strict):
         up, down = self.uplink_delay_ms, self.downlink_delay_ms
         if up is not None and down is not None:
             # Both given: they define the path; rtt_ms follows from them.
+            if up + down > 10_000:
+                raise ValueError(
+                    f"uplink_delay_ms + downlink_delay_ms ({up + down:g}) is the round trip, at most 10,000 ms "
+                    "as rtt_ms"
+                )
             object.__setattr__(self, "rtt_ms", up + down)
         elif up is not None or down is not None:
             given = up if up is not None else down
@@ -108,10 +113,12 @@ class Tcp(_Strict):
         description="A receiver ACKs at once after this many segments (bsd: full segments' worth of bytes).",
     )
     nagle: bool | None = Field(None, description="Nagle's algorithm on the sender (both ends).")
-    handshake: Literal["three_way", "none", "ttcp"] = Field(
+    handshake: Literal["three_way", "none", "ttcp", "fast_open"] = Field(
         "three_way",
-        description="three_way: each connection opens with SYN/SYN-ACK; none: already open; ttcp: after the "
-        "session's first connection, the request rides on the SYN (T/TCP).",
+        description="three_way: each connection opens with SYN/SYN-ACK; none: already open (TCP and TLS); ttcp: "
+        "after the session's first connection, the request rides on the SYN (T/TCP); fast_open: TCP Fast Open "
+        "(RFC 7413) with a cookie from an earlier visit, the first MSS of what the client sends (its request, or "
+        "its TLS ClientHello) rides on every SYN.",
     )
     idle_restart: Literal["slow_start", "keep", "fast_start", "paced"] | None = Field(
         None,
@@ -147,6 +154,48 @@ class Http(_Strict):
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
     parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+
+
+class Dns(_Strict):
+    """Looking up the server's name before the session's first connection (model.dns)."""
+
+    lookup: Literal["cached", "resolver"] = Field(
+        "cached",
+        description="cached: the address is known (no lookup); resolver: one round trip to the recursive "
+        "resolver, which has the answer cached, before the first connection.",
+    )
+    resolver_rtt_ms: float = Field(
+        50.0, ge=0, le=10_000, description="Round trip to the resolver and its answer (ms), with lookup resolver."
+    )
+
+
+class Tls(_Strict):
+    """TLS on every connection (model.tls): handshake flights as packets with realistic sizes."""
+
+    version: Literal["none", "1.2", "1.3"] = Field(
+        "none",
+        description="none: plain HTTP; 1.2: full handshake in 2 round trips (RFC 5246); 1.3: 1 round trip "
+        "(RFC 8446). h3 always uses TLS 1.3 inside QUIC.",
+    )
+    resumption: Literal["none", "after_first", "all"] = Field(
+        "after_first",
+        description="Which connections resume a session (RFC 5077 tickets, RFC 8446 PSK): none; after_first: "
+        "the session's later connections, with the first one's ticket; all: the first too (a ticket from an "
+        "earlier visit). A resumed 1.2 handshake takes 1 round trip, a resumed 1.3 one 0 with early data.",
+    )
+    early_data: bool = Field(
+        True, description="TLS 1.3 and QUIC resumptions send the first request as 0-RTT early data (RFC 8446 2.3)."
+    )
+    client_hello_bytes: int = Field(
+        512, ge=100, le=16_384, description="ClientHello record (bytes); browsers pad it to about 512 (RFC 7685)."
+    )
+    server_flight_bytes: int = Field(
+        4000,
+        ge=100,
+        le=65_536,
+        description="Server's first flight of a full handshake with its certificate chain (bytes): 1.3 "
+        "ServerHello..Finished, 1.2 ServerHello..ServerHelloDone.",
+    )
 
 
 class Session(_Strict):
@@ -232,6 +281,8 @@ class Scenario(_Strict):
     http: Http = Field(default_factory=lambda: Http())
     page: Page = Field(default_factory=lambda: Page())
     session: Session = Field(default_factory=lambda: Session())
+    dns: Dns = Field(default_factory=lambda: Dns())
+    tls: Tls = Field(default_factory=lambda: Tls())
 
     @model_validator(mode="after")
     def _checks(self) -> Scenario:
@@ -299,6 +350,12 @@ class Params:
     pages: int
     user_think: float
     idle_timeout: float | None
+    dns_ms: float = 0.0  # DNS lookup before the session's first connection (0: cached)
+    tls: str = "none"  # none, 1.2, 1.3
+    tls_resumption: str = "after_first"
+    tls_early_data: bool = True
+    tls_client_hello: int = 512
+    tls_server_flight: int = 4000
 
 
 def resolve(s: Scenario) -> Params:
@@ -353,4 +410,10 @@ def resolve(s: Scenario) -> Params:
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,
+        dns_ms=s.dns.resolver_rtt_ms if s.dns.lookup == "resolver" else 0.0,
+        tls=s.tls.version,
+        tls_resumption=s.tls.resumption,
+        tls_early_data=s.tls.early_data,
+        tls_client_hello=s.tls.client_hello_bytes,
+        tls_server_flight=s.tls.server_flight_bytes,
     )

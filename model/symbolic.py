@@ -20,7 +20,7 @@ from model.scenario import Params
 RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
 B, B_u = sympy.symbols("B B_u", positive=True)
 M, o, h, q, W_r = sympy.symbols("M o h q W_r", positive=True)
-t_s, t_c, T_d, t_o = sympy.symbols("t_s t_c T_d t_o", nonnegative=True)
+t_s, t_c, T_d, t_o, T_dns = sympy.symbols("t_s t_c T_d t_o T_dns", nonnegative=True)
 
 #: symbol -> (meaning, unit, scenario field)
 GLOSSARY: dict[str, tuple[str, str, str]] = {
@@ -38,9 +38,10 @@ GLOSSARY: dict[str, tuple[str, str, str]] = {
     "t_c": ("client think time per request", "ms", "http.client_think_ms"),
     "T_d": ("delayed-ACK timer", "ms", "tcp.delayed_ack_ms"),
     "t_o": ("host overhead per new connection", "ms", "http.connection_overhead_ms"),
+    "T_dns": ("DNS lookup: one round trip to the resolver", "ms", "dns.resolver_rtt_ms"),
 }
 
-_TIME = {"d_u": d_u, "d_d": d_d, "t_s": t_s, "t_c": t_c, "T_d": T_d, "t_o": t_o}
+_TIME = {"d_u": d_u, "d_d": d_d, "t_s": t_s, "t_c": t_c, "T_d": T_d, "t_o": t_o, "T_dns": T_dns}
 _BYTES = {"M": M, "o": o, "h": h, "q": q, "W_r": W_r, "1": sympy.Integer(1)}
 
 
@@ -98,6 +99,7 @@ def substitutions(p: Params) -> dict[sympy.Symbol, float]:
         t_c: p.client_think,
         T_d: p.dack_ms,
         t_o: p.conn_overhead,
+        T_dns: p.dns_ms,
     }
 
 

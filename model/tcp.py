@@ -80,9 +80,20 @@ class Endpoint:
         self.first_pkt: Packet | None = None
         self.last_pkt: Packet | None = None
         self.token = 0
+        self.hs_ranges: list[tuple[float, float]] = []  # (start, end) offsets of TLS handshake bytes written
         self.on_data: Callable[[Any, Packet], None] | None = None
         self.on_fin: Callable[[Any, Packet], None] | None = None
         self.peer: Endpoint
+
+    def app_received(self) -> float:
+        """Bytes received for the application: all received less the peer's TLS handshake bytes."""
+        rcv = self.rcv_n
+        skip = 0.0
+        for begin, end in self.peer.hs_ranges:
+            if begin >= rcv:
+                break
+            skip += min(end, rcv) - begin
+        return rcv - skip
 
     # ----------------------------------------------------------------- sending
     def write(self, t: Any, nbytes: Any, obj: str, point: Point) -> None:
@@ -160,6 +171,8 @@ class Endpoint:
             length_n = length.v if isinstance(length, Lin) else length
             pkt = Packet(self.conn.id, self.dir, "DATA", length, length_n)
             pkt.obj = self._obj_at(self.nxt_n)
+            if self.hs_ranges and pkt.obj == "tls":  # a segment is TLS setup only if all of it is handshake
+                pkt.obj = self._obj_at(self.nxt_n + length_n - 1)
             self.nxt = self.nxt + length
             self.nxt_n += length_n
             if self.closing and self.nxt_n >= end_n:
@@ -347,12 +360,14 @@ class Connection:
         self.expect_i = 0
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
+        self.tls: Any = None  # the TLS handshake running on it (model.secure_setup.Dialogue)
 
     def open(self, point: Point, mode: str) -> None:
         """Open the connection at ``point`` (:mod:`model.connection_setup`).
 
         three_way: SYN, SYN-ACK, ACK. none: already open, as if the handshake had happened. ttcp: the
         client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
+        fast_open: the same with at most one MSS on the SYN and the cookie option (RFC 7413).
         """
         p = self.eng.q.p
         if mode == "none":
@@ -362,12 +377,16 @@ class Connection:
             return
         client = self.client
         payload, n = self.eng.q.size(0), 0.0
-        if mode == "ttcp" and client.end_n > client.nxt_n:
+        if mode in ("ttcp", "fast_open") and client.end_n > client.nxt_n:
             payload, n = client.end - client.nxt, client.end_n - client.nxt_n
-            client.nxt, client.nxt_n = client.end, client.end_n
+            if mode == "fast_open" and n > p.mss:  # RFC 7413 4.2: data on the SYN within one MSS
+                payload, n = self.eng.q.mss, float(p.mss)
+            client.nxt, client.nxt_n = client.nxt + payload, client.nxt_n + n
             client.last_data_t = point.t
         pkt = Packet(self.id, UP, "SYN", payload, n)
         pkt.options = connection_setup.syn_option_bytes(p.rwnd)
+        if mode == "fast_open":
+            pkt.options += connection_setup.FAST_OPEN_OPTION_BYTES
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt
         pkt.ack = client.rcv
@@ -392,6 +411,8 @@ class Connection:
             client.una = synack.ack
             client.una_n = synack.ack.v if isinstance(synack.ack, Lin) else synack.ack
         client.send_control("ACK", t, ("handshake", synack))
+        if client.end_n > client.nxt_n:  # Fast Open: what did not fit on the SYN follows
+            client.output(t, ("handshake", synack))
         if self.on_open is not None:
             self.on_open(t, Point(t, synack, None, "connection_setup"))
 

@@ -40,6 +40,15 @@ def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
                 "object_bytes": [rng.randint(50, 30_000) for _ in range(rng.randint(0, 6))],
             },
         }
+        if rng.random() < 0.5:  # today's setups (issue 7): TLS, DNS, Fast Open
+            d["tls"] = {
+                "version": rng.choice(["1.2", "1.3"]),
+                "resumption": rng.choice(["none", "after_first", "all"]),
+                "early_data": rng.choice([True, False]),
+                "server_flight_bytes": rng.choice([1000, 4000, 6000]),
+            }
+            d["dns"] = {"lookup": rng.choice(["cached", "resolver"]), "resolver_rtt_ms": rng.choice([0, 20])}
+            d["tcp"]["handshake"] = rng.choice(["three_way", "none", "fast_open", "ttcp"])
         if rng.random() < 0.3:
             d["network"]["uplink_delay_ms"] = rng.choice([5, 35])
             d["network"]["downlink_delay_ms"] = rng.choice([5, 300])

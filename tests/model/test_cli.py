@@ -308,7 +308,7 @@ def test_help_exits_0(run: Run) -> None:
         (("network", "uplink_bandwidth_bps"), "a number from 1,000 to 100,000,000,000 bit/s or null"),
         (("tcp", "initial_window_segments"), "a whole number from 1 to 100 segments or null"),
         (("tcp", "nagle"), "true, false or null"),
-        (("tcp", "handshake"), "'three_way', 'none' or 'ttcp'"),
+        (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
         (
             ("protocols",),
             "an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'",

@@ -47,7 +47,7 @@ def only_problem(document: Any) -> Problem:
         (("tcp", "nagle"), "true, false or null"),
         # Literal choices
         (("tcp", "profile"), "'bsd', 'ns3', 'rfc5681' or 'linux'"),
-        (("tcp", "handshake"), "'three_way', 'none' or 'ttcp'"),
+        (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
         (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'"),
         # arrays, objects
         (
@@ -256,7 +256,7 @@ def test_unknown_top_level_field_without_a_close_one() -> None:
     p = only_problem({"zzz": 1})
     assert p.suggestion is None
     assert p.text == (
-        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session"
+        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session, dns, tls"
     )
 
 

@@ -38,9 +38,11 @@ def test_parts_agree(doc: dict) -> None:
             total
         ) or total == max(o["end_ms"] for o in r["objects"])
         assert max(o["end_ms"] for o in r["objects"]) == pytest.approx(total)
-        data_down = sum(p["bytes"] for p in pk if p["direction"] == "down")
+        data = sum(p["bytes"] for p in pk)
         headers = len(r["objects"]) * out["scenario"]["http"]["response_header_bytes"]
-        assert data_down == sum(o["bytes"] for o in r["objects"]) + headers
+        requests = (1 if r["protocol"] == "getall" else len(r["objects"])) * out["scenario"]["http"]["request_bytes"]
+        # every byte is a request, a response or TLS handshake
+        assert data == sum(o["bytes"] for o in r["objects"]) + headers + requests + r["counts"]["tls_bytes"]
         net = out["scenario"]["network"]
         rates = {"down": net["bandwidth_bps"], "up": net["uplink_bandwidth_bps"] or net["bandwidth_bps"]}
         for direction, rate in rates.items():  # a link carries one packet at a time, first come first served
