@@ -30,4 +30,4 @@ BASE_LAYOUT: dict[str, object] = {
 
 def to_json(fig: go.Figure) -> str:
     """The figure as JSON for the page, with ``</`` escaped so it cannot close its script block."""
-    return pio.to_json(fig, validate=False, pretty=False).replace("</", "<\\/")
+    return str(pio.to_json(fig, validate=False, pretty=False)).replace("</", "<\\/")
