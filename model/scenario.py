@@ -17,14 +17,18 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from model.content import effective_page
 from model.profiles import PROFILES, ProfileName, TcpProfile
 
-Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall"]
-ALL_PROTOCOLS: tuple[Protocol, ...] = (
+Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall", "h2", "h3"]
+#: The seeds' protocols over HTTP/1.x (the default set of a scenario).
+SEED_PROTOCOLS: tuple[Protocol, ...] = (
     "http10",
     "http10_parallel",
     "persistent",
     "pipelined",
     "getall",
 )
+#: Today's multiplexed protocols (issue 7): HTTP/2 over TCP, HTTP/3 over QUIC.
+MODERN_PROTOCOLS: tuple[Protocol, ...] = ("h2", "h3")
+ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + MODERN_PROTOCOLS
 
 #: Limits that keep every prediction well under a second (documented in the README).
 MAX_OBJECTS = 1000
@@ -198,6 +202,39 @@ class Tls(_Strict):
     )
 
 
+class Multiplex(_Strict):
+    """HTTP/2 and HTTP/3: streams on one connection (model.multiplex)."""
+
+    frame_bytes: int = Field(
+        16_384,
+        ge=100,
+        le=16_777_215,
+        description="DATA frame size the server interleaves responses by, round-robin (bytes); 16,384 is "
+        "HTTP/2's default SETTINGS_MAX_FRAME_SIZE (RFC 9113 6.5.2).",
+    )
+    request_bytes: int = Field(
+        40,
+        ge=1,
+        le=65_536,
+        description="A request after the first, its headers compressed against the ones sent before (bytes; "
+        "HPACK, RFC 7541, or QPACK, RFC 9204); the first is http.request_bytes.",
+    )
+
+
+class Quic(_Strict):
+    """QUIC's transport rules for h3 (model.quic)."""
+
+    max_datagram_bytes: int = Field(
+        1200,
+        ge=1200,
+        le=65_527,
+        description="UDP payload of a QUIC packet (bytes); 1200 is the size every path must carry (RFC 9000 14).",
+    )
+    max_ack_delay_ms: float = Field(
+        25.0, ge=0, le=16_384, description="Longest a receiver delays an ACK (ms; RFC 9000 18.2 default 25)."
+    )
+
+
 class Session(_Strict):
     """A browsing session: the page loaded several times on the same server (seed 000, 2.4)."""
 
@@ -275,7 +312,9 @@ class Page(_Strict):
 class Scenario(_Strict):
     """One what-if question: which protocols, over which path, with which TCP, for which page."""
 
-    protocols: list[Protocol] = Field(default_factory=lambda: list(ALL_PROTOCOLS), min_length=1, max_length=5)
+    protocols: list[Protocol] = Field(
+        default_factory=lambda: list(SEED_PROTOCOLS), min_length=1, max_length=len(ALL_PROTOCOLS)
+    )
     network: Network = Field(default_factory=lambda: Network())
     tcp: Tcp = Field(default_factory=lambda: Tcp())
     http: Http = Field(default_factory=lambda: Http())
@@ -283,6 +322,8 @@ class Scenario(_Strict):
     session: Session = Field(default_factory=lambda: Session())
     dns: Dns = Field(default_factory=lambda: Dns())
     tls: Tls = Field(default_factory=lambda: Tls())
+    multiplex: Multiplex = Field(default_factory=lambda: Multiplex())
+    quic: Quic = Field(default_factory=lambda: Quic())
 
     @model_validator(mode="after")
     def _checks(self) -> Scenario:
@@ -307,6 +348,8 @@ class Scenario(_Strict):
                 "with http.response_header_bytes 0 every response must carry at least one byte: "
                 "page.html_bytes and each object must be at least 1, and page.revalidate false"
             )
+        if "h3" in self.protocols:  # QUIC packets carry max_datagram_bytes less 30 (model.quic)
+            mss = min(mss, self.quic.max_datagram_bytes - 30)
         segments = self.session.pages * sum(-(-(header + size) // mss) for size in [html, *objects])
         if segments > MAX_SEGMENTS:
             raise ValueError(
@@ -356,6 +399,10 @@ class Params:
     tls_early_data: bool = True
     tls_client_hello: int = 512
     tls_server_flight: int = 4000
+    frame: int = 16_384  # h2/h3 DATA frame size (bytes)
+    mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
+    quic_datagram: int = 1200
+    quic_ack_delay: float = 25.0
 
 
 def resolve(s: Scenario) -> Params:
@@ -416,4 +463,8 @@ def resolve(s: Scenario) -> Params:
         tls_early_data=s.tls.early_data,
         tls_client_hello=s.tls.client_hello_bytes,
         tls_server_flight=s.tls.server_flight_bytes,
+        frame=s.multiplex.frame_bytes,
+        mux_request=s.multiplex.request_bytes,
+        quic_datagram=s.quic.max_datagram_bytes,
+        quic_ack_delay=s.quic.max_ack_delay_ms,
     )

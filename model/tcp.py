@@ -48,6 +48,8 @@ class Endpoint:
         self.dack_bytes = p_.profile.ack_counts_bytes
         self.dack_segments = p_.dack_segments
         self.dack_ms = p_.dack_ms
+        self.dack: Any = q.dack  # the delayed-ACK timer as a quantity (QUIC's max_ack_delay: model.quic)
+        self.ack_handshake = False  # QUIC: packets of handshake data are acknowledged at once
         # restart after idle (seed 000, 2.4; seed 001, 5.5.3)
         self.idle_restart = p_.idle_restart
         self.rto = p_.rto_ms
@@ -283,7 +285,7 @@ class Endpoint:
             self.output(t, ("release", pkt, self.blocked) if self.blocked else ("ack", pkt))
 
     def _receive(self, t: Any, pkt: Packet, payload: float) -> None:
-        first_data = self.quick_ack or self.quickacks > 0
+        first_data = self.quick_ack or self.quickacks > 0 or (self.ack_handshake and pkt.obj == "tls")
         self.quick_ack = False
         if self.quickacks > 0:
             self.quickacks -= 1
@@ -307,7 +309,7 @@ class Endpoint:
             # start the delayed-ACK timer with the first unacknowledged segment (seed 000, 2.2)
             if self.un_segs == 1:
                 first = self.first_pkt
-                expiry = delayed_ack.ack_time_ms(t, self.q.dack)
+                expiry = delayed_ack.ack_time_ms(t, self.dack)
                 self.eng.at(expiry, self._timer, self.token, first)
         if not deliver_first and self.on_data is not None:
             self.on_data(t, pkt)
@@ -318,7 +320,7 @@ class Endpoint:
         last = self.last_pkt
         assert last is not None
         note = self._held_note()
-        pkt = self.send_control("ACK", t, ("arrival", first, self.q.dack, "delayed_ack_stall", note))
+        pkt = self.send_control("ACK", t, ("arrival", first, self.dack, "delayed_ack_stall", note))
         pkt.held = delayed_ack.stall_ms(t, last.t_a)
         pkt.obj = last.obj
 
@@ -335,7 +337,7 @@ class Endpoint:
                 f"{what}, {nbytes} bytes, less than {p.dack_segments} full segments' worth "
                 f"({p.dack_segments * p.mss} bytes)"
             )
-        return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {p.dack_segments}"
+        return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {self.dack_segments}"
 
 
 class Connection:
@@ -361,6 +363,7 @@ class Connection:
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
         self.tls: Any = None  # the TLS handshake running on it (model.secure_setup.Dialogue)
+        self.mux: Any = None  # h2/h3 streams on it (model.multiplex.Mux)
 
     def open(self, point: Point, mode: str) -> None:
         """Open the connection at ``point`` (:mod:`model.connection_setup`).

@@ -232,6 +232,9 @@ class Session:
         p, q = self.p, self.q
         if conn.tls is not None:
             conn.tls.server_data(t, pkt)
+        if conn.mux is not None:  # h2, h3: streams (model.multiplex)
+            conn.mux.server_data(t, pkt)
+            return
         done = int(conn.server.app_received() // p.request)
         while conn.served < done:
             idx = conn.served
@@ -320,7 +323,7 @@ class Session:
         if dack > 0:
             note = ack.cause[4] if len(ack.cause) > 4 else ""
             why = (
-                f"the {receiver} held its ACK for its {p.dack_ms:g} ms delayed-ACK timer ({note}) "
+                f"the {receiver} held its ACK for its {ep.peer.dack_ms:g} ms delayed-ACK timer ({note}) "
                 f"while the {sender}'s {wnd} was full"
             )
             self._event("delayed_ack_stall", start + g - dack, dack, ep, obj, why)

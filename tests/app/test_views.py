@@ -14,7 +14,7 @@ from pydantic import ValidationError
 
 from app import SECURITY_HEADERS, create_app
 from app.views import FIELD_BY_NAME, FIELDS, format_ms, scenario_document
-from model import ALL_PROTOCOLS, PRESETS, Scenario, predict, preset
+from model import PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.errors import allowed, problems
 
 
@@ -64,7 +64,7 @@ def test_submit_shows_every_protocol(client: FlaskClient) -> None:
     response = client.get("/?rtt_ms=100&bandwidth_bps=1000000")
     assert response.status_code == 200, response.text
     expected = predict(Scenario.model_validate({"network": {"rtt_ms": 100, "bandwidth_bps": 1_000_000}}))
-    assert {r["protocol"] for r in expected["results"]} == set(ALL_PROTOCOLS)
+    assert {r["protocol"] for r in expected["results"]} == set(SEED_PROTOCOLS)
     assert_shows_prediction(response.text, expected)
     # The submitted value stays in the form, so the page can be changed and resubmitted.
     assert 'value="100"' in response.text

@@ -5,6 +5,8 @@ from __future__ import annotations
 import random
 from typing import Any
 
+from model.scenario import ALL_PROTOCOLS
+
 
 def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
     """``n`` scenario documents across every mechanism's settings, the same for the same seed."""
@@ -12,6 +14,7 @@ def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
     out = []
     for _ in range(n):
         d: dict[str, Any] = {
+            "protocols": list(ALL_PROTOCOLS),
             "network": {
                 "rtt_ms": rng.choice([0.5, 10, 70, 300]),
                 "bandwidth_bps": rng.choice([28_800, 1_544_000, 10e6, 100e6]),

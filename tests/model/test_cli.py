@@ -311,7 +311,7 @@ def test_help_exits_0(run: Run) -> None:
         (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
         (
             ("protocols",),
-            "an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'",
+            "an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'",
         ),
         (("page", "object_bytes", 3), "a whole number of bytes"),
         (("network", "nonsense"), None),

@@ -48,11 +48,11 @@ def only_problem(document: Any) -> Problem:
         # Literal choices
         (("tcp", "profile"), "'bsd', 'ns3', 'rfc5681' or 'linux'"),
         (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
-        (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'"),
+        (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'"),
         # arrays, objects
         (
             ("protocols",),
-            "an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'",
+            "an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'",
         ),
         (("page", "object_bytes"), f"null or an array of at most {MAX_OBJECTS:,} items, each a whole number of bytes"),
         (("page", "object_bytes", 3), "a whole number of bytes"),
@@ -239,7 +239,7 @@ def test_list_length_problem_leaves_out_the_list() -> None:
     assert p.value == []
     assert "(got" not in p.text
     assert p.text.endswith(
-        "; allowed: an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'"
+        "; allowed: an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'"
     )
 
 
@@ -256,7 +256,7 @@ def test_unknown_top_level_field_without_a_close_one() -> None:
     p = only_problem({"zzz": 1})
     assert p.suggestion is None
     assert p.text == (
-        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session, dns, tls"
+        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session, dns, tls, multiplex, quic"
     )
 
 
