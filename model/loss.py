@@ -53,7 +53,7 @@ def timeout_probability(p: float, w: float) -> float:
         return 1.0 if w <= 3 else 0.0
     a = 1 - p
     q = (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3))
-    return min(1.0, q)
+    return float(min(1.0, q))
 
 
 def timeout_ms(p: float, rto_ms: float) -> float:
