@@ -11,7 +11,7 @@ Public API (everything else is internal):
 
 from model.predict import expression, predict
 from model.presets import PRESETS, preset
-from model.scenario import ALL_PROTOCOLS, Scenario
+from model.scenario import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario
 from model.symbolic import GLOSSARY
 
-__all__ = ["ALL_PROTOCOLS", "GLOSSARY", "PRESETS", "Scenario", "expression", "predict", "preset"]
+__all__ = ["ALL_PROTOCOLS", "GLOSSARY", "PRESETS", "SEED_PROTOCOLS", "Scenario", "expression", "predict", "preset"]

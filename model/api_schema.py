@@ -34,6 +34,9 @@ COUNT_DESCRIPTIONS: dict[str, str] = {
     "nagle_stalls": "Stalls of a short segment held by Nagle's algorithm.",
     "slow_start_restarts": "Times a window went back to slow start after an idle period.",
     "connections": "TCP connections opened.",
+    "tls_handshakes": "TLS handshakes (full or resumed), one per new connection with TLS.",
+    "tls_bytes": "TLS handshake bytes written, both ways (payload, without per-packet overhead).",
+    "dns_lookups": "DNS lookups before a connection (dns.lookup resolver: the session's first).",
     "packets": "Packets sent, both ways.",
     "bytes_on_wire": "Bytes on the wire, both ways, with per-packet overhead.",
 }

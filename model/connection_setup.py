@@ -40,3 +40,8 @@ def syn_option_bytes(receive_window_bytes: int) -> int:
     fixed headers only; other options are left out.
     """
     return 4 if receive_window_bytes > 65_535 else 0
+
+
+#: TCP Fast Open cookie option on a SYN carrying data (bytes): kind 34, length, an 8-byte cookie (Linux's),
+#: padded to 12 (RFC 7413, 4.1.1).
+FAST_OPEN_OPTION_BYTES = 12

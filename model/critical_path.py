@@ -22,7 +22,9 @@ from typing import Any
 from model.engine import DOWN, Packet, Point, Quantities
 
 CATEGORIES = (
+    "dns",
     "connection_setup",
+    "tls_setup",
     "request",
     "server",
     "transmission",
@@ -37,6 +39,8 @@ def category_of(pkt: Packet) -> str:
     kind = pkt.kind
     if kind in ("SYN", "SYNACK", "FIN") or (kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake"):
         return "connection_setup"
+    if pkt.obj == "tls":  # a TLS handshake flight (model.secure_setup)
+        return "tls_setup"
     return "transmission" if pkt.dir & 1 else "request"  # odd links carry data toward the client
 
 

@@ -58,6 +58,7 @@ class Quantities:
             self.rwnd_n = (x.rwnd_x or p.rwnd, x.rwnd_c or p.rwnd, x.rwnd_s or p.rwnd)
             self.mux = x.mux
         self.rwnds: tuple[Any, Any, Any] = self.rwnd_n
+        self.dns: Any = p.dns_ms
 
     def size(self, n: int) -> Any:
         """A byte count that is a plain number in the scenario (an object size, a write size)."""
@@ -96,6 +97,7 @@ class Traced(Quantities):
                 )
             )
             self.mux = Lin(x.mux, {"m": 1})
+        self.dns = Lin(p.dns_ms, {"T_dns": 1})
 
     def size(self, n: int) -> Any:
         return Lin.const(n)

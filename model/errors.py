@@ -263,7 +263,7 @@ def allowed(loc: Loc, *, with_null: bool = True) -> str | None:
     """What the field at ``loc`` in a :class:`Scenario` allows, in words; ``None`` if ``loc`` names no known field.
 
     ``a number from 0 to 10,000 ms``, ``a whole number from 1 to 100 segments or null``, ``true or
-    false``, ``'bsd' or 'ns3'``, ``an array of 1 to 5 items, each 'http10', ... or 'getall'``.
+    false``, ``'bsd' or 'ns3'``, ``an array of 1 to 7 items, each 'http10', ... or 'h3'``.
     ``with_null=False`` leaves out ``null`` (for inputs that cannot give it, like a web form).
     """
     s = spec(loc)

@@ -29,7 +29,15 @@ from dataclasses import dataclass
 from model.scenario import Scenario
 
 #: Work units one object costs a protocol run, beside its segments (fitted with ``--calibrate``).
-OBJECT_UNITS: dict[str, int] = {"http10": 5, "http10_parallel": 4, "persistent": 2, "pipelined": 1, "getall": 0}
+OBJECT_UNITS: dict[str, int] = {
+    "http10": 5,
+    "http10_parallel": 4,
+    "persistent": 2,
+    "pipelined": 1,
+    "getall": 0,
+    "h2": 1,
+    "h3": 1,
+}
 #: Largest work of a prediction (``/api/v1/predict``) or a sweep (``/api/v1/sweep``).
 MAX_WORK_UNITS = 60_000
 #: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet).

@@ -301,6 +301,42 @@ _PRESETS = [
     ],
 ]
 
+#: Lighthouse's default throttling, "mobileSlow4G" (lighthouse core/config/constants.js): 150 ms RTT, 1.6 Mb/s
+#: (1.6 x 1024 kb/s) for its simulation (Lantern), 750 kb/s (x 1024) upload for DevTools throttling.
+LIGHTHOUSE_RTT_MS = 150.0
+LIGHTHOUSE_DOWN_BPS = 1.6 * 1024 * 1024
+LIGHTHOUSE_UP_BPS = 750 * 1024
+
+_PRESETS.append(
+    _p(
+        "lighthouse-mobile",
+        "Lighthouse's simulated mobile throttling (slow 4G) on the Microscape page, today's stack",
+        "Lighthouse core/config/constants.js (throttling.mobileSlow4G) and its Lantern simulator "
+        "(lib/dependency-graph/simulator/tcp-connection.js, dns-cache.js)",
+        "Lighthouse's defaults: 150 ms RTT, 1.6 Mb/s down and 750 kb/s up (both x 1024), initial window 10 "
+        "segments of 1460 bytes, TLS taking one round trip (its simulation assumes TLS False Start; TLS 1.3 "
+        "here, with full handshakes on every connection as Lantern charges), no delayed-ACK or server time. On a "
+        "cold connection Lantern's time to first byte is 3 one-way delays (SYN, SYN-ACK, ACK with the request) "
+        "+ 1 RTT for TLS + the server's latency + 1 one-way delay back: 450 ms here; the model adds the "
+        "packets' serialization. Lantern also charges a new host's DNS lookup 2 RTTs (DNS_RESOLUTION_RTT_MULTIPLIER"
+        "): set dns.lookup resolver with resolver_rtt_ms 300 to include it; cached here, as the 3 RTT figure has "
+        "none. TCP is the linux profile (Nagle off, 40 ms delayed ACK, quick ACKs). Assumed: the Microscape page "
+        "of seed 004, 6 connections per host for HTTP/1.x (Chrome's limit).",
+        {
+            "protocols": ["http10_parallel", "persistent", "pipelined"],
+            "network": {
+                "rtt_ms": LIGHTHOUSE_RTT_MS,
+                "bandwidth_bps": LIGHTHOUSE_DOWN_BPS,
+                "uplink_bandwidth_bps": LIGHTHOUSE_UP_BPS,
+            },
+            "tcp": {"profile": "linux", "mss_bytes": 1460, "initial_window_segments": 10},
+            "http": {"parallel_connections": 6},
+            "tls": {"version": "1.3", "resumption": "none"},
+            "page": {"html_bytes": MICROSCAPE_HTML_BYTES, "object_bytes": MICROSCAPE_OBJECT_BYTES},
+        },
+    )
+)
+
 PRESETS: dict[str, Preset] = {p.name: p for p in _PRESETS}
 
 

@@ -4,7 +4,10 @@ A profile gives (a) default values for the scenario's TCP fields and (b) behavio
 number a user sets. The default profile is ``bsd``: every published figure the model must reproduce
 (seeds 000, 001, 002, 004) was measured on BSD-derived stacks (SunOS 4.1.3, ULTRIX, DEC OSF/1),
 so the seeds' numbers are only comparable under their rules. ``ns3`` follows ns-3's TCP, the
-packet-level simulator this project validates against.
+packet-level simulator this project validates against. ``rfc5681`` is TCP as the standards describe it
+(RFC 5681 congestion control, RFC 1122 delayed ACKs, RFC 896 Nagle, RFC 6298 timers) and ``linux`` a
+modern Linux (RFC 6928 initial window, 40 ms delayed ACK with quick-ACK at the start, slow start after
+idle): the TCP under today's web stacks (issue 7).
 
 Behaviours (``TcpProfile`` fields):
 
@@ -37,8 +40,16 @@ Behaviours (``TcpProfile`` fields):
     ns3: arriving data reaches the application before the receiver's ACK is sent, so a request or SYN
     the application sends at once leaves ahead of that ACK; bsd: the ACK goes first (``tcp_input``).
 ``close_sends_held``
-    Closing a connection sends what Nagle holds (seed 000, 2.3). True for both (the ns-3 harness
+    Closing a connection sends what Nagle holds (seed 000, 2.3). True for all (the ns-3 harness
     is made to do the same, as the validation issue requires).
+``cwnd_abc_limit_segments``
+    With ``cwnd_counts_bytes``: at most this many segments added per ACK (RFC 3465's ``L``). 1 for ns3 and
+    rfc5681 (RFC 5681, 3.1: ``cwnd += min(N, SMSS)``); linux counts every acknowledged segment (``tcp_slow_start``
+    adds the packets an ACK covers), modelled as acknowledged bytes in full segments with no limit.
+``quickack_segments``
+    linux: the first segments of data a receiver gets are each acknowledged at once (quick-ACK mode, entered
+    at the start of a connection; ``TCP_MAX_QUICKACKS`` = 16 in ``net/ipv4/tcp_input.c``), then the delayed-ACK
+    rule applies. 0 elsewhere.
 """
 
 from __future__ import annotations
@@ -46,12 +57,12 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Literal
 
-ProfileName = Literal["bsd", "ns3"]
+ProfileName = Literal["bsd", "ns3", "rfc5681", "linux"]
 
 
 @dataclass(frozen=True, slots=True)
 class TcpProfile:
-    name: ProfileName
+    name: str  # a ProfileName, or "quic" for QUIC's rules (model.quic)
     description: str
     syn_ack_opens_window: bool
     ack_counts_bytes: bool
@@ -61,6 +72,8 @@ class TcpProfile:
     ack_first_segment: bool = False
     fin_on_data_acked_alone: bool = False
     deliver_before_ack: bool = False
+    cwnd_abc_limit_segments: int = 1
+    quickack_segments: int = 0
     field_defaults: dict[str, object] = field(default_factory=dict)
 
 
@@ -111,6 +124,56 @@ PROFILES: dict[str, TcpProfile] = {
             "nagle": False,
             "idle_restart": "keep",
             "rto_min_ms": 1000.0,
+        },
+    ),
+    "rfc5681": TcpProfile(
+        name="rfc5681",
+        description=(
+            "TCP by the RFCs: initial window of RFC 5681 3.1 (3 segments of 1460 bytes), no window bonus for the "
+            "handshake, cwnd += min(acked, SMSS) per ACK, an ACK for every second full-sized segment or within "
+            "200 ms (RFC 1122 4.2.3.2 allows up to 500), Nagle on (RFC 896), slow start after an idle RTO (RFC 5681 "
+            "4.1), RTO at least 1 s (RFC 6298)."
+        ),
+        syn_ack_opens_window=False,
+        ack_counts_bytes=True,
+        nagle_idle_at_entry=False,
+        close_sends_held=True,
+        cwnd_counts_bytes=True,
+        field_defaults={
+            "mss_bytes": 1460,
+            "initial_window_segments": 3,
+            "receive_window_bytes": 65535,
+            "delayed_ack_ms": 200.0,
+            "delayed_ack_segments": 2,
+            "nagle": True,
+            "idle_restart": "slow_start",
+            "rto_min_ms": 1000.0,
+        },
+    ),
+    "linux": TcpProfile(
+        name="linux",
+        description=(
+            "Modern Linux: initial window 10 segments (RFC 6928), delayed ACK of 40 ms minimum (TCP_DELACK_MIN) "
+            "after two segments, the first 16 data segments ACKed at once (quick-ACK), slow start counting every "
+            "acknowledged segment, slow start after idle on (tcp_slow_start_after_idle = 1, RFC 5681 4.1), RTO at "
+            "least 200 ms (TCP_RTO_MIN), Nagle off as web servers and browsers set TCP_NODELAY."
+        ),
+        syn_ack_opens_window=False,
+        ack_counts_bytes=False,
+        nagle_idle_at_entry=False,
+        close_sends_held=True,
+        cwnd_counts_bytes=True,
+        cwnd_abc_limit_segments=1_000_000,
+        quickack_segments=16,
+        field_defaults={
+            "mss_bytes": 1460,
+            "initial_window_segments": 10,
+            "receive_window_bytes": 131072,
+            "delayed_ack_ms": 40.0,
+            "delayed_ack_segments": 2,
+            "nagle": False,
+            "idle_restart": "slow_start",
+            "rto_min_ms": 200.0,
         },
     ),
 }

@@ -17,14 +17,18 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from model.content import effective_page
 from model.profiles import PROFILES, ProfileName, TcpProfile
 
-Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall"]
-ALL_PROTOCOLS: tuple[Protocol, ...] = (
+Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall", "h2", "h3"]
+#: The seeds' protocols over HTTP/1.x (the default set of a scenario).
+SEED_PROTOCOLS: tuple[Protocol, ...] = (
     "http10",
     "http10_parallel",
     "persistent",
     "pipelined",
     "getall",
 )
+#: Today's multiplexed protocols (issue 7): HTTP/2 over TCP, HTTP/3 over QUIC.
+MODERN_PROTOCOLS: tuple[Protocol, ...] = ("h2", "h3")
+ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + MODERN_PROTOCOLS
 
 #: Limits that keep every prediction well under a second (documented in the README).
 MAX_OBJECTS = 1000
@@ -94,7 +98,9 @@ class Tcp(_Strict):
     """TCP behaviour; fields left out take the profile's values."""
 
     profile: ProfileName = Field(
-        "bsd", description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks) or ns3."
+        "bsd",
+        description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks), ns3, rfc5681 (generic) "
+        "or linux (see model.profiles).",
     )
     mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
     initial_window_segments: int | None = Field(None, ge=1, le=100, description="Initial congestion window (segments).")
@@ -111,10 +117,12 @@ class Tcp(_Strict):
         description="A receiver ACKs at once after this many segments (bsd: full segments' worth of bytes).",
     )
     nagle: bool | None = Field(None, description="Nagle's algorithm on the sender (both ends).")
-    handshake: Literal["three_way", "none", "ttcp"] = Field(
+    handshake: Literal["three_way", "none", "ttcp", "fast_open"] = Field(
         "three_way",
-        description="three_way: each connection opens with SYN/SYN-ACK; none: already open; ttcp: after the "
-        "session's first connection, the request rides on the SYN (T/TCP).",
+        description="three_way: each connection opens with SYN/SYN-ACK; none: already open (TCP and TLS); ttcp: "
+        "after the session's first connection, the request rides on the SYN (T/TCP); fast_open: TCP Fast Open "
+        "(RFC 7413) with a cookie from an earlier visit, the first MSS of what the client sends (its request, or "
+        "its TLS ClientHello) rides on every SYN.",
     )
     idle_restart: Literal["slow_start", "keep", "fast_start", "paced"] | None = Field(
         None,
@@ -150,6 +158,81 @@ class Http(_Strict):
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
     parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+
+
+class Dns(_Strict):
+    """Looking up the server's name before the session's first connection (model.dns)."""
+
+    lookup: Literal["cached", "resolver"] = Field(
+        "cached",
+        description="cached: the address is known (no lookup); resolver: one round trip to the recursive "
+        "resolver, which has the answer cached, before the first connection.",
+    )
+    resolver_rtt_ms: float = Field(
+        50.0, ge=0, le=10_000, description="Round trip to the resolver and its answer (ms), with lookup resolver."
+    )
+
+
+class Tls(_Strict):
+    """TLS on every connection (model.tls): handshake flights as packets with realistic sizes."""
+
+    version: Literal["none", "1.2", "1.3"] = Field(
+        "none",
+        description="none: plain HTTP; 1.2: full handshake in 2 round trips (RFC 5246); 1.3: 1 round trip "
+        "(RFC 8446). h3 always uses TLS 1.3 inside QUIC.",
+    )
+    resumption: Literal["none", "after_first", "all"] = Field(
+        "after_first",
+        description="Which connections resume a session (RFC 5077 tickets, RFC 8446 PSK): none; after_first: "
+        "the session's later connections, with the first one's ticket; all: the first too (a ticket from an "
+        "earlier visit). A resumed 1.2 handshake takes 1 round trip, a resumed 1.3 one 0 with early data.",
+    )
+    early_data: bool = Field(
+        True, description="TLS 1.3 and QUIC resumptions send the first request as 0-RTT early data (RFC 8446 2.3)."
+    )
+    client_hello_bytes: int = Field(
+        512, ge=100, le=16_384, description="ClientHello record (bytes); browsers pad it to about 512 (RFC 7685)."
+    )
+    server_flight_bytes: int = Field(
+        4000,
+        ge=100,
+        le=65_536,
+        description="Server's first flight of a full handshake with its certificate chain (bytes): 1.3 "
+        "ServerHello..Finished, 1.2 ServerHello..ServerHelloDone.",
+    )
+
+
+class Multiplex(_Strict):
+    """HTTP/2 and HTTP/3: streams on one connection (model.multiplex)."""
+
+    frame_bytes: int = Field(
+        16_384,
+        ge=100,
+        le=16_777_215,
+        description="DATA frame size the server interleaves responses by, round-robin (bytes); 16,384 is "
+        "HTTP/2's default SETTINGS_MAX_FRAME_SIZE (RFC 9113 6.5.2).",
+    )
+    request_bytes: int = Field(
+        40,
+        ge=1,
+        le=65_536,
+        description="A request after the first, its headers compressed against the ones sent before (bytes; "
+        "HPACK, RFC 7541, or QPACK, RFC 9204); the first is http.request_bytes.",
+    )
+
+
+class Quic(_Strict):
+    """QUIC's transport rules for h3 (model.quic)."""
+
+    max_datagram_bytes: int = Field(
+        1200,
+        ge=1200,
+        le=65_527,
+        description="UDP payload of a QUIC packet (bytes); 1200 is the size every path must carry (RFC 9000 14).",
+    )
+    max_ack_delay_ms: float = Field(
+        25.0, ge=0, le=16_384, description="Longest a receiver delays an ACK (ms; RFC 9000 18.2 default 25)."
+    )
 
 
 class Session(_Strict):
@@ -274,11 +357,12 @@ class Scenario(_Strict):
     """One what-if question: which protocols, over which path, with which TCP, for which page."""
 
     protocols: list[Protocol] = Field(
-        default_factory=lambda: list(ALL_PROTOCOLS),
+        default_factory=lambda: list(SEED_PROTOCOLS),
         min_length=1,
-        max_length=5,
+        max_length=len(ALL_PROTOCOLS),
         description="The protocols to compare, each once: http10 (one connection per object), http10_parallel, "
-        "persistent, pipelined, getall.",
+        "persistent, pipelined, getall (the seeds' five, the default), h2 (HTTP/2 streams on one TCP connection), "
+        "h3 (HTTP/3 over QUIC).",
     )
     network: Network = Field(default_factory=lambda: Network())
     tcp: Tcp = Field(default_factory=lambda: Tcp())
@@ -286,6 +370,10 @@ class Scenario(_Strict):
     page: Page = Field(default_factory=lambda: Page())
     session: Session = Field(default_factory=lambda: Session())
     proxy: Proxy = Field(default_factory=lambda: Proxy())
+    dns: Dns = Field(default_factory=lambda: Dns())
+    tls: Tls = Field(default_factory=lambda: Tls())
+    multiplex: Multiplex = Field(default_factory=lambda: Multiplex())
+    quic: Quic = Field(default_factory=lambda: Quic())
 
     @model_validator(mode="after")
     def _checks(self) -> Scenario:
@@ -311,6 +399,20 @@ class Scenario(_Strict):
             ):
                 if window is not None and window < mss:
                     raise ValueError(f"{name} ({window}) must be at least tcp.mss_bytes ({mss})")
+            # The proxies of seed 003 relay plain HTTP/1.x requests and replies: they do not carry TLS
+            # end to end, HTTP/2 streams or QUIC (model.proxy counts requests by http.request_bytes).
+            if self.tls.version != "none":
+                raise ValueError(
+                    f"tls.version {self.tls.version!r} cannot be used with proxy.architecture 'split_proxy' "
+                    "(the split proxies relay plain HTTP); allowed: 'none'"
+                )
+            streams = [name for name in self.protocols if name in ("h2", "h3")]
+            if streams:
+                raise ValueError(
+                    f"protocols {', '.join(streams)} cannot be used with proxy.architecture 'split_proxy' "
+                    "(the split proxies relay HTTP/1.x); allowed: http10, http10_parallel, persistent, "
+                    "pipelined, getall"
+                )
         header = self.http.response_header_bytes
         html, objects = self.page.transferred(self.http.html_compression_ratio)
         if header == 0 and (html == 0 or 0 in objects):
@@ -318,6 +420,8 @@ class Scenario(_Strict):
                 "with http.response_header_bytes 0 every response must carry at least one byte: "
                 "page.html_bytes and each object must be at least 1, and page.revalidate false"
             )
+        if "h3" in self.protocols:  # QUIC packets carry max_datagram_bytes less 30 (model.quic)
+            mss = min(mss, self.quic.max_datagram_bytes - 30)
         segments = self.session.pages * sum(-(-(header + size) // mss) for size in [html, *objects])
         legs = 3 if self.proxy.architecture == "split_proxy" else 1  # each segment is relayed over every leg
         if segments * legs > MAX_SEGMENTS:
@@ -381,6 +485,16 @@ class Params:
     user_think: float
     idle_timeout: float | None
     proxy: ProxyParams | None = None  # split-proxy path; None: direct
+    dns_ms: float = 0.0  # DNS lookup before the session's first connection (0: cached)
+    tls: str = "none"  # none, 1.2, 1.3
+    tls_resumption: str = "after_first"
+    tls_early_data: bool = True
+    tls_client_hello: int = 512
+    tls_server_flight: int = 4000
+    frame: int = 16_384  # h2/h3 DATA frame size (bytes)
+    mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
+    quic_datagram: int = 1200
+    quic_ack_delay: float = 25.0
 
 
 def resolve(s: Scenario) -> Params:
@@ -435,6 +549,16 @@ def resolve(s: Scenario) -> Params:
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,
+        dns_ms=s.dns.resolver_rtt_ms if s.dns.lookup == "resolver" else 0.0,
+        tls=s.tls.version,
+        tls_resumption=s.tls.resumption,
+        tls_early_data=s.tls.early_data,
+        tls_client_hello=s.tls.client_hello_bytes,
+        tls_server_flight=s.tls.server_flight_bytes,
+        frame=s.multiplex.frame_bytes,
+        mux_request=s.multiplex.request_bytes,
+        quic_datagram=s.quic.max_datagram_bytes,
+        quic_ack_delay=s.quic.max_ack_delay_ms,
         proxy=_proxy_params(s) if s.proxy.architecture == "split_proxy" else None,
     )
 

@@ -32,17 +32,19 @@ def window_after_ack(cwnd_segments: int) -> int:
 
 
 def window_after_ack_bytes(
-    cwnd_segments: int, carried_bytes: float, acked_bytes: float, mss_bytes: int
+    cwnd_segments: int, carried_bytes: float, acked_bytes: float, mss_bytes: int, limit_segments: int = 1
 ) -> tuple[int, float]:
     """Congestion window (segments) and bytes carried over after an ACK, counting acknowledged bytes.
 
-    ``w + 1`` when ``carried + acked >= MSS``, the remainder ``(carried + acked) mod MSS`` carried to the
-    next ACK (ns-3's ``TcpSocketBase::ProcessAck`` and ``TcpNewReno::SlowStart``; RFC 3465's byte
-    counting with L = 1). An ACK of a short segment alone does not open the window.
+    ``w + min(floor((carried + acked) / MSS), L)`` with the remainder ``(carried + acked) mod MSS`` carried
+    to the next ACK (ns-3's ``TcpSocketBase::ProcessAck`` and ``TcpNewReno::SlowStart``; RFC 3465's byte
+    counting, ``L`` = 1 there and in RFC 5681 3.1's ``cwnd += min(N, SMSS)``; Linux and QUIC (RFC 9002,
+    7.3.1) add every acknowledged segment, a large ``L``). An ACK of a short segment alone does not open
+    the window.
     """
     total = carried_bytes + acked_bytes
     if total >= mss_bytes:
-        return cwnd_segments + 1, total % mss_bytes
+        return cwnd_segments + min(int(total // mss_bytes), limit_segments), total % mss_bytes
     return cwnd_segments, total
 
 

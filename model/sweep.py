@@ -98,7 +98,7 @@ class SweepRequest(BaseModel):
     protocols: list[Protocol] | None = Field(
         None,
         min_length=1,
-        max_length=5,
+        max_length=7,
         description="Protocols to predict (no repeats); default: the base scenario's protocols.",
     )
 

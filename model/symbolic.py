@@ -20,7 +20,7 @@ from model.scenario import Params
 RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
 B, B_u = sympy.symbols("B B_u", positive=True)
 M, o, h, q, W_r = sympy.symbols("M o h q W_r", positive=True)
-t_s, t_c, T_d, t_o = sympy.symbols("t_s t_c T_d t_o", nonnegative=True)
+t_s, t_c, T_d, t_o, T_dns = sympy.symbols("t_s t_c T_d t_o T_dns", nonnegative=True)
 # split-proxy paths (seed 003, model.proxy): the legs at either end of the long-haul link
 d_c, d_s, m = sympy.symbols("d_c d_s m", nonnegative=True)
 B_c, B_s, W_c, W_s, W_x = sympy.symbols("B_c B_s W_c W_s W_x", positive=True)
@@ -49,9 +49,20 @@ GLOSSARY: dict[str, tuple[str, str, str]] = {
     "W_s": ("receive window on the server leg", "bytes", "proxy.server_leg.receive_window_bytes"),
     "W_x": ("receive window between the proxies", "bytes", "proxy.long_haul_receive_window_bytes"),
     "m": ("multiplexing overhead per relayed reply segment", "bytes", "proxy.mux_overhead_bytes"),
+    "T_dns": ("DNS lookup: one round trip to the resolver", "ms", "dns.resolver_rtt_ms"),
 }
 
-_TIME = {"d_u": d_u, "d_d": d_d, "t_s": t_s, "t_c": t_c, "T_d": T_d, "t_o": t_o, "d_c": d_c, "d_s": d_s}
+_TIME = {
+    "d_u": d_u,
+    "d_d": d_d,
+    "t_s": t_s,
+    "t_c": t_c,
+    "T_d": T_d,
+    "t_o": t_o,
+    "d_c": d_c,
+    "d_s": d_s,
+    "T_dns": T_dns,
+}
 _BYTES = {"M": M, "o": o, "h": h, "q": q, "W_r": W_r, "W_c": W_c, "W_s": W_s, "W_x": W_x, "m": m, "1": sympy.Integer(1)}
 
 
@@ -109,6 +120,7 @@ def substitutions(p: Params) -> dict[sympy.Symbol, float]:
         t_c: p.client_think,
         T_d: p.dack_ms,
         t_o: p.conn_overhead,
+        T_dns: p.dns_ms,
     }
     x = p.proxy
     if x is not None:

@@ -40,12 +40,16 @@ class Endpoint:
         self.acked_carry = 0.0  # bytes acknowledged but not yet counted toward the window (ns3)
         # ns3: the first data segment is ACKed at once, unless this endpoint has sent data since opening
         self.quick_ack = p.profile.ack_first_segment
+        # linux: quick-ACK mode at the start, the first data segments ACKed at once
+        self.quickacks = p.profile.quickack_segments
         zero = q.size(0)
         self.zero = zero
         p_ = q.p
         self.dack_bytes = p_.profile.ack_counts_bytes
         self.dack_segments = p_.dack_segments
         self.dack_ms = p_.dack_ms
+        self.dack: Any = q.dack  # the delayed-ACK timer as a quantity (QUIC's max_ack_delay: model.quic)
+        self.ack_handshake = False  # QUIC: packets of handshake data are acknowledged at once
         # restart after idle (seed 000, 2.4; seed 001, 5.5.3)
         self.idle_restart = p_.idle_restart
         self.rto = conn.rto
@@ -78,9 +82,20 @@ class Endpoint:
         self.first_pkt: Packet | None = None
         self.last_pkt: Packet | None = None
         self.token = 0
+        self.hs_ranges: list[tuple[float, float]] = []  # (start, end) offsets of TLS handshake bytes written
         self.on_data: Callable[[Any, Packet], None] | None = None
         self.on_fin: Callable[[Any, Packet], None] | None = None
         self.peer: Endpoint
+
+    def app_received(self) -> float:
+        """Bytes received for the application: all received less the peer's TLS handshake bytes."""
+        rcv = self.rcv_n
+        skip = 0.0
+        for begin, end in self.peer.hs_ranges:
+            if begin >= rcv:
+                break
+            skip += min(end, rcv) - begin
+        return rcv - skip
 
     # ----------------------------------------------------------------- sending
     def write(self, t: Any, nbytes: Any, obj: str, point: Point) -> None:
@@ -158,6 +173,8 @@ class Endpoint:
             length_n = length.v if isinstance(length, Lin) else length
             pkt = Packet(self.conn.id, self.dir, "DATA", length, length_n)
             pkt.obj = self._obj_at(self.nxt_n)
+            if self.hs_ranges and pkt.obj == "tls":  # a segment is TLS setup only if all of it is handshake
+                pkt.obj = self._obj_at(self.nxt_n + length_n - 1)
             self.nxt = self.nxt + length
             self.nxt_n += length_n
             if self.closing and self.nxt_n >= end_n:
@@ -252,8 +269,9 @@ class Endpoint:
                 if self.profile.cwnd_counts_bytes:
                     acked_n = (pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack) - self.una_n
                     self.cwnd, self.acked_carry = slow_start.window_after_ack_bytes(
-                        self.cwnd, self.acked_carry, acked_n, self.mss_n
+                        self.cwnd, self.acked_carry, acked_n, self.mss_n, self.profile.cwnd_abc_limit_segments
                     )
+                    self.cwnd = min(self.cwnd, self.cwnd_cap)
                 else:
                     self.cwnd = slow_start.window_after_ack(self.cwnd)
             self.una_n = pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack
@@ -268,8 +286,10 @@ class Endpoint:
             self.output(t, ("release", pkt, self.blocked) if self.blocked else ("ack", pkt))
 
     def _receive(self, t: Any, pkt: Packet, payload: float) -> None:
-        first_data = self.quick_ack
+        first_data = self.quick_ack or self.quickacks > 0 or (self.ack_handshake and pkt.obj == "tls")
         self.quick_ack = False
+        if self.quickacks > 0:
+            self.quickacks -= 1
         self.rcv = pkt.seq_end
         self.rcv_n += payload
         self.un_bytes += payload
@@ -290,7 +310,7 @@ class Endpoint:
             # start the delayed-ACK timer with the first unacknowledged segment (seed 000, 2.2)
             if self.un_segs == 1:
                 first = self.first_pkt
-                expiry = delayed_ack.ack_time_ms(t, self.q.dack)
+                expiry = delayed_ack.ack_time_ms(t, self.dack)
                 self.eng.at(expiry, self._timer, self.token, first)
         if not deliver_first and self.on_data is not None:
             self.on_data(t, pkt)
@@ -301,7 +321,7 @@ class Endpoint:
         last = self.last_pkt
         assert last is not None
         note = self._held_note()
-        pkt = self.send_control("ACK", t, ("arrival", first, self.q.dack, "delayed_ack_stall", note))
+        pkt = self.send_control("ACK", t, ("arrival", first, self.dack, "delayed_ack_stall", note))
         pkt.held = delayed_ack.stall_ms(t, last.t_a)
         pkt.obj = last.obj
 
@@ -318,7 +338,7 @@ class Endpoint:
                 f"{what}, {nbytes} bytes, less than {p.dack_segments} full segments' worth "
                 f"({p.dack_segments * p.mss} bytes)"
             )
-        return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {p.dack_segments}"
+        return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {self.dack_segments}"
 
 
 #: Who the two ends of a connection on each leg are (the opener first), for the events' sentences.
@@ -360,12 +380,15 @@ class Connection:
         self.expect_i = 0
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
+        self.tls: Any = None  # the TLS handshake running on it (model.secure_setup.Dialogue)
+        self.mux: Any = None  # h2/h3 streams on it (model.multiplex.Mux)
 
     def open(self, point: Point, mode: str) -> None:
         """Open the connection at ``point`` (:mod:`model.connection_setup`).
 
         three_way: SYN, SYN-ACK, ACK. none: already open, as if the handshake had happened. ttcp: the
         client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
+        fast_open: the same with at most one MSS on the SYN and the cookie option (RFC 7413).
         """
         p = self.eng.q.p
         if mode == "warm":
@@ -382,12 +405,16 @@ class Connection:
             return
         client = self.client
         payload, n = self.eng.q.size(0), 0.0
-        if mode == "ttcp" and client.end_n > client.nxt_n:
+        if mode in ("ttcp", "fast_open") and client.end_n > client.nxt_n:
             payload, n = client.end - client.nxt, client.end_n - client.nxt_n
-            client.nxt, client.nxt_n = client.end, client.end_n
+            if mode == "fast_open" and n > p.mss:  # RFC 7413 4.2: data on the SYN within one MSS
+                payload, n = self.eng.q.mss, float(p.mss)
+            client.nxt, client.nxt_n = client.nxt + payload, client.nxt_n + n
             client.last_data_t = point.t
         pkt = Packet(self.id, self.links[0], "SYN", payload, n)
         pkt.options = connection_setup.syn_option_bytes(client.rwnd_n)
+        if mode == "fast_open":
+            pkt.options += connection_setup.FAST_OPEN_OPTION_BYTES
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt
         pkt.ack = client.rcv
@@ -412,6 +439,8 @@ class Connection:
             client.una = synack.ack
             client.una_n = synack.ack.v if isinstance(synack.ack, Lin) else synack.ack
         client.send_control("ACK", t, ("handshake", synack))
+        if client.end_n > client.nxt_n:  # Fast Open: what did not fit on the SYN follows
+            client.output(t, ("handshake", synack))
         if self.on_open is not None:
             self.on_open(t, Point(t, synack, None, "connection_setup"))
 

@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from model.scenario import ALL_PROTOCOLS, MAX_SEGMENTS, Scenario
+from model.scenario import MAX_SEGMENTS, SEED_PROTOCOLS, Scenario
 from validation.compare import COUNT_KEYS, compare
 from validation.sim import PACKET_OVERHEAD_BYTES, SimulationError, Simulator
 
@@ -157,7 +157,7 @@ def scenarios(size: int = SIZE, seed: int = SEED) -> list[dict[str, Any]]:
             http["server_think_ms"] = round(rng.uniform(0, 20), 3)
             http["client_think_ms"] = round(rng.uniform(0, 20), 3)
             http["connection_overhead_ms"] = round(rng.uniform(0, 10), 3)
-        doc: dict[str, Any] = {"protocols": list(ALL_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
+        doc: dict[str, Any] = {"protocols": list(SEED_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
         doc["page"] = _page(rng)
         while _segments(doc) > MAX_SEGMENTS:  # the model's cap: draw the page again
             doc["page"] = _page(rng)

@@ -6,7 +6,7 @@ One module per protocol, each with ``run(session, names, start)`` loading one pa
 
 from __future__ import annotations
 
-from model.protocols import getall, http10, http10_parallel, persistent, pipelined
+from model.protocols import getall, h2, h3, http10, http10_parallel, persistent, pipelined
 from model.protocols.base import Driver
 
 SCHEDULES: dict[str, Driver] = {
@@ -15,4 +15,6 @@ SCHEDULES: dict[str, Driver] = {
     "persistent": persistent.run,
     "pipelined": pipelined.run,
     "getall": getall.run,
+    "h2": h2.run,
+    "h3": h3.run,
 }

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model import secure_setup
 from model.engine import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
 from model.lin import value
 from model.proxy import SplitProxy
@@ -70,6 +71,10 @@ class Session:
         # split proxies (seed 003): the client's connections go to the local proxy, which relays
         self.relay = SplitProxy(self) if p.proxy is not None else None
         self.client_leg = CLIENT_LEG if self.relay is not None else PATH
+        self.tls_handshakes = 0
+        self.tls_bytes = 0  # TLS handshake bytes written, both ways
+        self.dns_lookups = 0
+        self.dns_done = False
 
     @property
     def names(self) -> list[str]:
@@ -118,12 +123,14 @@ class Session:
             on_open(conn, start)
             return
         mode = self.open_mode()
+        start = secure_setup.after_lookup(self, start)
         conn = self.new_connection(close_after=False)
         self.keep_conn = conn
-        if mode == "ttcp":
-            self._ttcp(conn, start, lambda: on_open(conn, start))
+        ready = secure_setup.secure(self, conn, mode, lambda point: on_open(conn, point))
+        if mode in ("ttcp", "fast_open"):
+            self._ttcp(conn, start, lambda: ready(start), mode)
             return
-        conn.on_open = lambda t, point, c=conn: on_open(c, point)
+        conn.on_open = lambda t, point: ready(point)
         conn.open(start, mode)
 
     def open_mode(self, leg: int | None = None) -> str:
@@ -212,33 +219,40 @@ class Session:
     def fetch_on_new_connection(self, names: list[str], point: Point, on_done: DoneFn) -> Connection:
         """Open a connection for one request (HTTP/1.0 style); the server closes after responding."""
         mode = self.open_mode()
-        conn = self.new_connection(close_after=True)
         for name in names:
             if self.objects[name].start is None:
                 self.objects[name].start = point.t
-        if mode == "ttcp":
-            self._ttcp(conn, point, lambda: self.request(conn, names, self.think(point), on_done))
+        point = secure_setup.after_lookup(self, point)
+        conn = self.new_connection(close_after=True)
+        ready = secure_setup.secure(self, conn, mode, lambda pt: self.request(conn, names, self.think(pt), on_done))
+        if mode in ("ttcp", "fast_open"):
+            self._ttcp(conn, point, lambda: ready(point), mode)
             return conn
-        conn.on_open = lambda t, pt, c=conn: self.request(c, names, self.think(pt), on_done)
+        conn.on_open = lambda t, pt: ready(pt)
         conn.open(point, mode)
         return conn
 
-    def _ttcp(self, conn: Connection, start: Point, write_request: Callable[[], None]) -> None:
-        """T/TCP on a repeat connection: the client writes its request (after its think time), held until
-        the SYN takes it along; the server answers without waiting for the handshake to finish."""
+    def _ttcp(self, conn: Connection, start: Point, write_request: Callable[[], None], mode: str = "ttcp") -> None:
+        """T/TCP on a repeat connection (or TCP Fast Open): the client writes its request (after its think
+        time), held until the SYN takes it along; the server answers without waiting for the handshake."""
         conn.client.hold = True
         write_request()  # schedules the client's write at start + client think time
         point = self.think(start)
-        self.eng.at(point.t, self._open_ttcp, conn, point)
+        self.eng.at(point.t, self._open_ttcp, conn, point, mode)
 
-    def _open_ttcp(self, t: Any, conn: Connection, point: Point) -> None:
+    def _open_ttcp(self, t: Any, conn: Connection, point: Point, mode: str = "ttcp") -> None:
         conn.client.hold = False
-        conn.open(point, "ttcp")
+        conn.open(point, mode)
 
     # ----------------------------------------------------------------- server
     def _server_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
         p, q = self.p, self.q
-        done = int(conn.server.rcv_n // p.request)
+        if conn.tls is not None:
+            conn.tls.server_data(t, pkt)
+        if conn.mux is not None:  # h2, h3: streams (model.multiplex)
+            conn.mux.server_data(t, pkt)
+            return
+        done = int(conn.server.app_received() // p.request)
         while conn.served < done:
             idx = conn.served
             conn.served += 1
@@ -278,8 +292,10 @@ class Session:
 
     # ----------------------------------------------------------------- client
     def _client_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
+        if conn.tls is not None:
+            conn.tls.client_data(t, pkt)
         expect = conn.expect
-        rcv = conn.client.rcv_n
+        rcv = conn.client.app_received()
         while conn.expect_i < len(expect) and rcv >= expect[conn.expect_i][0]:
             name = expect[conn.expect_i][1]
             conn.expect_i += 1
@@ -324,7 +340,7 @@ class Session:
         if dack > 0:
             note = ack.cause[4] if len(ack.cause) > 4 else ""
             why = (
-                f"the {receiver} held its ACK for its {p.dack_ms:g} ms delayed-ACK timer ({note}) "
+                f"the {receiver} held its ACK for its {ep.peer.dack_ms:g} ms delayed-ACK timer ({note}) "
                 f"while the {sender}'s {wnd} was full"
             )
             self._event("delayed_ack_stall", start + g - dack, dack, ep, obj, why)

@@ -24,7 +24,7 @@ from werkzeug.test import TestResponse
 
 from app import SECURITY_HEADERS, create_app
 from app.problems import KINDS, type_uri
-from model import ALL_PROTOCOLS, PRESETS, Scenario, predict, preset
+from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.api_schema import FormulaOutput, PredictOutput, PresetDetail, PresetList, ProblemDetails, SweepOutput
 from model.limits import (
     MAX_FORMULA_WORK_UNITS,
@@ -152,7 +152,7 @@ BAD: list[Bad] = [
     # strings
     Bad("numeric string", "POST", P, {"network": {"rtt_ms": "70"}}, path="network.rtt_ms", allowed="a number"),
     Bad("word for number", "GET", P + "?network.rtt_ms=fast", path="network.rtt_ms", allowed="from 0 to 10,000"),
-    Bad("unknown profile", "POST", P, {"tcp": {"profile": "linux"}}, path="tcp.profile", allowed="'bsd'"),
+    Bad("unknown profile", "POST", P, {"tcp": {"profile": "solaris"}}, path="tcp.profile", allowed="'bsd'"),
     Bad("unknown protocol", "GET", P + "?protocols=http10,http3", path="protocols[1]", allowed="'getall'"),
     Bad("unknown format", "GET", P + "?format=xml", path="format", allowed="'csv'"),
     Bad("bad packets flag", "GET", P + "?packets=maybe", path="packets", allowed="true or false"),
@@ -210,8 +210,8 @@ BAD: list[Bad] = [
     Bad("unknown formula field", "POST", F, {"http": {"think_ms": 1}}, path="http.think_ms"),
     Bad("presets take no query", "GET", "/api/v1/presets?x=1", path="x"),
     # empty lists
-    Bad("no protocols", "POST", P, {"protocols": []}, path="protocols", allowed="1 to 5 items"),
-    Bad("no protocols (query)", "GET", P + "?protocols=", path="protocols", allowed="1 to 5 items"),
+    Bad("no protocols", "POST", P, {"protocols": []}, path="protocols", allowed="1 to 7 items"),
+    Bad("no protocols (query)", "GET", P + "?protocols=", path="protocols", allowed="1 to 7 items"),
     Bad("no sweep values", "POST", S, {"field": "network.rtt_ms", "values": []}, path="values", allowed="1 to 1,000"),
     Bad("no sweep protocols", "POST", S, {"field": "network.rtt_ms", "values": [1], "protocols": []}, path="protocols"),
     # sweep semantics
@@ -483,7 +483,7 @@ def test_predict_csv(client: FlaskClient) -> None:
     by_accept = _csv(client.get(f"{P}?network.rtt_ms=20", headers={"Accept": "text/csv"}))
     assert by_param == by_accept
     expected = predict(Scenario.model_validate({"network": {"rtt_ms": 20}}))
-    assert [r["protocol"] for r in by_param] == list(ALL_PROTOCOLS)
+    assert [r["protocol"] for r in by_param] == list(SEED_PROTOCOLS)
     for row, result in zip(by_param, expected["results"], strict=True):
         assert float(row["page_load_ms"]) == pytest.approx(result["page_load_ms"])
         assert int(row["counts.round_trips"]) == result["counts"]["round_trips"]
@@ -540,7 +540,7 @@ def test_sweep_generates_values(client: FlaskClient) -> None:
     log = client.post(S, json={"field": "network.rtt_ms", "start": 1, "stop": 1000, "steps": 4, "spacing": "log"})
     assert log.status_code == 200
     assert log.json["values"] == pytest.approx([1, 10, 100, 1000])
-    assert log.json["protocols"] == list(ALL_PROTOCOLS)
+    assert log.json["protocols"] == list(SEED_PROTOCOLS)
     ints = client.post(S, json={"field": "page.object_count", "start": 0, "stop": 3, "steps": 7})
     assert ints.json["values"] == [0, 1, 2, 3]  # rounded, repeats dropped
     sizes = client.post(S, json={"field": "page.object_size_bytes", "values": [100, 200]})

@@ -18,7 +18,7 @@ from app import SECURITY_HEADERS
 from app.assets import IMMUTABLE
 from app.query import SCENARIO_PARAMS
 from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, overlay, read
-from model import ALL_PROTOCOLS, PRESETS, Scenario, predict, preset
+from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.errors import words
 
 HX = {"HX-Request": "true"}
@@ -61,8 +61,10 @@ def test_every_field_of_the_schema_has_a_description() -> None:
 
 def test_protocol_checkboxes_and_sweep_choices(client: FlaskClient) -> None:
     page = text(client.get("/"))
-    for p in ALL_PROTOCOLS:
-        assert re.search(rf'type="checkbox" name="protocols" value="{p}"[^>]*checked', page), p
+    for p in ALL_PROTOCOLS:  # every protocol is offered; the seeds' five are checked by default
+        box = re.search(rf'<input[^>]*type="checkbox" name="protocols" value="{p}"[^>]*>', page)
+        assert box, p
+        assert ("checked" in box.group(0)) == (p in SEED_PROTOCOLS), p
     for param in SWEEPS:
         assert f'<option value="{param}"' in page
     assert 'name="sweep"' in page

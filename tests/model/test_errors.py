@@ -46,13 +46,13 @@ def only_problem(document: Any) -> Problem:
         (("http", "header_flush"), "true or false"),
         (("tcp", "nagle"), "true, false or null"),
         # Literal choices
-        (("tcp", "profile"), "'bsd' or 'ns3'"),
-        (("tcp", "handshake"), "'three_way', 'none' or 'ttcp'"),
-        (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'"),
+        (("tcp", "profile"), "'bsd', 'ns3', 'rfc5681' or 'linux'"),
+        (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
+        (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'"),
         # arrays, objects
         (
             ("protocols",),
-            "an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'",
+            "an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'",
         ),
         (("page", "object_bytes"), f"null or an array of at most {MAX_OBJECTS:,} items, each a whole number of bytes"),
         (("page", "object_bytes", 3), "a whole number of bytes"),
@@ -111,7 +111,7 @@ def test_spec_of_choices_and_list_items() -> None:
     profile = spec(("tcp", "profile"))
     assert profile is not None and (profile.kind, profile.choices, profile.nullable) == (
         "choice",
-        ("bsd", "ns3"),
+        ("bsd", "ns3", "rfc5681", "linux"),
         False,
     )
     item = spec(("page", "object_bytes", 0))
@@ -215,9 +215,9 @@ def test_optional_field_takes_null() -> None:
 
 
 def test_choice_problem_does_not_repeat_the_choices() -> None:
-    p = only_problem({"tcp": {"profile": "linux"}})
-    assert p.allowed == "'bsd' or 'ns3'"
-    assert p.text == "tcp.profile: Input should be 'bsd' or 'ns3' (got \"linux\")"
+    p = only_problem({"tcp": {"profile": "solaris"}})
+    assert p.allowed == "'bsd', 'ns3', 'rfc5681' or 'linux'"
+    assert p.text == "tcp.profile: Input should be 'bsd', 'ns3', 'rfc5681' or 'linux' (got \"solaris\")"
 
 
 def test_nested_list_index_problem() -> None:
@@ -239,7 +239,7 @@ def test_list_length_problem_leaves_out_the_list() -> None:
     assert p.value == []
     assert "(got" not in p.text
     assert p.text.endswith(
-        "; allowed: an array of 1 to 5 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined' or 'getall'"
+        "; allowed: an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'"
     )
 
 
@@ -256,7 +256,7 @@ def test_unknown_top_level_field_without_a_close_one() -> None:
     p = only_problem({"zzz": 1})
     assert p.suggestion is None
     assert p.text == (
-        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session, proxy"
+        "zzz: unknown field (Extra inputs are not permitted); allowed fields: protocols, network, tcp, http, page, session, proxy, dns, tls, multiplex, quic"
     )
 
 

@@ -29,7 +29,7 @@ scenario_docs = st.fixed_dictionaries(
             },
         ),
         "tcp": st.fixed_dictionaries(
-            {"profile": st.sampled_from(["bsd", "ns3"])},
+            {"profile": st.sampled_from(["bsd", "ns3", "rfc5681", "linux"])},
             optional={
                 "mss_bytes": st.integers(100, 9000),
                 "initial_window_segments": st.integers(1, 100),

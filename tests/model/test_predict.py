@@ -38,9 +38,16 @@ def test_parts_agree(doc: dict) -> None:
             total
         ) or total == max(o["end_ms"] for o in r["objects"])
         assert max(o["end_ms"] for o in r["objects"]) == pytest.approx(total)
-        data_down = sum(p["bytes"] for p in pk if p["direction"] == "down")
+        data = sum(p["bytes"] for p in pk)
         headers = len(r["objects"]) * out["scenario"]["http"]["response_header_bytes"]
-        assert data_down == sum(o["bytes"] for o in r["objects"]) + headers
+        http = out["scenario"]["http"]
+        if r["protocol"] in ("h2", "h3"):  # the first request full size, later ones compressed
+            n = len(r["objects"])
+            requests = http["request_bytes"] + (n - 1) * out["scenario"]["multiplex"]["request_bytes"]
+        else:
+            requests = (1 if r["protocol"] == "getall" else len(r["objects"])) * http["request_bytes"]
+        # every byte is a request, a response or TLS handshake
+        assert data == sum(o["bytes"] for o in r["objects"]) + headers + requests + r["counts"]["tls_bytes"]
         net = out["scenario"]["network"]
         rates = {"down": net["bandwidth_bps"], "up": net["uplink_bandwidth_bps"] or net["bandwidth_bps"]}
         for direction, rate in rates.items():  # a link carries one packet at a time, first come first served

@@ -40,7 +40,7 @@ def test_one_way_delays() -> None:
         ({"network": {"bandwidth_bps": "fast"}}, "network.bandwidth_bps", "valid number"),
         ({"network": {"bandwidth_bps": float("inf")}}, "network.bandwidth_bps", "finite"),
         ({"tcp": {"mss_bytes": 50}}, "tcp.mss_bytes", "greater than or equal to 100"),
-        ({"tcp": {"profile": "linux"}}, "tcp.profile", "bsd"),
+        ({"tcp": {"profile": "solaris"}}, "tcp.profile", "bsd"),
         ({"tcp": {"delayed_ack_ms": 900}}, "tcp.delayed_ack_ms", "less than or equal to 500"),
         ({"page": {"object_bytes": [1, -5]}}, "page", "object_bytes[1]"),
         ({"page": {"object_count": 3}}, "page", "go together"),
@@ -83,3 +83,14 @@ def test_one_way_delays_keep_the_round_trip_in_range() -> None:
     assert ok.network.rtt_ms == 10_000
     with pytest.raises(ValidationError, match=r"uplink_delay_ms \+ downlink_delay_ms \(8791 \+ 9234\)"):
         Scenario.model_validate({"network": {"uplink_delay_ms": 8791, "downlink_delay_ms": 9234}})
+
+
+@pytest.mark.parametrize(
+    ("extra", "named"),
+    [({"tls": {"version": "1.3"}}, "tls.version"), ({"protocols": ["persistent", "h2"]}, "protocols h2")],
+)
+def test_split_proxies_relay_plain_http_only(extra: dict[str, object], named: str) -> None:
+    """Seed 003's proxies relay HTTP/1.x: TLS end to end, h2 and h3 over them are refused by name."""
+    doc = {"proxy": {"architecture": "split_proxy"}, **extra}
+    with pytest.raises(ValidationError, match=named):
+        Scenario.model_validate(doc)

@@ -1,0 +1,83 @@
+"""Random loss: its expected cost in closed form, added to the lossless schedule and labelled as such.
+
+The schedule (:mod:`model.engine`) has no loss. With a loss rate ``p`` per packet, independent, the
+short-transfer TCP latency literature gives the expected extra time in closed form; the model adds it to
+its deterministic page load time as an **expected value** (``expected_with_loss`` in a result), never to the
+schedule, its breakdown or its formula. Per connection on the page's path:
+
+- handshake (Cardwell, Savage & Anderson 2000, "Modeling TCP latency", 3.1): a lost SYN or SYN-ACK waits the
+  initial SYN timeout ``T_s`` (1 s, RFC 6298 5.7; 3 s in the paper), doubling on repeats:
+  ``E[T_hs] - RTT = T_s (p / (1 - 2 p))`` (:func:`handshake_extra_ms`);
+- data (Cardwell et al. 3.3, the first loss): a flow of ``d`` segments loses one with probability
+  ``l = 1 - (1 - p)^d``; it is recovered by a timeout with probability ``Q(p, w)`` (Padhye, Firoiu, Towsley &
+  Kurose 1998, eq. for ``Q^(w)``: too few segments follow it in a window of ``w`` for three duplicate ACKs),
+  costing ``E[Z_TO] = T_0 (1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6) / (1 - p)`` (backed-off timeouts),
+  else by fast retransmit, about one RTT: ``E[T_loss] = l (Q E[Z_TO] + (1 - Q) RTT)`` (:func:`data_extra_ms`).
+  The slower congestion avoidance after the loss and further losses are left out: the figures are a lower
+  bound, close for small ``p``.
+
+QUIC (RFC 9002) detects a loss from any later acknowledged packet (packet threshold 3 or time threshold
+9/8 RTT), so only a lost tail packet waits for the probe timeout ``PTO = RTT + 4 RTT/2 + max_ack_delay``
+(6.2.1 with the first sample's ``rttvar = RTT/2``); QUIC has no SYN (its handshake packets are covered by
+the PTO too, counted as data here). Head of line: HTTP/2 delivers nothing after a lost TCP segment until
+it is repaired, so every other stream in flight waits as long; HTTP/3's streams are independent, so only
+the lost packet's stream waits (:func:`head_of_line_ms`).
+"""
+
+from __future__ import annotations
+
+#: Initial SYN retransmission timeout (ms): 1 s (RFC 6298, 2.1 and 5.7).
+SYN_TIMEOUT_MS = 1000.0
+
+
+def handshake_extra_ms(p: float, syn_timeout_ms: float = SYN_TIMEOUT_MS) -> float:
+    """Expected extra handshake time from lost SYNs or SYN-ACKs (ms): ``T_s p / (1 - 2p)``.
+
+    Cardwell et al. 2000, 3.1: ``E[T_hs] = RTT + T_s ((1 - p)/(1 - 2p) - 1)``, ``p < 1/2``.
+    """
+    return syn_timeout_ms * p / (1 - 2 * p)
+
+
+def loss_probability(p: float, segments: int) -> float:
+    """Probability that a flow of ``d`` segments loses at least one: ``1 - (1 - p)^d`` (Cardwell 3.3)."""
+    return 1 - (1 - p) ** segments
+
+
+def timeout_probability(p: float, w: float) -> float:
+    """Probability a loss in a window of ``w`` segments is recovered by a timeout (dimensionless).
+
+    ``Q(p, w) = min(1, (1 + (1-p)^3 (1 - (1-p)^(w-3))) / ((1 - (1-p)^w) / (1 - (1-p)^3)))``, and 1 for
+    ``w <= 3`` (too few segments for three duplicate ACKs). Padhye et al. 1998, eq. (25).
+    """
+    if w <= 3 or p <= 0:
+        return 1.0 if w <= 3 else 0.0
+    a = 1 - p
+    q = (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3))
+    return float(min(1.0, q))
+
+
+def timeout_ms(p: float, rto_ms: float) -> float:
+    """Expected duration of a timeout sequence with backoff (ms): ``T_0 f(p) / (1 - p)``,
+    ``f(p) = 1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6``. Padhye et al. 1998, eq. (27)."""
+    f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
+    return rto_ms * f / (1 - p)
+
+
+def data_extra_ms(p: float, segments: int, w: float, rtt_ms: float, rto_ms: float) -> float:
+    """Expected extra time of a flow from its first loss (ms): ``l (Q E[Z_TO] + (1 - Q) RTT)``. Cardwell 3.3."""
+    q = timeout_probability(p, w)
+    return loss_probability(p, segments) * (q * timeout_ms(p, rto_ms) + (1 - q) * rtt_ms)
+
+
+def quic_data_extra_ms(p: float, packets: int, w: float, rtt_ms: float, max_ack_delay_ms: float) -> float:
+    """QUIC's expected extra time from the first loss (ms): ``l (PTO / w + (1 - 1/w) RTT)``, a tail loss (one in
+    ``w``) waiting ``PTO = 3 RTT + max_ack_delay`` (RFC 9002 6.2.1), any other found within about an RTT."""
+    tail = 1 / max(w, 1.0)
+    pto = 3 * rtt_ms + max_ack_delay_ms
+    return loss_probability(p, packets) * (tail * pto + (1 - tail) * rtt_ms)
+
+
+def head_of_line_ms(extra_ms: float, streams: int, independent: bool) -> float:
+    """Expected time other streams wait behind a loss (ms, summed over streams): ``extra (n - 1)`` on one TCP
+    byte stream (h2), 0 for QUIC's independent streams (h3)."""
+    return 0.0 if independent else extra_ms * max(streams - 1, 0)

@@ -1,0 +1,107 @@
+"""Setting a connection up for the first request beyond TCP's handshake: DNS, TLS, TCP Fast Open.
+
+:mod:`model.dns` and :mod:`model.tls` give the quantities; this module runs them on a connection of the
+schedule. A :class:`Dialogue` writes a TLS handshake's flights (:func:`model.tls.handshake`) as data on
+the connection, each side writing its next flight when the other's previous one has fully arrived, and
+hands the connection to the protocol (the first request) at the flight the handshake names. Handshake
+bytes are marked in the writer's stream (``Endpoint.hs_ranges``) so the applications count only their
+own bytes (``Endpoint.app_received``). Packets carrying them are filed under ``tls_setup`` on the
+critical path (:mod:`model.critical_path`).
+
+TCP Fast Open (RFC 7413) is ``tcp.handshake = "fast_open"``: as T/TCP (``ttcp``, RFC 1644) the client's
+first bytes ride on the SYN and the server answers before the handshake completes, but on every
+connection (the cookie, RFC 7413 4.1, came from an earlier visit), at most one MSS of data on the SYN,
+and the SYN carries the cookie option (:data:`model.connection_setup.FAST_OPEN_OPTION_BYTES`). With TLS the
+SYN carries the ClientHello, and with 0-RTT early data the request too.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from model import tls
+from model.engine import Packet, Point
+from model.tcp import Connection, Endpoint
+
+#: The object name of handshake bytes (packets' ``obj``); :func:`model.critical_path.category_of` reads it.
+TLS_OBJECT = "tls"
+
+
+class Dialogue:
+    """A TLS handshake running on one connection; ``then(point)`` writes the first request."""
+
+    def __init__(self, session: Any, conn: Connection, hs: tls.Handshake, then: Callable[[Point], None]) -> None:
+        self.session = session
+        self.conn = conn
+        self.hs = hs
+        self.then = then
+        self.k = 0  # the next flight to write
+        self.ends: list[float] = []  # each written flight's end offset in its writer's stream
+        conn.tls = self
+
+    def start(self, point: Point) -> None:
+        """The client writes its first flight (the ClientHello) at ``point``."""
+        self._client_flight(point)
+
+    def _write(self, ep: Endpoint, nbytes: int, point: Point) -> None:
+        begin = ep.end_n
+        ep.write(point.t, ep.q.size(nbytes), TLS_OBJECT, point)
+        ep.hs_ranges.append((begin, ep.end_n))
+        self.session.tls_bytes += nbytes
+        self.ends.append(ep.end_n)
+
+    def _client_flight(self, point: Point) -> None:
+        k = self.k
+        self.k = k + 1
+        client = self.conn.client
+        if k == self.hs.ready:
+            # the flight goes with the first request: buffered until the request is written
+            held = client.hold
+            client.hold = True
+            self._write(client, self.hs.flights[k], point)
+            client.hold = held
+            self.then(point)
+        else:
+            self._write(client, self.hs.flights[k], point)
+
+    def server_data(self, t: Any, pkt: Packet) -> None:
+        """Data reached the server: if it completes the client's flight, the server writes its next one."""
+        k = self.k
+        if k < len(self.hs.flights) and k % 2 == 1 and self.conn.server.rcv_n >= self.ends[k - 1]:
+            self.k = k + 1
+            self._write(self.conn.server, self.hs.flights[k], Point(t, pkt, None, "tls_setup"))
+
+    def client_data(self, t: Any, pkt: Packet) -> None:
+        """Data reached the client: if it completes the server's flight, the client answers or is ready."""
+        k = self.k
+        if k % 2 == 1 or k > len(self.hs.flights) or self.conn.client.rcv_n < self.ends[k - 1]:
+            return
+        point = Point(t, pkt, None, "tls_setup")
+        if k < len(self.hs.flights):
+            self._client_flight(point)
+        elif k == self.hs.ready:
+            self.k = k + 1
+            self.then(point)
+
+
+def secure(session: Any, conn: Connection, mode: str, then: Callable[[Point], None]) -> Callable[[Point], None]:
+    """``then`` preceded by the scenario's TLS handshake on ``conn`` (unchanged without TLS, or when the
+    connection is already open: ``tcp.handshake = "none"`` stands for a warm connection, TLS included)."""
+    p = session.p
+    if p.tls == "none" or mode == "none":
+        return then
+    resumed = tls.resumed(p.tls_resumption, len(session.conns) - 1)
+    hs = tls.handshake(p.tls, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight)
+    session.tls_handshakes += 1
+    return lambda point: Dialogue(session, conn, hs, then).start(point)
+
+
+def after_lookup(session: Any, point: Point) -> Point:
+    """The point a session's first connection may open: after the DNS lookup (:mod:`model.dns`), if any."""
+    q = session.q
+    if session.conns or session.dns_done or session.p.dns_ms <= 0:
+        return point
+    session.dns_done = True
+    session.dns_lookups += 1
+    return Point(point.t + q.dns, point, q.dns, "dns")

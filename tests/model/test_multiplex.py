@@ -1,0 +1,93 @@
+"""h2 and h3: streams on one connection (model.multiplex, model.quic, model.protocols.h2/h3)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from model import predict, preset, quic
+from model.multiplex import round_robin
+
+RTT = 100.0
+
+
+def run(protos: list[str], objects: list[int], **parts: Any) -> dict[str, dict]:
+    doc: dict[str, Any] = {
+        "protocols": protos,
+        "network": {"rtt_ms": RTT, "bandwidth_bps": parts.pop("bandwidth_bps", 100e9), "packet_overhead_bytes": 40},
+        "tcp": {"profile": "linux", **parts.pop("tcp", {})},
+        "page": {"html_bytes": 1000, "object_bytes": objects},
+        **parts,
+    }
+    return {r["protocol"]: r for r in predict(doc, packets=True)["results"]}
+
+
+def ttfb(r: dict) -> float:
+    return min(p["arrival_ms"] for p in r["packets"] if p["direction"] == "down" and p["object"] == "html")
+
+
+def test_round_robin_frames() -> None:
+    """RFC 9113 5: streams interleave frame by frame; a stream of n bytes takes ceil(n / frame) turns."""
+    assert round_robin([5, 12, 3], 4) == [(0, 4), (1, 4), (2, 3), (0, 1), (1, 4), (1, 4)]
+    assert round_robin([], 4) == []
+
+
+def test_h2_interleaves_responses_so_small_ones_finish_first() -> None:
+    """A large image asked for before a small one: pipelined HTTP/1.1 delivers them in order, h2 interleaves
+    16 KB frames, so the small one completes in the first frame round (1.5 Mb/s: serialization dominates)."""
+    out = run(["pipelined", "h2"], [60_000, 500], bandwidth_bps=1.5e6)
+    ends = {p: {o["name"]: o["end_ms"] for o in r["objects"]} for p, r in out.items()}
+    assert ends["pipelined"]["obj2"] > ends["pipelined"]["obj1"]
+    assert ends["h2"]["obj2"] < ends["h2"]["obj1"]
+    assert ends["h2"]["obj1"] - ends["h2"]["obj2"] > 200  # most of the large image follows the small one
+
+
+def test_h2_requests_are_compressed_and_packed() -> None:
+    """After the HTML, 40 requests of 40 bytes (HPACK) leave in two segments, not 40 of 200 bytes."""
+    out = run(["pipelined", "h2"], [500] * 40, tcp={"nagle": False})
+    up = {p: [x for x in r["packets"] if x["direction"] == "up" and x["bytes"] > 0] for p, r in out.items()}
+    assert sum(x["bytes"] for x in up["h2"]) == 200 + 40 * 40
+    assert len(up["h2"]) == 1 + 2 and len(up["pipelined"]) > len(up["h2"])  # the HTML's, then two
+    assert out["h2"]["counts"]["connections"] == 1
+
+
+@pytest.mark.parametrize(
+    ("tls_doc", "trips"),
+    [({"resumption": "none"}, 2), ({"resumption": "all"}, 1), ({"resumption": "all", "early_data": False}, 2)],
+)
+def test_h3_first_byte_after_one_handshake_round_trip(tls_doc: dict, trips: int) -> None:
+    """QUIC's handshake is transport and TLS 1.3 in one round trip (RFC 9000 7, RFC 9001): the first byte after
+    2 RTT on a cold connection (TCP + TLS 1.3: 3), after 1 RTT with 0-RTT resumption."""
+    out = run(["h2", "h3"], [], tls={"version": "1.3", **tls_doc})
+    assert ttfb(out["h3"]) == pytest.approx(trips * RTT, abs=0.01)
+    assert ttfb(out["h2"]) == pytest.approx((trips + 1) * RTT, abs=0.01)
+    assert out["h3"]["counts"]["round_trips"] == trips and out["h3"]["breakdown_ms"]["connection_setup"] == 0
+
+
+def test_quic_constants() -> None:
+    """RFC 9002 7.2: IW = min(10 D, max(14720, 2 D)); RFC 9000 14.1: a 1200-byte Initial datagram."""
+    assert quic.initial_window_bytes(1200) == 12000 and quic.initial_window_segments(1200) == 10
+    assert quic.initial_window_bytes(1500) == 14720 and quic.initial_window_segments(1500) == 9
+    assert quic.stream_payload_bytes(1200) == 1170
+    out = run(["h3"], [], page={"html_bytes": 30_000, "object_bytes": []})
+    first = next(p for p in out["h3"]["packets"] if p["direction"] == "up")
+    assert first["bytes"] == 1170  # the ClientHello fills the padded Initial
+    data = [p for p in out["h3"]["packets"] if p["direction"] == "down" and p["kind"] == "DATA"]
+    assert max(p["bytes"] for p in data) == 1170
+
+
+def test_quic_acks_every_second_packet_or_after_max_ack_delay() -> None:
+    """A lone packet's ACK waits max_ack_delay (25 ms, RFC 9000 18.2), not TCP's delayed-ACK timer."""
+    out = run(["h3"], [], tcp={"delayed_ack_ms": 200}, page={"html_bytes": 3000, "object_bytes": []})
+    held = [p["ack_held_ms"] for p in out["h3"]["packets"] if p["ack_held_ms"] > 0]
+    assert held and max(held) <= 25 + 1e-9
+
+
+def test_modern_protocols_on_the_lighthouse_preset() -> None:
+    """With TLS 1.3 everywhere: h2 about as fast as pipelining with fewer packets, h3 one round trip faster."""
+    doc = preset("lighthouse-mobile").model_dump()
+    doc["protocols"] = ["pipelined", "h2", "h3"]
+    out = {r["protocol"]: r for r in predict(doc)["results"]}
+    assert out["h2"]["counts"]["packets"] < out["pipelined"]["counts"]["packets"]
+    assert out["h3"]["page_load_ms"] < out["h2"]["page_load_ms"] - 100

@@ -1,0 +1,107 @@
+"""DNS, TLS 1.2/1.3 and TCP Fast Open before the first request (model.dns, model.tls, model.secure_setup).
+
+On a path with no serialization cost, each setup adds the round trips RFC 8446 (TLS 1.3: 1, 0 with early
+data on resumption), RFC 5246 (TLS 1.2: 2, 1 when resumed) and RFC 7413 (Fast Open: the request on the
+SYN saves the TCP round trip) give it, and the handshake bytes are real packets filed as tls_setup.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from model import dns, predict, tls
+from model.connection_setup import FAST_OPEN_OPTION_BYTES
+
+RTT = 100.0
+
+
+def run(proto: str = "persistent", objects: list[int] | None = None, **parts: Any) -> dict:
+    doc: dict[str, Any] = {
+        "protocols": [proto],
+        "network": {"rtt_ms": RTT, "bandwidth_bps": 100e9, "packet_overhead_bytes": 40},
+        "tcp": {"profile": "linux", **parts.pop("tcp", {})},
+        "page": {"html_bytes": 1000, "object_bytes": objects or []},
+        **parts,
+    }
+    return predict(doc, packets=True)["results"][0]
+
+
+def ttfb(r: dict) -> float:
+    """Arrival of the HTML's first response byte (ms)."""
+    return min(p["arrival_ms"] for p in r["packets"] if p["direction"] == "down" and p["object"] == "html")
+
+
+@pytest.mark.parametrize(
+    ("tls_doc", "handshake", "round_trips"),
+    [
+        ({"version": "none"}, "three_way", 2),
+        ({"version": "1.3", "resumption": "none"}, "three_way", 3),
+        ({"version": "1.2", "resumption": "none"}, "three_way", 4),
+        ({"version": "1.3", "resumption": "all"}, "three_way", 2),  # 0-RTT early data
+        ({"version": "1.3", "resumption": "all", "early_data": False}, "three_way", 3),
+        ({"version": "1.2", "resumption": "all"}, "three_way", 3),  # abbreviated handshake
+        ({"version": "none"}, "fast_open", 1),
+        ({"version": "1.3", "resumption": "none"}, "fast_open", 2),
+        ({"version": "1.3", "resumption": "all"}, "fast_open", 1),  # TFO + 0-RTT: the request on the SYN
+    ],
+)
+def test_round_trips_to_first_byte(tls_doc: dict, handshake: str, round_trips: int) -> None:
+    r = run(tls=tls_doc, tcp={"handshake": handshake})
+    assert ttfb(r) == pytest.approx(round_trips * RTT, abs=0.01)
+    assert r["counts"]["round_trips"] == round_trips
+    version = tls_doc["version"]
+    if version != "none":
+        resumed = tls_doc.get("resumption") == "all"
+        hs = tls.handshake(version, resumed, tls_doc.get("early_data", True), 512, 4000)
+        tcp_trips = 0 if handshake == "fast_open" else 1
+        assert ttfb(r) == pytest.approx(tls.first_byte_ms(RTT, hs.round_trips, tcp_trips), abs=0.01)
+        assert r["counts"]["tls_handshakes"] == 1 and r["counts"]["tls_bytes"] == sum(hs.flights)
+
+
+def test_tls_flights_are_packets_with_their_sizes() -> None:
+    """TLS 1.3: a 512-byte ClientHello, the server's 4,000-byte flight in three segments (it fits Linux's
+    initial window), and the client's Finished sent with the request; the handshake's round trip is
+    tls_setup in the breakdown."""
+    r = run(tls={"version": "1.3", "resumption": "none"})
+    hs = [p for p in r["packets"] if p["object"] == "tls"]
+    assert [(p["direction"], p["bytes"]) for p in hs] == [("up", 512), ("down", 1460), ("down", 1460), ("down", 1080)]
+    finished_and_request = next(p for p in r["packets"] if p["direction"] == "up" and p["object"] == "html")
+    assert finished_and_request["bytes"] == tls.CLIENT_FINISHED_13_BYTES + 200
+    assert r["breakdown_ms"]["tls_setup"] == pytest.approx(RTT, abs=0.01)
+    assert r["breakdown_ms"]["connection_setup"] == pytest.approx(RTT, abs=0.01)
+
+
+def test_certificate_larger_than_the_initial_window_costs_a_round() -> None:
+    """With an initial window of 2 segments a 4 KB server flight takes two rounds: one RTT more."""
+    small = run(tls={"version": "1.3"}, tcp={"initial_window_segments": 2})
+    fits = run(tls={"version": "1.3", "server_flight_bytes": 2000}, tcp={"initial_window_segments": 2})
+    assert ttfb(small) - ttfb(fits) == pytest.approx(RTT, abs=0.01)
+
+
+def test_later_connections_resume() -> None:
+    """HTTP/1.0 with TLS 1.3: the first connection runs the full handshake, later ones resume with 0-RTT
+    (resumption after_first, the default): 3 round trips for the HTML, 2 for each later object."""
+    r = run("http10", [1000, 1000], tls={"version": "1.3"})
+    assert r["counts"]["tls_handshakes"] == 3
+    assert r["page_load_ms"] == pytest.approx((3 + 2 + 2) * RTT, abs=0.01)
+
+
+def test_dns_lookup_before_the_first_connection_only() -> None:
+    """dns.lookup resolver: one resolver round trip (T_dns) before the session's first SYN; the address is
+    cached for the other connections."""
+    r = run("http10", [1000], dns={"lookup": "resolver", "resolver_rtt_ms": 30})
+    assert dns.lookup_ms("resolver", 30) == 30 and dns.lookup_ms("cached", 30) == 0
+    assert r["breakdown_ms"]["dns"] == pytest.approx(30, abs=0.01) and r["counts"]["dns_lookups"] == 1
+    assert r["page_load_ms"] == pytest.approx(30 + 4 * RTT, abs=0.01)
+
+
+def test_fast_open_syn_carries_one_mss_and_the_cookie() -> None:
+    """RFC 7413: at most one MSS rides on the SYN, with the 12-byte cookie option; the rest follows the
+    SYN-ACK."""
+    r = run(tcp={"handshake": "fast_open", "mss_bytes": 536}, http={"request_bytes": 1000})
+    syn = r["packets"][0]
+    assert (syn["kind"], syn["bytes"], syn["wire_bytes"]) == ("SYN", 536, 536 + 40 + FAST_OPEN_OPTION_BYTES + 4)
+    assert sum(p["bytes"] for p in r["packets"] if p["direction"] == "up") == 1000
+    assert ttfb(r) == pytest.approx(2 * RTT, abs=0.01)  # the request completes only after the SYN-ACK
