@@ -96,6 +96,7 @@ def browser(playwright: Playwright) -> Iterator[Browser]:
         args=[
             # Offline: every other host fails to resolve (and shows up as a failed request).
             "--host-resolver-rules=MAP * ~NOTFOUND, EXCLUDE 127.0.0.1, EXCLUDE localhost",
+            "--disable-dev-shm-usage",  # containers often have a small /dev/shm
             "--no-first-run",
             "--disable-background-networking",
             "--disable-component-update",

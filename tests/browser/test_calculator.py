@@ -8,6 +8,7 @@ gets a message beside its field; the form works with JavaScript disabled.
 from __future__ import annotations
 
 import json
+import math
 import re
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
@@ -55,6 +56,15 @@ def wait_cells(page: Page, want: list[list[str]], *, equal: bool = True) -> None
     """Wait until the comparison table holds (or, with ``equal=False``, no longer holds) ``want``."""
     op = "===" if equal else "!=="
     page.wait_for_function(f"(want) => JSON.stringify(({TABLE_CELLS})()) {op} JSON.stringify(want)", arg=want)
+
+
+#: The sweep plot's x axis as plotly.js laid it out (range in log10 units on a log axis) and the swept values.
+SWEEP_AXIS = """() => {
+  const gd = document.querySelector(".plot[data-figure='fig-sweep']");
+  const axis = gd._fullLayout.xaxis;
+  const xs = gd.data.flatMap((t) => Array.from(t.x || []));
+  return {type: axis.type, range: axis.range, min: Math.min(...xs), max: Math.max(...xs)};
+}"""
 
 
 def query(page: Page) -> dict[str, list[str]]:
@@ -133,6 +143,15 @@ def test_preset_then_field_change_updates_table_plots_and_address(page: Page) ->
     wait_drawn(page)
     assert drawn(page) != preset_plots
     assert query(page)["preset"] == ["n97-wan"]
+
+    # The sweep plot's x axis spans the swept values (nothing on it, such as the marker of the scenario's
+    # own value, stretches it by orders of magnitude).
+    axis = page.evaluate(SWEEP_AXIS)
+    low, high = (
+        (math.log10(axis["min"]), math.log10(axis["max"])) if axis["type"] == "log" else (axis["min"], axis["max"])
+    )
+    pad = 0.25 * (high - low)
+    assert low - pad <= axis["range"][0] <= low and high <= axis["range"][1] <= high + pad, axis
 
 
 def test_copied_address_gives_the_same_numbers(page: Page) -> None:
