@@ -29,7 +29,13 @@ from pydantic.fields import FieldInfo
 from model.scenario import Scenario
 
 #: Units named by a field's suffix.
-UNITS: dict[str, str] = {"_ms": "ms", "_bps": "bit/s", "_bytes": "bytes", "_segments": "segments"}
+UNITS: dict[str, str] = {
+    "_ms": "ms",
+    "_bps": "bit/s",
+    "_bytes": "bytes",
+    "_segments": "segments",
+    "_rate": "per packet",  # network.loss_rate: a probability per packet
+}
 
 Loc = Sequence[str | int]
 Kind = Literal["number", "integer", "boolean", "choice", "array", "object"]

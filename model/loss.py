@@ -26,6 +26,8 @@ the lost packet's stream waits (:func:`head_of_line_ms`).
 
 from __future__ import annotations
 
+import sympy
+
 #: Initial SYN retransmission timeout (ms): 1 s (RFC 6298, 2.1 and 5.7).
 SYN_TIMEOUT_MS = 1000.0
 
@@ -81,3 +83,40 @@ def head_of_line_ms(extra_ms: float, streams: int, independent: bool) -> float:
     """Expected time other streams wait behind a loss (ms, summed over streams): ``extra (n - 1)`` on one TCP
     byte stream (h2), 0 for QUIC's independent streams (h3)."""
     return 0.0 if independent else extra_ms * max(streams - 1, 0)
+
+
+# ------------------------------------------------------------------------------------ the same in sympy
+
+
+def handshake_extra_expr(p: sympy.Expr, syn_timeout: sympy.Expr) -> sympy.Expr:
+    """:func:`handshake_extra_ms` as a sympy expression: ``T_s p / (1 - 2p)`` (Cardwell 3.1)."""
+    return syn_timeout * p / (1 - 2 * p)
+
+
+def timeout_probability_expr(p: sympy.Expr, w: int) -> sympy.Expr:
+    """:func:`timeout_probability` for a known window ``w`` (segments), as a sympy expression in ``p``
+    (Padhye et al. 1998, eq. (25)); 1 for ``w <= 3``. Valid for ``p > 0``."""
+    if w <= 3:
+        return sympy.Integer(1)
+    a = 1 - p
+    return sympy.Min(1, (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3)))
+
+
+def timeout_expr(p: sympy.Expr, rto: sympy.Expr) -> sympy.Expr:
+    """:func:`timeout_ms` as a sympy expression: ``T_0 f(p) / (1 - p)`` (Padhye et al. 1998, eq. (27))."""
+    f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
+    return rto * f / (1 - p)
+
+
+def tcp_cost_expr(p: sympy.Expr, w: int, rtt: sympy.Expr, rto: sympy.Expr) -> sympy.Expr:
+    """Cost of a TCP loss in a window of ``w`` segments (ms): ``Q E[Z_TO] + (1 - Q) RTT`` (Cardwell 3.3);
+    :func:`data_extra_ms` is ``l`` times it."""
+    q = timeout_probability_expr(p, w)
+    return q * timeout_expr(p, rto) + (1 - q) * rtt
+
+
+def quic_cost_expr(w: int, rtt: sympy.Expr, pto: sympy.Expr) -> sympy.Expr:
+    """Cost of a QUIC loss in a window of ``w`` packets (ms): ``PTO / w + (1 - 1/w) RTT`` (RFC 9002 6.1, 6.2);
+    :func:`quic_data_extra_ms` is ``l`` times it with ``PTO = 3 RTT + max_ack_delay``."""
+    tail = sympy.Rational(1, max(w, 1))
+    return tail * pto + (1 - tail) * rtt

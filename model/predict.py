@@ -12,7 +12,7 @@ from typing import Any
 
 import sympy
 
-from model import symbolic
+from model import expected_loss, symbolic
 from model.critical_path import CATEGORIES, walk
 from model.engine import Quantities, Traced
 from model.lin import value
@@ -97,6 +97,8 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
         ],
         "events": [{k: v for k, v in e.items() if k != "window_stall"} for e in events],
     }
+    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule
+    out["expected_with_loss"] = expected_loss.block(s, protocol, out["page_load_ms"])
     if len(pages) > 1:
         out["pages"] = []
         for k, ((load, part, n), start, final) in enumerate(zip(pages, s.page_start, s.page_end, strict=True)):

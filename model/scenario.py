@@ -34,6 +34,9 @@ ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + MODERN_PROTOCOLS
 MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
 MAX_SEGMENTS = 10_000  # about one second for all five protocols (bench/)
+#: Highest network.loss_rate: the closed forms of model.loss need p < 1/2 (handshake) and are a lower bound
+#: that drifts from the truth as losses pile up; 0.2 keeps them meaningful.
+MAX_LOSS_RATE = 0.2
 
 
 class _Strict(BaseModel):
@@ -70,6 +73,14 @@ class Network(_Strict):
         ge=0,
         le=1_000,
         description="Bytes each packet costs on the wire beyond its payload (IP+TCP headers, framing).",
+    )
+    loss_rate: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_LOSS_RATE,
+        description="Probability that a packet is lost, each packet independently (dimensionless, 0 to 0.2; "
+        "0.01 is 1 %). The schedule stays lossless; each result adds the loss's expected cost in closed "
+        "form as expected_with_loss (model.expected_loss).",
     )
 
     @model_validator(mode="after")
@@ -495,6 +506,7 @@ class Params:
     mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
+    loss: float = 0.0  # probability each packet is lost (network.loss_rate); only model.expected_loss uses it
 
 
 def resolve(s: Scenario) -> Params:
@@ -559,6 +571,7 @@ def resolve(s: Scenario) -> Params:
         mux_request=s.multiplex.request_bytes,
         quic_datagram=s.quic.max_datagram_bytes,
         quic_ack_delay=s.quic.max_ack_delay_ms,
+        loss=n.loss_rate,
         proxy=_proxy_params(s) if s.proxy.architecture == "split_proxy" else None,
     )
 

@@ -34,6 +34,7 @@ def only_problem(document: Any) -> Problem:
         (("network", "rtt_ms"), "a number from 0 to 10,000 ms"),
         (("network", "bandwidth_bps"), "a number from 1,000 to 100,000,000,000 bit/s"),
         (("network", "packet_overhead_bytes"), "a whole number from 0 to 1,000 bytes"),
+        (("network", "loss_rate"), "a number from 0 to 0.2 per packet"),
         (("tcp", "delayed_ack_ms"), "a number from 0 to 500 ms or null"),
         (("http", "server_think_ms"), "a number from 0 to 60,000 ms"),
         # no unit
@@ -59,7 +60,7 @@ def only_problem(document: Any) -> Problem:
         (
             ("network",),
             "an object with the fields rtt_ms, bandwidth_bps, uplink_delay_ms, downlink_delay_ms, "
-            "uplink_bandwidth_bps, packet_overhead_bytes",
+            "uplink_bandwidth_bps, packet_overhead_bytes, loss_rate",
         ),
         # not a field
         (("network", "nonsense"), None),
@@ -248,7 +249,7 @@ def test_unknown_field_suggests_the_closest() -> None:
     assert (p.path, p.type, p.suggestion, p.value) == ("network.rtt", "extra_forbidden", "rtt_ms", 20)
     assert p.text == (
         "network.rtt: unknown field (Extra inputs are not permitted); allowed fields: rtt_ms, bandwidth_bps, "
-        "uplink_delay_ms, downlink_delay_ms, uplink_bandwidth_bps, packet_overhead_bytes; did you mean 'rtt_ms'?"
+        "uplink_delay_ms, downlink_delay_ms, uplink_bandwidth_bps, packet_overhead_bytes, loss_rate; did you mean 'rtt_ms'?"
     )
 
 

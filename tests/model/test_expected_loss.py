@@ -1,0 +1,174 @@
+"""Random loss wired into the results (model.expected_loss): expected_with_loss beside the lossless schedule."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+from pydantic import ValidationError
+
+from model import expected_loss, loss
+from model.cli import csv_rows
+from model.errors import problems
+from model.predict import predict, simulate
+from model.scenario import ALL_PROTOCOLS, Scenario, resolve
+
+#: A multi-object page (the default network, 20 objects of 10 KB).
+PAGE: dict[str, Any] = {"page": {"object_count": 20, "object_size_bytes": 10_000}}
+
+
+def _doc(p: float, protocols: tuple[str, ...] = ALL_PROTOCOLS, **extra: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {"protocols": list(protocols), "network": {"loss_rate": p}, **PAGE}
+    for key, value in extra.items():
+        doc[key] = {**doc.get(key, {}), **value}
+    return doc
+
+
+def _by_protocol(doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
+    return {r["protocol"]: r for r in predict(doc)["results"]}
+
+
+def test_no_loss_adds_nothing_and_the_schedule_stays() -> None:
+    lossless = _by_protocol({"protocols": list(ALL_PROTOCOLS), **PAGE})
+    for name, r in _by_protocol(_doc(0.0)).items():
+        e = r["expected_with_loss"]
+        assert e["loss_rate"] == 0
+        assert e["extra_ms"] == 0 and e["head_of_line_ms"] == 0
+        assert set(e["by_cause_ms"].values()) == {0.0}
+        assert e["page_load_ms"] == r["page_load_ms"] == lossless[name]["page_load_ms"]
+        assert e["segments"] > 0 and e["connections"]
+    # a loss rate does not touch the deterministic result either
+    for name, r in _by_protocol(_doc(0.05)).items():
+        assert r["page_load_ms"] == lossless[name]["page_load_ms"]
+        assert r["breakdown_ms"] == lossless[name]["breakdown_ms"]
+
+
+def test_the_parts_add_up() -> None:
+    for r in predict(_doc(0.03))["results"]:
+        e = r["expected_with_loss"]
+        assert sum(e["by_cause_ms"].values()) == pytest.approx(e["extra_ms"])
+        assert e["page_load_ms"] == pytest.approx(r["page_load_ms"] + e["extra_ms"])
+        assert e["extra_ms"] > 0
+
+
+def test_monotonic_in_the_loss_rate() -> None:
+    rates = (0.0, 0.001, 0.005, 0.01, 0.02, 0.05, 0.1, 0.2)
+    series: dict[str, list[float]] = {name: [] for name in ALL_PROTOCOLS}
+    for rate in rates:
+        for name, r in _by_protocol(_doc(rate, tls={"version": "1.3"})).items():
+            series[name].append(r["expected_with_loss"]["extra_ms"])
+    for name, xs in series.items():
+        assert all(a < b for a, b in itertools.pairwise(xs)), (name, xs)
+
+
+@pytest.mark.parametrize("tls", ["none", "1.3"])
+@pytest.mark.parametrize("rate", [0.005, 0.02, 0.1])
+def test_h3_pays_less_than_h2_on_a_multi_object_page(tls: str, rate: float) -> None:
+    """TCP's loss stalls every stream of h2's connection; QUIC's stalls only its own (RFC 9000 2.2)."""
+    r = _by_protocol(_doc(rate, ("h2", "h3"), tls={"version": tls}))
+    h2, h3 = r["h2"]["expected_with_loss"], r["h3"]["expected_with_loss"]
+    assert h3["extra_ms"] <= h2["extra_ms"]
+    assert h2["head_of_line_ms"] > 0 and h3["head_of_line_ms"] == 0
+
+
+def test_one_short_transfer_matches_cardwell_by_hand() -> None:
+    """HTTP/1.0, one 5,000-byte HTML and no objects, Linux TCP (IW 10, RTO 210 ms at RTT 70 ms): one SYN
+    exchange, a one-segment request and a 4-segment response sent in one round (w = 4).
+
+    Cardwell, Savage & Anderson 2000: E[T_hs] - RTT = T_s p / (1 - 2p) (3.1); the response's first loss
+    l (Q(p, w) E[Z_TO] + (1 - Q) RTT), l = 1 - (1 - p)^d (3.3) with Padhye et al. 1998's Q and E[Z_TO];
+    the request (w = 1 < 4 segments for three duplicate ACKs) always times out: p E[Z_TO].
+    """
+    p, rtt, rto, d = 0.02, 70.0, 210.0, 4  # Linux: RTO = max(rto_min 200 ms, 3 RTT)
+    doc = {
+        "protocols": ["http10"],
+        "network": {"loss_rate": p},
+        "tcp": {"profile": "linux"},
+        "page": {"html_bytes": 5000, "object_bytes": []},
+    }
+    e = predict(doc)["results"][0]["expected_with_loss"]
+    a = 1 - p
+    handshake = 1000 * p / (1 - 2 * p)
+    z_to = rto * (1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6) / (1 - p)
+    q = min(1.0, (1 + a**3 * (1 - a ** (d - 3))) / ((1 - a**d) / (1 - a**3)))
+    response = (1 - a**d) * (q * z_to + (1 - q) * rtt)
+    request = p * z_to
+    assert e["segments"] == 1 + d
+    assert e["by_cause_ms"]["handshake"] == pytest.approx(handshake)
+    assert e["extra_ms"] == pytest.approx(handshake + request + response, rel=1e-12)
+    assert response == pytest.approx(loss.data_extra_ms(p, d, d, rtt, rto), rel=1e-12)
+
+
+def test_windows_follow_slow_start() -> None:
+    """BSD TCP from one segment: a 30-segment response leaves in rounds of growing windows."""
+    s = Scenario.model_validate(
+        {"protocols": ["http10"], "page": {"html_bytes": 40_000, "object_bytes": []}, "network": {"loss_rate": 0.01}}
+    )
+    st = expected_loss.structure(simulate(resolve(s), "http10"), "http10")
+    response = [r for r in st.runs if r.before > 0 or r.w > 1]
+    windows = [r.w for r in response]
+    assert windows[0] <= 2 and max(windows) >= 8
+    assert sum(r.count for r in st.runs) == st.segments
+
+
+def test_parallel_connections_count_the_path_only() -> None:
+    r = _by_protocol(_doc(0.02, ("http10", "http10_parallel")))
+    serial, parallel = r["http10"], r["http10_parallel"]
+    assert serial["expected_with_loss"]["connections"] == list(range(serial["counts"]["connections"]))
+    on_path = parallel["expected_with_loss"]["connections"]
+    assert 0 in on_path and 1 < len(on_path) < parallel["counts"]["connections"]
+    # the last object's connection is on the path
+    last = max(parallel["objects"], key=lambda o: o["end_ms"])
+    assert last["connection"] in on_path
+
+
+def test_split_proxy_counts_the_long_haul_connections_only() -> None:
+    doc = _doc(0.02, ("persistent",), proxy={"architecture": "split_proxy"})
+    result = predict(doc, packets=True)["results"][0]
+    long_haul = {pk["connection"] for pk in result["packets"] if pk["leg"] == "long_haul"}
+    e = result["expected_with_loss"]
+    assert e["extra_ms"] > 0 and set(e["connections"]) <= long_haul
+
+
+@pytest.mark.parametrize("protocol", ALL_PROTOCOLS)
+@pytest.mark.parametrize("rate", [0.002, 0.2])
+def test_symbolic_equals_numeric(protocol: str, rate: float) -> None:
+    """The sympy form, with the scenario's numbers substituted, is the number in the result."""
+    doc = _doc(rate, (protocol,), tls={"version": "1.3"}, session={"pages": 2})
+    s = Scenario.model_validate(doc)
+    st = expected_loss.structure(simulate(resolve(s), protocol), protocol)
+    expr = expected_loss.expression(st)
+    assert {str(x) for x in expr.free_symbols} <= set(expected_loss.SYMBOLS)
+    number = float(expr.subs(expected_loss.substitutions(st, rate)))
+    assert number == pytest.approx(predict(doc)["results"][0]["expected_with_loss"]["extra_ms"], rel=1e-9)
+
+
+def test_quic_handshake_loss_waits_the_initial_probe_timeout() -> None:
+    """Before an RTT sample QUIC's PTO is 999 ms (RFC 9002 6.2.2): the client's lone Initial is a tail."""
+    s = Scenario.model_validate(_doc(0.01, ("h3",)))
+    st = expected_loss.structure(simulate(resolve(s), "h3"), "h3")
+    first = st.runs[0]
+    assert first.quic and first.initial_pto and first.before == 0
+
+
+@pytest.mark.parametrize("bad", [-0.01, 0.21, 1, "lots"])
+def test_errors_name_the_field_and_its_range(bad: Any) -> None:
+    with pytest.raises(ValidationError) as info:
+        Scenario.model_validate({"network": {"loss_rate": bad}})
+    (problem,) = problems(info.value)
+    assert problem.path == "network.loss_rate"
+    assert problem.allowed == "a number from 0 to 0.2 per packet"
+    assert "network.loss_rate" in problem.text and "0.2" in problem.text
+
+
+def test_csv_has_the_expected_value_columns() -> None:
+    doc = predict(_doc(0.02, ("h2", "h3")))
+    header, *rows = csv_rows([doc], batch=False)
+    col = {name: i for i, name in enumerate(header)}
+    for row, r in zip(rows, doc["results"], strict=True):
+        e = r["expected_with_loss"]
+        assert row[col["expected_with_loss.loss_rate"]] == 0.02
+        assert row[col["expected_with_loss.page_load_ms"]] == e["page_load_ms"]
+        assert row[col["expected_with_loss.by_cause_ms.timeouts"]] == e["by_cause_ms"]["timeouts"]
+        assert row[col["expected_with_loss.head_of_line_ms"]] == e["head_of_line_ms"]
