@@ -18,6 +18,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from model.critical_path import CATEGORIES
+from model.expected_loss import CAUSES
 from model.predict import predict
 from model.scenario import Protocol, Scenario
 from model.sweep import Value
@@ -99,6 +100,45 @@ class Packet(_Open):
     ack_held_ms: float
 
 
+LOSS_CAUSE_DOC = {
+    "handshake": "Lost SYNs or SYN-ACKs waiting the 1 s SYN timeout (Cardwell et al. 2000, 3.1).",
+    "timeouts": "First losses repaired by a retransmission timeout with backoff (TCP, Padhye et al. 1998) or, "
+    "for QUIC, a tail packet's probe timeout (RFC 9002 6.2).",
+    "fast_retransmit": "First losses repaired after about one RTT: TCP's fast retransmit, QUIC's detection by a "
+    "later acknowledgement (RFC 9002 6.1).",
+}
+
+if TYPE_CHECKING:
+
+    class LossCauses(_Open):
+        """The expected extra time by cause (ms)."""
+
+else:
+    LossCauses = create_model(
+        "LossCauses",
+        __base__=_Open,
+        __doc__="The expected extra time by cause (ms); the parts add up to extra_ms.",
+        **{c: (float, Field(..., description=LOSS_CAUSE_DOC[c])) for c in CAUSES},
+    )
+
+
+class ExpectedWithLoss(_Open):
+    """Random loss at network.loss_rate: an expected value in closed form, beside the lossless schedule
+    (model.expected_loss). With loss_rate 0 every figure is 0 and page_load_ms equals the result's."""
+
+    loss_rate: float = Field(description="network.loss_rate: probability each packet is lost (per packet).")
+    page_load_ms: float = Field(description="Expected page load time (ms): the deterministic one plus extra_ms.")
+    extra_ms: float = Field(description="Expected extra time the losses add to the page load (ms), a lower bound.")
+    by_cause_ms: LossCauses
+    head_of_line_ms: float = Field(
+        description="h2 and h3: expected time other streams in flight wait behind a loss, summed over them (ms); "
+        "0 for h3's independent streams and for one stream per connection. Not part of extra_ms."
+    )
+    connections: list[int] = Field(description="The connections on the page's path whose losses are counted.")
+    segments: int = Field(description="Data segments (or QUIC packets) on those connections whose loss is counted.")
+    assumptions: str = Field(description="What the expected value assumes, in words.")
+
+
 class PageResult(_Open):
     """One page load of a session (session.pages > 1)."""
 
@@ -123,6 +163,10 @@ class ProtocolResult(_Open):
     events: list[Event]
     packets: list[Packet] | None = Field(None, description="The packet schedule, only with packets=true.")
     pages: list[PageResult] | None = Field(None, description="Each page load, only when session.pages > 1.")
+    expected_with_loss: ExpectedWithLoss = Field(
+        description="The expected cost of random loss (network.loss_rate) in closed form; page_load_ms above "
+        "stays the lossless schedule's."
+    )
 
 
 class PredictOutput(_Open):

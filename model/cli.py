@@ -20,6 +20,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from model.errors import problems
+from model.expected_loss import CAUSES
 from model.predict import predict
 from model.presets import PRESETS
 from model.scenario import Scenario
@@ -125,8 +126,24 @@ def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
 # --- output ---------------------------------------------------------------------------------
 
 
+#: The CSV columns of a result's expected_with_loss block (dotted below it).
+LOSS_COLUMNS = (
+    "loss_rate",
+    "page_load_ms",
+    "extra_ms",
+    *(f"by_cause_ms.{c}" for c in CAUSES),
+    "head_of_line_ms",
+)
+
+
+def _loss_cell(block: dict[str, Any], key: str) -> Any:
+    head, _, rest = key.partition(".")
+    return block[head][rest] if rest else block[head]
+
+
 def csv_rows(documents: Sequence[dict[str, Any]], batch: bool) -> list[list[Any]]:
-    """Header and one row per protocol: [scenario,] protocol, page_load_ms, breakdown_ms.*, counts.*."""
+    """Header and one row per protocol: [scenario,] protocol, page_load_ms, breakdown_ms.*, counts.*, then the
+    expected value under random loss (:data:`LOSS_COLUMNS`: expected_with_loss.*, zeros with no loss)."""
     results = [(i, r) for i, d in enumerate(documents) for r in d["results"]]
     breakdown = list(dict.fromkeys(k for _, r in results for k in r["breakdown_ms"]))
     counts = list(dict.fromkeys(k for _, r in results for k in r["counts"]))
@@ -136,6 +153,7 @@ def csv_rows(documents: Sequence[dict[str, Any]], batch: bool) -> list[list[Any]
         "page_load_ms",
         *(f"breakdown_ms.{k}" for k in breakdown),
         *(f"counts.{k}" for k in counts),
+        *(f"expected_with_loss.{k}" for k in LOSS_COLUMNS),
     ]
     rows: list[list[Any]] = [header]
     for i, r in results:
@@ -146,6 +164,7 @@ def csv_rows(documents: Sequence[dict[str, Any]], batch: bool) -> list[list[Any]
                 r["page_load_ms"],
                 *(r["breakdown_ms"].get(k, "") for k in breakdown),
                 *(r["counts"].get(k, "") for k in counts),
+                *(_loss_cell(r["expected_with_loss"], k) for k in LOSS_COLUMNS),
             ]
         )
     return rows

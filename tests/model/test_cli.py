@@ -139,9 +139,18 @@ def test_csv_one_row_per_protocol(run: Run, tmp_path: Path) -> None:
         "page_load_ms",
         *(f"breakdown_ms.{k}" for k in results[0]["breakdown_ms"]),
         *(f"counts.{k}" for k in results[0]["counts"]),
+        "expected_with_loss.loss_rate",
+        "expected_with_loss.page_load_ms",
+        "expected_with_loss.extra_ms",
+        *(f"expected_with_loss.by_cause_ms.{k}" for k in results[0]["expected_with_loss"]["by_cause_ms"]),
+        "expected_with_loss.head_of_line_ms",
     ]
     for row, result in zip(rows, results, strict=True):
         assert float(row["page_load_ms"]) == result["page_load_ms"]
+        loss = result["expected_with_loss"]
+        assert float(row["expected_with_loss.extra_ms"]) == loss["extra_ms"]
+        for k, v in loss["by_cause_ms"].items():
+            assert float(row[f"expected_with_loss.by_cause_ms.{k}"]) == v
         for k, v in result["breakdown_ms"].items():
             assert float(row[f"breakdown_ms.{k}"]) == v
         for k, v in result["counts"].items():
