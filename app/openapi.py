@@ -223,7 +223,10 @@ def _document() -> dict[str, Any]:
                 "operationId": "predictPost",
                 "summary": "Predict a scenario given as a JSON body",
                 "description": "The body is the scenario document (every field optional: {} is the defaults). "
-                "The answer is the model's output document, field for field as the command line prints it.",
+                "The answer is the model's output document, field for field as the command line prints it. Each "
+                "result's expected_with_loss gives the expected cost of random loss at network.loss_rate in closed "
+                "form (an expected value and a lower bound; zeros with no loss); page_load_ms stays the lossless "
+                "schedule's.",
                 "parameters": _option_params(("format", "packets", "preset")),
                 "requestBody": body,
                 "responses": {"200": _ok("PredictOutput", csv=True), **ERRORS_POST},

@@ -580,6 +580,7 @@ def results_context(state: State) -> dict[str, Any]:
         "reference": reference,
         "reference_ms": ref_ms,
         "fastest": fastest,
+        "loss_rate": state.scenario.network.loss_rate,  # > 0: the table adds the expected value with loss
         "breakdown_keys": list(results[0]["breakdown_ms"]),
         "count_keys": list(results[0]["counts"]),
         "breakdown_fig": charts.to_json(charts.breakdown_bar(results)),

@@ -493,6 +493,41 @@ def test_predict_csv(client: FlaskClient) -> None:
     problem(client.get(f"{P}?format=csv&packets=true"), 422)
 
 
+def test_loss_rate_gives_the_expected_value_block(client: FlaskClient) -> None:
+    """network.loss_rate: each result's expected_with_loss, in the JSON (schema-checked) and the CSV."""
+    query = f"{P}?protocols=h2,h3&network.loss_rate=0.02&page.object_count=20&page.object_size_bytes=10000"
+    body = client.get(query).get_json()
+    PredictOutput.model_validate(body)
+    expected = predict(
+        Scenario.model_validate(
+            {
+                "protocols": ["h2", "h3"],
+                "network": {"loss_rate": 0.02},
+                "page": {"object_count": 20, "object_size_bytes": 10000},
+            }
+        )
+    )
+    assert body["results"] == expected["results"]
+    h2, h3 = (r["expected_with_loss"] for r in body["results"])
+    assert 0 < h3["extra_ms"] <= h2["extra_ms"] and h2["head_of_line_ms"] > 0 == h3["head_of_line_ms"]
+    rows = _csv(client.get(query + "&format=csv"))
+    for row, r in zip(rows, body["results"], strict=True):
+        assert float(row["expected_with_loss.page_load_ms"]) == pytest.approx(r["expected_with_loss"]["page_load_ms"])
+    posted = client.post(P, json={"network": {"loss_rate": 0.02}}).get_json()
+    assert all(r["expected_with_loss"]["loss_rate"] == 0.02 for r in posted["results"])
+
+
+@pytest.mark.parametrize("bad", ["0.5", "-0.01", "one"])
+def test_a_bad_loss_rate_is_a_problem_naming_the_field_and_range(client: FlaskClient, bad: str) -> None:
+    for response in (
+        client.get(f"{P}?network.loss_rate={bad}"),
+        client.post(P, json={"network": {"loss_rate": float(bad) if bad != "one" else bad}}),
+    ):
+        entry = item(problem(response, response.status_code), "network.loss_rate")
+        assert 400 <= response.status_code < 500
+        assert entry["allowed"] == "a number from 0 to 0.2 per packet"
+
+
 def test_answers_are_cached_on_the_validated_scenario(app: Flask) -> None:
     client = app.test_client()
     first = client.get(f"{P}?network.rtt_ms=33")

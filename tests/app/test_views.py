@@ -107,6 +107,24 @@ def test_results_table_marks_the_fastest_and_gives_ratios(client: FlaskClient) -
     assert page.count('<tr class="fastest">') == 1
 
 
+def test_expected_with_loss_column_only_with_a_loss_rate(client: FlaskClient) -> None:
+    """The comparison table gains an "expected with loss" column, noted as an expected value, when loss_rate > 0."""
+    plain = text(client.get("/"))
+    assert "expected with loss" not in plain
+    page = text(client.get("/?network.loss_rate=0.02"))
+    table = re.search(r'<table class="compare">(.*?)</table>', page, re.S)
+    assert table is not None
+    assert '<th scope="col" class="loss">expected with loss (ms)</th>' in table.group(1)
+    assert "is an expected" in table.group(1) and "value, not a schedule" in table.group(1)
+    results = predict(Scenario.model_validate({"network": {"loss_rate": 0.02}}))["results"]
+    cells = re.findall(r'<td class="num loss">([^<]+)</td>', table.group(1))
+    assert len(cells) == len(results)
+    for cell, r in zip(cells, results, strict=True):
+        e = r["expected_with_loss"]
+        assert e["page_load_ms"] > r["page_load_ms"]
+        assert float(cell.replace(",", "")) == pytest.approx(e["page_load_ms"], abs=1)
+
+
 def test_charts_have_data_tables_filenames_and_csv_links(client: FlaskClient) -> None:
     page = text(client.get("/?preset=p98-satellite"))
     for fig in ("fig-breakdown", "fig-sweep", *(f"fig-waterfall-{p}" for p in preset("p98-satellite").protocols)):
