@@ -9,6 +9,7 @@ named too (legend, axis labels), so colour is never the only signal.
 from __future__ import annotations
 
 import json
+import math
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -141,7 +142,8 @@ def sweep_lines(
         )
         annotations.append(
             {
-                "x": current,
+                # an annotation on a log axis is placed by the log of its value (a shape by the value)
+                "x": math.log10(current) if log_x and current > 0 else current,
                 "xref": "x",
                 "y": 1,
                 "yref": "paper",
