@@ -2,7 +2,7 @@
 
 Model lines and bars take the protocol's colour where they have one (:data:`PROTOCOL_COLOURS`);
 published numbers are black diamonds with their accepted range as error bars, or a grey band where
-the paper gives only a range. Every trace is named, so the legend, not colour alone, tells them apart.
+the paper gives only a range (on a categorical axis, a range bar from its low to its high end). Every trace is named, so the legend, not colour alone, tells them apart.
 """
 
 from __future__ import annotations
@@ -16,9 +16,13 @@ from model.experiments import Figure, Series
 
 #: Colours for model series without a protocol (Okabe-Ito, after the protocol colours).
 OTHER_COLOURS = ("#CC79A7", "#009E73", "#D55E00", "#0072B2", "#E69F00", "#56B4E9", "#999999")
+#: Protocols without a colour in :data:`app.figures.PROTOCOL_COLOURS` (issue 7's h2 and h3).
+MODERN_COLOURS = {"h2": "#CC79A7", "h3": "#882255"}
 #: The breakdown parts of a stacked bar: stalls in strong colours, the rest muted.
 PART_COLOURS = {
+    "dns": "#DDDDDD",
     "connection setup": "#BBBBBB",
+    "tls setup": "#AA9966",
     "request": "#999999",
     "server": "#777777",
     "transmission": "#56B4E9",
@@ -34,11 +38,12 @@ def _colour(s: Series, index: int) -> str:
     if s.style == "stack" and s.name in PART_COLOURS:
         return PART_COLOURS[s.name]
     if s.protocol is not None and not s.dash:
-        return PROTOCOL_COLOURS.get(s.protocol, OTHER_COLOURS[index % len(OTHER_COLOURS)])
+        colours = {**PROTOCOL_COLOURS, **MODERN_COLOURS}
+        return colours.get(s.protocol, OTHER_COLOURS[index % len(OTHER_COLOURS)])
     return OTHER_COLOURS[index % len(OTHER_COLOURS)]
 
 
-def _traces(s: Series, index: int) -> list[go.BaseTraceType]:
+def _traces(s: Series, index: int, categorical: bool = False) -> list[go.BaseTraceType]:
     x = list(s.x)
     colour = _colour(s, index)
     if s.style in ("bar", "stack"):
@@ -81,6 +86,24 @@ def _traces(s: Series, index: int) -> list[go.BaseTraceType]:
                 error_y=error,
             )
         ]
+    if categorical:  # a band at a category: a range bar (a tick at the low end, an error bar up to the high)
+        return [
+            go.Scatter(
+                x=x,
+                y=list(s.low),
+                name=s.name,
+                mode="markers",
+                marker={"symbol": "line-ew-open", "size": 14, "color": PUBLISHED_COLOUR, "line": {"width": 2}},
+                error_y={
+                    "type": "data",
+                    "array": [h - lo for h, lo in zip(s.high, s.low, strict=True)],
+                    "arrayminus": [0] * len(x),
+                    "color": PUBLISHED_COLOUR,
+                    "thickness": 2,
+                    "width": 7,
+                },
+            )
+        ]
     # band: the lower edge, then the upper edge filled down to it
     group = f"band{index}"
     return [
@@ -111,7 +134,7 @@ def figure(f: Figure) -> go.Figure:
     """The plotly figure of an experiment's figure."""
     fig = go.Figure()
     for i, s in enumerate(f.series):
-        for trace in _traces(s, i):
+        for trace in _traces(s, i, f.x_categories):
             fig.add_trace(trace)
     stacked = any(s.style == "stack" for s in f.series)
     fig.update_layout(
