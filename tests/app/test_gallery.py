@@ -72,6 +72,9 @@ def test_page_has_its_figures_and_published_numbers(client: FlaskClient, slug: s
             published_drawn = True
             traces = [t for t in fig["data"] if t["name"] == s.name]
             drawn = [v for t in traces for v in t["y"]]
+            for t in traces:  # a range bar: its low end, plus the error bar up to the high end
+                if t.get("error_y", {}).get("array"):
+                    drawn += [y + e for y, e in zip(t["y"], t["error_y"]["array"], strict=True)]
             for v in s.y or (*s.low, *s.high):
                 assert v == pytest.approx(next(d for d in drawn if d == pytest.approx(v)))
     assert published_drawn
@@ -231,12 +234,32 @@ def test_n97_page_shows_the_packet_factors_test_content_checks(client: FlaskClie
         assert _cell_after(page, f"{net.upper()}, first visit") == number(factor, "x")
 
 
-def test_m98_page_shows_every_m98_preset(client: FlaskClient) -> None:
+def test_m98_page_shows_the_seed_tests_ratios(client: FlaskClient) -> None:
+    """Seed 003's four figures as tests/model/test_seed_cases_m98.py computes them (model.experiments.m98_ratios),
+    each within the seed test's range, on the six presets the tests use."""
     page = client.get("/experiments/m98").text
-    names = [n for n in PRESETS if n.startswith("m98-")]
-    assert len(names) >= 3
-    for name in names:
-        assert f"<code>{name}</code>" in page
-    fig4 = figures_of(page)["fig4"]
-    bars = {x for t in fig4["data"] if t["type"] == "bar" for x in t["x"]}
-    assert bars == {n.removeprefix("m98-").upper() for n in names}
+    r = E.m98_ratios()
+    assert _cell_after(page, "SS over TT, direct HTTP/1.0") == number(r["ss_over_tt"], "x")
+    assert _cell_after(page, "ST over SS, direct HTTP/1.0") == number(r["st_over_ss"], "x")
+    assert _cell_after(page, "SS, proxies at both ends over direct, HTTP/1.0") == number(r["proxy_over_ss"], "x")
+    assert _cell_after(page, "SS, HTTP/1.1 persistence against HTTP/1.0, direct") == number(
+        100 * r["persistence_cut"], "%"
+    )
+    assert r["ss_over_tt"] == pytest.approx(2.07, rel=0.01)
+    assert 0.75 * 0.8 <= r["st_over_ss"] <= 0.75 * 1.2 and 0.55 * 0.8 <= r["proxy_over_ss"] <= 0.55 * 1.2
+    assert 0.18 <= r["persistence_cut"] <= 0.40
+    assert page.count("✓ yes") == 4 and "✗ no" not in page
+    for link in ("tt", "ss", "st"):
+        for arch in ("direct", "proxy"):
+            assert f"<code>m98-{link}-{arch}</code>" in page
+    assert "<code>m98-ss</code>" not in page  # the one-object presets are not this setup
+    figures = figures_of(page)
+    assert {"ratios", "fig4", "sensitivity", "sensitivity-persistence"} <= set(figures)
+    fig4 = figures["fig4"]
+    bars = [t for t in fig4["data"] if t["type"] == "bar"]
+    assert len(bars) == 4 and all(t["x"] == ["TT", "SS", "ST"] for t in bars)
+    sens = figures["sensitivity"]
+    assert sens["data"][0]["x"][0] == 0.8 and sens["data"][0]["x"][-1] == 1.6
+    # the persistence range drawn as a range bar from 0.60 to 0.82 at its category
+    band = next(t for t in figures["ratios"]["data"] if t["name"].startswith("published range"))
+    assert band["y"] == [pytest.approx(0.60)] and band["error_y"]["array"] == [pytest.approx(0.22)]

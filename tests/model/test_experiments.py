@@ -42,6 +42,16 @@ def test_published_numbers_match_the_seed_case_data() -> None:
     assert E.PM94_LOCAL_REDUCTION == (pm94["local"]["reduction_min"], pm94["local"]["reduction_max"])
     assert {str(k): v for k, v in E.P98_FACTORS.items()} == CASES["P98"]["factors"]
     assert E.P98_TOLERANCE_REL == CASES["P98"]["tolerance_rel"]
+    m98 = CASES["M98"]
+    assert E.M98_CITATION == m98["citation"] and E.M98_TOLERANCE_REL == m98["tolerance_rel"]
+    assert (E.M98_SS_OVER_TT, E.M98_ST_OVER_SS, E.M98_PROXY_OVER_SS) == tuple(
+        m98[k]["published"] for k in ("ss_over_tt", "st_over_ss", "proxy_over_ss")
+    )
+    assert E.M98_PUBLISHED_S == {
+        "tt": m98["ss_over_tt"]["from_ms"][0] / 1000,
+        "ss": m98["ss_over_tt"]["from_ms"][1] / 1000,
+    }
+    assert E.M98_PERSISTENCE_CUT == (m98["persistence_cut"]["low"], m98["persistence_cut"]["high"])
 
 
 def test_document_copies_and_changes() -> None:
@@ -169,15 +179,67 @@ def test_n97_claims_match_test_content() -> None:
     assert lan_first.model == out["http10_parallel"]["counts"]["packets"] / out["pipelined"]["counts"]["packets"]
 
 
-def test_m98_lists_every_m98_preset() -> None:
+def test_m98_is_the_seed_tests_setup() -> None:
+    """The M98 page reads the six presets the seed tests use (m98_results, m98_ratios: the same functions
+    tests/model/test_seed_cases_m98.py imports), not the one-object m98-tt/ss/st presets."""
     e = E.experiment("m98")
-    names = [n for n in PRESETS if n.startswith("m98-")]
+    names = [f"m98-{link}-{arch}" for link in ("tt", "ss", "st") for arch in ("direct", "proxy")]
     assert list(e.presets) == names == list(E.m98_presets())
-    fig4 = next(f for f in e.figures if f.id == "fig4")
-    model_x = {x for s in fig4.series if s.source == "model" for x in s.x}
-    assert model_x == {n.removeprefix("m98-").upper() for n in names}
+    for link in E.M98_LINKS:
+        for arch in E.M98_ARCHS:
+            doc = E.m98_document(link, arch)
+            assert doc == PRESETS[f"m98-{link}-{arch}"].document
+            assert E.m98_results(link, arch)["http10"] == predict(doc)["results"][0]
+    assert E.m98_requests() == 5
+
+
+def test_m98_comparisons_are_the_seed_tests_four_figures() -> None:
+    """The four published figures of seed 003, each within the seed test's range; SS/TT says it is fitted."""
+    ratios = E.m98_ratios()
+    rows = {c.label: c for c in E.experiment("m98").comparisons}
+    assert len(rows) == 4 and all(c.agrees for c in rows.values())
+    assert rows["SS over TT, direct HTTP/1.0"].model == ratios["ss_over_tt"]
+    assert "fitted" in rows["SS over TT, direct HTTP/1.0"].note
+    assert rows["ST over SS, direct HTTP/1.0"].model == ratios["st_over_ss"]
+    proxy = rows["SS, proxies at both ends over direct, HTTP/1.0"]
+    assert proxy.model == ratios["proxy_over_ss"] and proxy.preset == "m98-ss-proxy"
+    assert (proxy.low, proxy.high) == pytest.approx((0.55 * 0.8, 0.55 * 1.2))
+    cut = rows["SS, HTTP/1.1 persistence against HTTP/1.0, direct"]
+    assert cut.model == pytest.approx(100 * ratios["persistence_cut"]) and (cut.low, cut.high) == (18, 40)
+
+
+def test_m98_figures_show_every_setup_and_the_sensitivity() -> None:
+    e = E.experiment("m98")
+    figs = {f.id: f for f in e.figures}
+    fig4 = figs["fig4"]
+    model = [s for s in fig4.series if s.source == "model"]
+    assert [s.name for s in model] == [
+        "model, direct, HTTP/1.0",
+        "model, direct, persistent",
+        "model, split proxies, HTTP/1.0",
+        "model, split proxies, persistent",
+    ]
+    assert all(s.x == ("TT", "SS", "ST") for s in model)
+    ss_direct = E.m98_results("ss", "direct")["http10"]["page_load_ms"]
+    assert model[0].y[1] == pytest.approx(ss_direct / 5 / 1000)
     published = next(s for s in fig4.series if s.source == "published")
     assert dict(zip(published.x, published.y, strict=True)) == pytest.approx({"TT": 2.8, "SS": 5.8, "ST": 4.35})
+    ratios = figs["ratios"]
+    band = next(s for s in ratios.series if s.style == "band")
+    assert band.low == pytest.approx((0.60,)) and band.high == pytest.approx((0.82,))
+    # sensitivity: the range the seed test checks (0.8 to 1.6 s) with the fit, every ratio inside the band
+    sens = figs["sensitivity"]
+    xs = sens.series[0].x
+    assert xs[0] == 0.8 and xs[-1] == 1.6 and 1.16 in xs
+    for s in sens.series:
+        if s.source == "model":
+            assert all(0.8 <= v <= 1.2 for v in s.y), s.name
+    ss_tt = next(s for s in sens.series if s.name == "model, SS / TT")
+    assert ss_tt.y[xs.index(1.16)] == pytest.approx(1.0, abs=0.001)  # the fit
+    assert ss_tt.y[0] == pytest.approx(E.m98_ratios(http__server_think_ms=800.0)["ss_over_tt"] / 2.07)
+    cut = figs["sensitivity-persistence"].series[0]
+    assert cut.y[-1] == pytest.approx(100 * E.m98_ratios(http__server_think_ms=1600.0)["persistence_cut"])
+    assert all(18 <= v <= 40 for v in cut.y)
 
 
 def test_curves_equal_one_protocol_predictions() -> None:

@@ -2,48 +2,28 @@
 proxies, with and without persistence (tests/data/seed_cases.json, "M98").
 
 The seed's results come from a trace-driven simulation, so its ratios are compared, not its absolute times.
-The presets m98-{tt,ss,st}-{direct,proxy} say what they assume; one value is fitted (the US-side time per
-request, to the SS/TT ratio), and the sensitivity test shows the other ratios across its plausible range.
+The presets m98-{tt,ss,st}-{direct,proxy} say what they assume; model.experiments sets the cases up on them,
+for these tests and the gallery alike. One value is fitted (the US-side time per request, to the SS/TT ratio),
+and the sensitivity test shows the other ratios across its plausible range.
 """
 
 from __future__ import annotations
 
-import copy
 import json
 from pathlib import Path
-from typing import Any
 
 import pytest
 
-from model import PRESETS, predict
+from model import PRESETS
+
+# The cases are set up by model.experiments, the same setup the gallery's M98 page draws: _times(link, arch,
+# **changes) is each protocol's result on preset m98-<link>-<arch>; _ratios(**changes) the four figures.
+from model.experiments import m98_ratios as _ratios
+from model.experiments import m98_results as _times
 from model.presets import M98_SERVER_MS
 
 M98 = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())["M98"]
 TOL = M98["tolerance_rel"]
-
-
-def _times(link: str, arch: str, **changes: Any) -> dict[str, dict[str, Any]]:
-    """Each protocol's result for preset m98-<link>-<arch> with dotted ``section__field`` changes."""
-    d = copy.deepcopy(PRESETS[f"m98-{link}-{arch}"].document)
-    for path, value in changes.items():
-        section, field = path.split("__")
-        d[section][field] = value
-    return {r["protocol"]: r for r in predict(d)["results"]}
-
-
-def _ratios(**changes: Any) -> dict[str, float]:
-    """The four M98 figures for the presets with ``changes``: HTTP/1.0 mean fetch times' ratios and the cut
-    persistence makes over SS. Five requests fetched one after another: the page's time is five times the mean
-    request's, so the ratios of page times are the ratios of mean fetch times."""
-    tt, ss, st = (_times(link, "direct", **changes) for link in ("tt", "ss", "st"))
-    proxy = _times("ss", "proxy", **changes)
-    base = ss["http10"]["page_load_ms"]
-    return {
-        "ss_over_tt": base / tt["http10"]["page_load_ms"],
-        "st_over_ss": st["http10"]["page_load_ms"] / base,
-        "proxy_over_ss": proxy["http10"]["page_load_ms"] / base,
-        "persistence_cut": 1 - ss["persistent"]["page_load_ms"] / base,
-    }
 
 
 def test_m98_ss_vs_tt_fitted() -> None:
