@@ -263,3 +263,27 @@ def test_m98_page_shows_the_seed_tests_ratios(client: FlaskClient) -> None:
     # the persistence range drawn as a range bar from 0.60 to 0.82 at its category
     band = next(t for t in figures["ratios"]["data"] if t["name"].startswith("published range"))
     assert band["y"] == [pytest.approx(0.60)] and band["error_y"]["array"] == [pytest.approx(0.22)]
+
+
+def test_stacks_page_is_beyond_the_seeds(client: FlaskClient) -> None:
+    page = client.get("/experiments/stacks").text
+    assert "beyond the seeds" in page and "Beyond the seeds" in page
+    index = client.get("/experiments/").text
+    assert 'href="/experiments/stacks"' in index and "<td>beyond the seeds</td>" in index
+    # Lighthouse's time to first byte, as tests/model/test_lighthouse.py sets it up
+    got = float(predict(E.ttfb_document("lighthouse-mobile", "persistent"))["results"][0]["page_load_ms"])
+    assert 450 < got < 510
+    label = "Lighthouse mobile, TCP + TLS 1.3: cold time to first byte, the path's rates"
+    assert _cell_after(page, label) == number(got, "ms")
+    load = figures_of(page)["load"]
+    assert [t["name"] for t in load["data"]] == [
+        "HTTP/1.0, parallel connections",
+        "persistent",
+        "persistent + pipelined",
+        "HTTP/2",
+        "HTTP/3 (QUIC)",
+    ]
+    for t in load["data"]:
+        assert t["x"] == ["Microscape WAN (n97-wan)", "Lighthouse mobile"]
+    h3 = predict(E.stacks_document("lighthouse-mobile", "h3"))["results"][0]["page_load_ms"]
+    assert load["data"][-1]["y"][1] == pytest.approx(h3 / 1000, rel=1e-12)

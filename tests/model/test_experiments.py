@@ -242,6 +242,52 @@ def test_m98_figures_show_every_setup_and_the_sensitivity() -> None:
     assert all(18 <= v <= 40 for v in cut.y)
 
 
+# --- today's stacks (beyond the seeds) --------------------------------------------------------------------
+
+
+def test_stacks_use_the_same_tls_for_every_protocol() -> None:
+    for net in E.STACKS_NETWORKS:
+        doc = E.stacks_document(net)
+        assert doc["protocols"] == ["http10_parallel", "persistent", "pipelined", "h2", "h3"]
+        assert doc["tls"] == {"version": "1.3", "resumption": "none"}
+        assert doc["tcp"]["profile"] == "linux"
+        results = predict(doc)["results"]
+        assert all(r["counts"]["tls_handshakes"] >= 1 for r in results)
+    # on lighthouse-mobile the changes are the preset's own values
+    lh = PRESETS["lighthouse-mobile"].document
+    assert E.stacks_document("lighthouse-mobile", lh["protocols"])["tls"] == lh["tls"]
+
+
+def test_stacks_ttfb_is_lighthouses_check() -> None:
+    """tests/model/test_lighthouse.py's setup (one request, a one-byte response, no header) gives Lantern's
+    3 RTT without serialization and within 60 ms of it with; h3 two round trips."""
+    doc = PRESETS["lighthouse-mobile"].document
+    lighthouse = {
+        **doc,
+        "protocols": ["persistent"],
+        "page": {"html_bytes": 1, "object_bytes": []},
+        "http": {**doc["http"], "response_header_bytes": 0},
+    }
+    same = predict(lighthouse)["results"][0]["page_load_ms"]
+    assert predict(E.ttfb_document("lighthouse-mobile", "persistent"))["results"][0]["page_load_ms"] == same
+    assert E.ttfb_expected_ms("lighthouse-mobile", "persistent") == 450
+    assert E.ttfb_expected_ms("lighthouse-mobile", "h3") == 300
+    e = E.experiment("stacks")
+    assert e.seed == "" and e.summary.startswith("Beyond the seeds")
+    assert all(c.agrees in (True, None) for c in e.comparisons)
+    judged = [c for c in e.comparisons if c.agrees]
+    assert len(judged) == 5
+    rate = next(
+        c
+        for c in e.comparisons
+        if c.label == "Lighthouse mobile, TCP + TLS 1.3: cold time to first byte, the path's rates"
+    )
+    assert rate.model == same and (rate.low, rate.high) == (450, 510)
+    ttfb = next(f for f in e.figures if f.id == "ttfb")
+    bars = ttfb.series[1]
+    assert bars.y == pytest.approx((450, 450, 450, 450, 300), abs=0.01)
+
+
 def test_curves_equal_one_protocol_predictions() -> None:
     """curves() predicts all protocols at once per count; each equals the protocol predicted alone."""
     got = E.curves("pm94-remote", ("http10", "pipelined"), (1, 7), page__object_size_bytes=45566)
