@@ -18,7 +18,7 @@ _ROOT = Path(__file__).resolve().parent.parent
 #: rules come from a static stylesheet: see templates/index.html).
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; "
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
         "form-action 'self'; base-uri 'none'; frame-ancestors 'none'"
     ),
     "X-Content-Type-Options": "nosniff",
