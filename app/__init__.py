@@ -15,7 +15,8 @@ from flask import Flask, Response
 _ROOT = Path(__file__).resolve().parent.parent
 
 #: Sent with every response. The pages use no inline scripts and no inline styles (plotly.js's global
-#: rules come from a static stylesheet: see templates/index.html).
+#: rules come from a static stylesheet: see templates/base.html). img-src allows blob: for plotly.js's PNG
+#: download, connect-src 'self' for htmx's requests.
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
         "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data: blob:; connect-src 'self'; "
