@@ -91,6 +91,10 @@ struct Setup
     uint64_t sndbuf = 1u << 20;
     double stop_s = 100000;
     uint32_t spacing_ns = 2;
+    // random loss (bench/bench_loss_ns3.py): each packet a device receives is lost with this probability
+    double loss_rate = 0;
+    uint32_t seed = 1;          // ns-3's RngRun: one independent run per seed
+    double rto_min_ms = 1000;   // with loss: MinRto (the profile's), SYN timeout 1 s (RFC 6298)
 };
 
 static Setup
@@ -125,6 +129,9 @@ ParseSetup(const std::string& text)
         else if (key == "sndbuf") in >> c.sndbuf;
         else if (key == "stop_s") in >> c.stop_s;
         else if (key == "spacing_ns") in >> c.spacing_ns;
+        else if (key == "loss_rate") in >> c.loss_rate;
+        else if (key == "seed") in >> c.seed;
+        else if (key == "rto_min_ms") in >> c.rto_min_ms;
         else if (key == "sizes")
         {
             size_t n;
@@ -650,6 +657,18 @@ Sim::Run()
     Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Seconds(c.stop_s)));
     Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(c.stop_s)));
     Config::SetDefault("ns3::TcpSocketBase::MaxSegLifetime", DoubleValue(0.001));
+    if (c.loss_rate > 0)
+    {
+        // With loss the timers must fire: RFC 6298's 1 s before an RTT sample (and for the SYN), the
+        // profile's minimum after; retries enough that no connection gives up.
+        Config::SetDefault("ns3::TcpSocket::ConnTimeout", TimeValue(Seconds(1)));
+        Config::SetDefault("ns3::TcpSocket::ConnCount", UintegerValue(100));
+        Config::SetDefault("ns3::TcpSocket::DataRetries", UintegerValue(100));
+        Config::SetDefault("ns3::TcpSocketBase::MinRto", TimeValue(Ms(c.rto_min_ms)));
+        Config::SetDefault("ns3::RttEstimator::InitialEstimation", TimeValue(Seconds(1)));
+        RngSeedManager::SetSeed(1);
+        RngSeedManager::SetRun(c.seed);
+    }
     // 40-byte IP+TCP headers on every data segment and ACK: no timestamps, no SACK; window scaling
     // only when the receive window needs it (it adds an option to SYN and SYN-ACK only).
     Config::SetDefault("ns3::TcpSocketBase::Timestamp", BooleanValue(false));
@@ -690,6 +709,22 @@ Sim::Run()
     Ipv4StaticRoutingHelper srh;
     Ptr<Ipv4> sip = m_server->GetObject<Ipv4>();
     srh.GetStaticRouting(sip)->AddHostRouteTo(m_caddr, ifB.GetAddress(1), sip->GetInterfaceForDevice(devB.Get(0)));
+
+    if (c.loss_rate > 0)
+    {
+        // a RateErrorModel on each receiving device: every packet, either way, lost independently
+        int stream = 0;
+        for (Ptr<NetDevice> d : {devA.Get(1), devB.Get(1)})
+        {
+            Ptr<UniformRandomVariable> u = CreateObject<UniformRandomVariable>();
+            u->SetStream(stream++);
+            Ptr<RateErrorModel> em = CreateObject<RateErrorModel>();
+            em->SetUnit(RateErrorModel::ERROR_UNIT_PACKET);
+            em->SetRate(c.loss_rate);
+            em->SetRandomVariable(u);
+            d->SetAttribute("ReceiveErrorModel", PointerValue(em));
+        }
+    }
 
     // traces: enqueue (TCP's send time), start and end of serialization, arrival
     devA.Get(0)->TraceConnectWithoutContext("MacTx", MakeCallback(&Sim::MacTxUp, this));
