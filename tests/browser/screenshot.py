@@ -23,11 +23,8 @@ from werkzeug.serving import make_server  # noqa: E402
 
 from app import create_app  # noqa: E402
 
-#: Every plot on the page has been drawn by plotly.js (app.js marks it data-rendered="true").
-PLOTS_DRAWN = """() => {
-  const plots = [...document.querySelectorAll(".plot[data-figure]")];
-  return plots.every((p) => p.dataset.rendered === "true" && p.querySelector(".main-svg"));
-}"""
+#: Every plot is drawn from its current figure (see plots_drawn.js).
+PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
 
 
 def main(argv: list[str] | None = None) -> int:

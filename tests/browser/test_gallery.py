@@ -7,17 +7,15 @@ as CSV.
 from __future__ import annotations
 
 import re
+from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from app.gallery import SLUGS
 
-#: Every plot on the page is drawn: plotly.js made its svg and app.js marked the node data-rendered="true".
-PLOTS_DRAWN = """() => {
-  const plots = [...document.querySelectorAll(".plot[data-figure]")];
-  return plots.length > 0 && plots.every((p) => p.dataset.rendered === "true" && p.querySelector(".main-svg"));
-}"""
+#: Every plot is drawn from its current figure (see plots_drawn.js).
+PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
 
 #: Per plot: how many traces plotly.js drew and how many points they hold.
 DRAWN = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => ({
