@@ -102,10 +102,13 @@ class Packet(_Open):
 
 LOSS_CAUSE_DOC = {
     "handshake": "Lost SYNs or SYN-ACKs waiting the 1 s SYN timeout (Cardwell et al. 2000, 3.1).",
-    "timeouts": "First losses repaired by a retransmission timeout with backoff (TCP, Padhye et al. 1998) or, "
+    "timeouts": "Losses repaired by a retransmission timeout with backoff (TCP, Padhye et al. 1998) or, "
     "for QUIC, a tail packet's probe timeout (RFC 9002 6.2).",
-    "fast_retransmit": "First losses repaired after about one RTT: TCP's fast retransmit, QUIC's detection by a "
+    "fast_retransmit": "Losses repaired after about one RTT: TCP's fast retransmit, QUIC's detection by a "
     "later acknowledgement (RFC 9002 6.1).",
+    "slower_sending": "The slower sending after a loss: the rest of the connection's data sent from a halved "
+    "window (after a timeout from one segment, slow start to half the old window), in more rounds "
+    "(Cardwell et al. 2000, 3.4; RFC 5681 3.1-3.2; RFC 9002 7.3.2).",
 }
 
 if TYPE_CHECKING:
@@ -128,7 +131,7 @@ class ExpectedWithLoss(_Open):
 
     loss_rate: float = Field(description="network.loss_rate: probability each packet is lost (per packet).")
     page_load_ms: float = Field(description="Expected page load time (ms): the deterministic one plus extra_ms.")
-    extra_ms: float = Field(description="Expected extra time the losses add to the page load (ms), a lower bound.")
+    extra_ms: float = Field(description="Expected extra time the losses add to the page load (ms).")
     by_cause_ms: LossCauses
     head_of_line_ms: float = Field(
         description="h2 and h3: expected time other streams in flight wait behind a loss, summed over them (ms); "

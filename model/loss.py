@@ -7,14 +7,15 @@ schedule, its breakdown or its formula. Per connection on the page's path:
 
 - handshake (Cardwell, Savage & Anderson 2000, "Modeling TCP latency", 3.1): a lost SYN or SYN-ACK waits the
   initial SYN timeout ``T_s`` (1 s, RFC 6298 5.7; 3 s in the paper), doubling on repeats:
-  ``E[T_hs] - RTT = T_s (p / (1 - 2 p))`` (:func:`handshake_extra_ms`);
+  ``E[T_hs] - RTT = T_s q / (1 - 2 q)``, ``q = 1 - (1-p)^2`` (:func:`handshake_extra_ms`);
 - data (Cardwell et al. 3.3, the first loss): a flow of ``d`` segments loses one with probability
   ``l = 1 - (1 - p)^d``; it is recovered by a timeout with probability ``Q(p, w)`` (Padhye, Firoiu, Towsley &
   Kurose 1998, eq. for ``Q^(w)``: too few segments follow it in a window of ``w`` for three duplicate ACKs),
   costing ``E[Z_TO] = T_0 (1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6) / (1 - p)`` (backed-off timeouts),
   else by fast retransmit, about one RTT: ``E[T_loss] = l (Q E[Z_TO] + (1 - Q) RTT)`` (:func:`data_extra_ms`).
-  The slower congestion avoidance after the loss and further losses are left out: the figures are a lower
-  bound, close for small ``p``.
+  (:func:`data_extra_ms` is this first-loss form; :mod:`model.expected_loss` counts every loss, ``d p``
+  (:func:`expected_losses`), with the timeout chance at the segment's place (:func:`position_timeout_probability`)
+  and the slower sending after it.)
 
 QUIC (RFC 9002) detects a loss from any later acknowledged packet (packet threshold 3 or time threshold
 9/8 RTT), so only a lost tail packet waits for the probe timeout ``PTO = RTT + 4 RTT/2 + max_ack_delay``
@@ -26,6 +27,8 @@ the lost packet's stream waits (:func:`head_of_line_ms`).
 
 from __future__ import annotations
 
+import math
+
 import sympy
 
 #: Initial SYN retransmission timeout (ms): 1 s (RFC 6298, 2.1 and 5.7).
@@ -33,16 +36,25 @@ SYN_TIMEOUT_MS = 1000.0
 
 
 def handshake_extra_ms(p: float, syn_timeout_ms: float = SYN_TIMEOUT_MS) -> float:
-    """Expected extra handshake time from lost SYNs or SYN-ACKs (ms): ``T_s p / (1 - 2p)``.
+    """Expected extra handshake time from lost SYNs or SYN-ACKs (ms): ``T_s q / (1 - 2q)``.
 
-    Cardwell et al. 2000, 3.1: ``E[T_hs] = RTT + T_s ((1 - p)/(1 - 2p) - 1)``, ``p < 1/2``.
+    Cardwell et al. 2000, 3.1: ``E[T_hs] = RTT + T_s ((1 - q)/(1 - 2q) - 1)``, ``q < 1/2``, where ``q`` is the
+    probability that one attempt fails: its SYN or its SYN-ACK is lost, ``q = 1 - (1 - p)^2`` for a loss rate
+    ``p`` per packet (each failure waits ``T_s``, doubling). ``p`` up to 0.29.
     """
-    return syn_timeout_ms * p / (1 - 2 * p)
+    q = 1 - (1 - p) ** 2
+    return syn_timeout_ms * q / (1 - 2 * q)
 
 
 def loss_probability(p: float, segments: int) -> float:
     """Probability that a flow of ``d`` segments loses at least one: ``1 - (1 - p)^d`` (Cardwell 3.3)."""
     return 1 - (1 - p) ** segments
+
+
+def expected_losses(p: float, segments: int) -> float:
+    """Expected number of losses among ``d`` segments: ``d p`` (Cardwell 3.4 counts the losses of the whole
+    transfer this way, ``p`` per packet sent, not only the first)."""
+    return segments * p
 
 
 def timeout_probability(p: float, w: float) -> float:
@@ -56,6 +68,18 @@ def timeout_probability(p: float, w: float) -> float:
     a = 1 - p
     q = (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3))
     return float(min(1.0, q))
+
+
+def position_timeout_probability(p: float, m: int) -> float:
+    """Probability a lost segment followed by ``m`` others of its flow (sent before its loss could be seen) is
+    recovered by a timeout: fewer than three of them arrive to make three duplicate ACKs (dimensionless).
+
+    ``Q_m(p) = sum_{j=0}^{2} C(m, j) (1-p)^j p^(m-j)``, 1 for ``m < 3``. Padhye et al. 1998, eq. (25)'s case
+    analysis (three duplicate ACKs or a timeout) for a loss at a known place instead of averaged over a
+    window: in a burst only its last segments time out, whatever the window (Cardwell et al. 2000, 3.3)."""
+    if m < 3:
+        return 1.0
+    return float(sum(math.comb(m, j) * (1 - p) ** j * p ** (m - j) for j in range(3)))
 
 
 def timeout_ms(p: float, rto_ms: float) -> float:
@@ -89,8 +113,9 @@ def head_of_line_ms(extra_ms: float, streams: int, independent: bool) -> float:
 
 
 def handshake_extra_expr(p: sympy.Expr, syn_timeout: sympy.Expr) -> sympy.Expr:
-    """:func:`handshake_extra_ms` as a sympy expression: ``T_s p / (1 - 2p)`` (Cardwell 3.1)."""
-    return syn_timeout * p / (1 - 2 * p)
+    """:func:`handshake_extra_ms` as a sympy expression: ``T_s q / (1 - 2q)``, ``q = 1 - (1-p)^2`` (Cardwell 3.1)."""
+    q = 1 - (1 - p) ** 2
+    return syn_timeout * q / (1 - 2 * q)
 
 
 def timeout_probability_expr(p: sympy.Expr, w: int) -> sympy.Expr:
@@ -102,16 +127,24 @@ def timeout_probability_expr(p: sympy.Expr, w: int) -> sympy.Expr:
     return sympy.Min(1, (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3)))
 
 
+def position_timeout_probability_expr(p: sympy.Expr, m: int) -> sympy.Expr:
+    """:func:`position_timeout_probability` as a sympy expression in ``p``."""
+    if m < 3:
+        return sympy.Integer(1)
+    return sympy.Add(*(math.comb(m, j) * (1 - p) ** j * p ** (m - j) for j in range(3)))
+
+
 def timeout_expr(p: sympy.Expr, rto: sympy.Expr) -> sympy.Expr:
     """:func:`timeout_ms` as a sympy expression: ``T_0 f(p) / (1 - p)`` (Padhye et al. 1998, eq. (27))."""
     f = 1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6
     return rto * f / (1 - p)
 
 
-def tcp_cost_expr(p: sympy.Expr, w: int, rtt: sympy.Expr, rto: sympy.Expr) -> sympy.Expr:
+def tcp_cost_expr(p: sympy.Expr, w: int, rtt: sympy.Expr, rto: sympy.Expr, m: int | None = None) -> sympy.Expr:
     """Cost of a TCP loss in a window of ``w`` segments (ms): ``Q E[Z_TO] + (1 - Q) RTT`` (Cardwell 3.3);
-    :func:`data_extra_ms` is ``l`` times it."""
-    q = timeout_probability_expr(p, w)
+    :func:`data_extra_ms` is ``l`` times it. With ``m`` (segments following the lost one), ``Q_m`` in place
+    of Padhye's ``Q(p, w)``."""
+    q = timeout_probability_expr(p, w) if m is None else position_timeout_probability_expr(p, m)
     return q * timeout_expr(p, rto) + (1 - q) * rtt
 
 

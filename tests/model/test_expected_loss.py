@@ -74,11 +74,13 @@ def test_h3_pays_less_than_h2_on_a_multi_object_page(tls: str, rate: float) -> N
 
 def test_one_short_transfer_matches_cardwell_by_hand() -> None:
     """HTTP/1.0, one 5,000-byte HTML and no objects, Linux TCP (IW 10, RTO 210 ms at RTT 70 ms): one SYN
-    exchange, a one-segment request and a 4-segment response sent in one round (w = 4).
+    exchange, a one-segment request and a 4-segment response sent in one round.
 
-    Cardwell, Savage & Anderson 2000: E[T_hs] - RTT = T_s p / (1 - 2p) (3.1); the response's first loss
-    l (Q(p, w) E[Z_TO] + (1 - Q) RTT), l = 1 - (1 - p)^d (3.3) with Padhye et al. 1998's Q and E[Z_TO];
-    the request (w = 1 < 4 segments for three duplicate ACKs) always times out: p E[Z_TO].
+    Cardwell, Savage & Anderson 2000: E[T_hs] - RTT = T_s q / (1 - 2q) with q = 1 - (1 - p)^2 the chance
+    that an attempt loses its SYN or SYN-ACK (3.1); each data segment is lost with probability p (3.4's
+    count of losses) and a loss costs Q_m E[Z_TO] + (1 - Q_m) RTT (3.3), Q_m the chance that fewer than three
+    of the m segments after it arrive (Padhye et al. 1998's case analysis): the response's first segment
+    has m = 3 after it, the others and the request fewer (always a timeout). One round: no slower sending.
     """
     p, rtt, rto, d = 0.02, 70.0, 210.0, 4  # Linux: RTO = max(rto_min 200 ms, 3 RTT)
     doc = {
@@ -89,15 +91,42 @@ def test_one_short_transfer_matches_cardwell_by_hand() -> None:
     }
     e = predict(doc)["results"][0]["expected_with_loss"]
     a = 1 - p
-    handshake = 1000 * p / (1 - 2 * p)
+    q_syn = 1 - a**2
+    handshake = 1000 * q_syn / (1 - 2 * q_syn)
     z_to = rto * (1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6) / (1 - p)
-    q = min(1.0, (1 + a**3 * (1 - a ** (d - 3))) / ((1 - a**d) / (1 - a**3)))
-    response = (1 - a**d) * (q * z_to + (1 - q) * rtt)
+    q3 = p**3 + 3 * a * p**2 + 3 * a**2 * p
+    response = p * (q3 * z_to + (1 - q3) * rtt) + (d - 1) * p * z_to
     request = p * z_to
     assert e["segments"] == 1 + d
     assert e["by_cause_ms"]["handshake"] == pytest.approx(handshake)
+    assert e["by_cause_ms"]["slower_sending"] == 0
     assert e["extra_ms"] == pytest.approx(handshake + request + response, rel=1e-12)
-    assert response == pytest.approx(loss.data_extra_ms(p, d, d, rtt, rto), rel=1e-12)
+    assert q3 == pytest.approx(loss.position_timeout_probability(p, 3), rel=1e-12)
+
+
+def test_slower_sending_after_a_loss_on_a_persistent_connection() -> None:
+    """A loss halves the window (after a timeout: one segment, slow start to half), so the later responses
+    of a persistent connection take more rounds: the page pays more than the repair alone, and an earlier
+    response's loss costs more than the last one's (Cardwell et al. 2000, 3.4)."""
+    doc = _doc(0.01, ("persistent",), tcp={"profile": "ns3"})
+    s = Scenario.model_validate(doc)
+    st = expected_loss.structure(simulate(resolve(s), "persistent"), "persistent")
+    slowed = [r for r in st.runs if r.to_rounds > 0]
+    assert slowed and all(r.to_rounds >= r.fr_rounds for r in st.runs)
+    assert st.runs[-1].to_rounds == st.runs[-1].fr_rounds == 0
+    e = predict(doc)["results"][0]["expected_with_loss"]
+    assert e["by_cause_ms"]["slower_sending"] > 0.1 * e["extra_ms"]
+
+
+def test_penalty_counts_extra_rounds() -> None:
+    """From a window of 2 in congestion avoidance (one ACK per two segments, +1/2 a segment a round), two
+    lossless one-round bursts of 4 segments take 2 rounds each; from 1 in slow start with one segment a
+    round the first waits for the delayed-ACK timer."""
+    g = expected_loss.Growth(ack_segments=2, abc_limit=1, quic=False)
+    assert expected_loss.penalty([[4], [4]], 2.0, 2.0, g) == (2, 0)
+    rounds, stalls = expected_loss.penalty([[4]], 1.0, 2.0, g)
+    assert rounds >= 2 and stalls == 1
+    assert expected_loss.penalty([[4]], 8.0, 8.0, g) == (0, 0)
 
 
 def test_windows_follow_slow_start() -> None:

@@ -8,10 +8,25 @@ from model import loss
 
 
 def test_handshake_extra() -> None:
-    """Cardwell 3.1: E[T_hs] - RTT = T_s ((1-p)/(1-2p) - 1) = T_s p / (1 - 2p)."""
+    """Cardwell 3.1: E[T_hs] - RTT = T_s ((1-q)/(1-2q) - 1) = T_s q / (1 - 2q), q the chance an attempt fails:
+    its SYN or its SYN-ACK lost, 1 - (1-p)^2 for p per packet."""
     assert loss.handshake_extra_ms(0.0) == 0
-    assert loss.handshake_extra_ms(0.01) == pytest.approx(1000 * ((0.99 / 0.98) - 1))
-    assert loss.handshake_extra_ms(0.1, 3000) == pytest.approx(3000 * 0.1 / 0.8)
+    q = 1 - 0.99**2
+    assert loss.handshake_extra_ms(0.01) == pytest.approx(1000 * (((1 - q) / (1 - 2 * q)) - 1))
+    q = 1 - 0.9**2
+    assert loss.handshake_extra_ms(0.1, 3000) == pytest.approx(3000 * q / (1 - 2 * q))
+
+
+def test_position_timeout_probability() -> None:
+    """Fewer than three segments after the lost one: always a timeout; three: all three must arrive, so a
+    timeout unless none of them is lost; many: almost never (Padhye 1998's three duplicate ACKs)."""
+    for m in range(3):
+        assert loss.position_timeout_probability(0.01, m) == 1.0
+    assert loss.position_timeout_probability(0.01, 3) == pytest.approx(1 - 0.99**3)
+    assert loss.position_timeout_probability(0.0, 5) == 0
+    assert loss.position_timeout_probability(0.01, 10) < 1e-10
+    assert loss.position_timeout_probability(0.01, 4) < loss.position_timeout_probability(0.02, 4)
+    assert loss.expected_losses(0.01, 70) == pytest.approx(0.7)
 
 
 def test_timeout_probability_and_duration() -> None:
