@@ -37,7 +37,7 @@ CATEGORIES = (
 def category_of(pkt: Packet) -> str:
     """The breakdown category of a packet's own time on the path."""
     kind = pkt.kind
-    if kind in ("SYN", "SYNACK", "FIN") or (kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake"):
+    if kind in ("SYN", "SYNACK", "FIN", "RST") or (kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake"):
         return "connection_setup"
     if pkt.obj == "tls":  # a TLS handshake flight (model.secure_setup)
         return "tls_setup"

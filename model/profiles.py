@@ -39,6 +39,12 @@ Behaviours (``TcpProfile`` fields):
 ``deliver_before_ack``
     ns3: arriving data reaches the application before the receiver's ACK is sent, so a request or SYN
     the application sends at once leaves ahead of that ACK; bsd: the ACK goes first (``tcp_input``).
+``last_ack_any_ack``
+    ns3: an endpoint that has the peer's FIN and has sent its own (LAST_ACK) forgets the connection at the
+    first ACK that arrives, whatever it acknowledges (``TcpSocketBase::ProcessLastAck`` compares the segment's
+    sequence number, not its acknowledgment number), and answers any later packet of the peer with an RST: a
+    pure ACK of earlier data arriving after the client's FIN (on HTTP/1.0 with TLS 1.3 early data, the
+    server's ACK of EndOfEarlyData) makes the ACK of the FIN draw an RST. bsd: the ACK of the FIN closes.
 ``close_sends_held``
     Closing a connection sends what Nagle holds (seed 000, 2.3). True for all (the ns-3 harness
     is made to do the same, as the validation issue requires).
@@ -72,6 +78,7 @@ class TcpProfile:
     ack_first_segment: bool = False
     fin_on_data_acked_alone: bool = False
     deliver_before_ack: bool = False
+    last_ack_any_ack: bool = False
     cwnd_abc_limit_segments: int = 1
     quickack_segments: int = 0
     field_defaults: dict[str, object] = field(default_factory=dict)
@@ -115,6 +122,7 @@ PROFILES: dict[str, TcpProfile] = {
         ack_first_segment=True,
         fin_on_data_acked_alone=True,
         deliver_before_ack=True,
+        last_ack_any_ack=True,
         field_defaults={
             "mss_bytes": 536,
             "initial_window_segments": 10,

@@ -44,9 +44,24 @@ class Dialogue:
         """The client writes its first flight (the ClientHello) at ``point``."""
         self._client_flight(point)
 
-    def _write(self, ep: Endpoint, nbytes: int, point: Point) -> None:
+    def _write(self, ep: Endpoint, nbytes: int, point: Point, hold: bool = False) -> None:
+        """``ep`` writes a flight at ``point`` (``hold``: kept in its buffer until the next write takes it).
+
+        On a profile that hands arriving data to the application before ACKing it (``deliver_before_ack``,
+        ns3) the flight still leaves after that ACK: ns-3's ``Send()`` defers the transmission by one time
+        step, as the server's responses are deferred (:meth:`model.protocols.base.Session._server_data`).
+        """
+        if ep.profile.deliver_before_ack:
+            self.session.eng.at(point.t, self._put, ep, nbytes, point, hold)
+        else:
+            self._put(point.t, ep, nbytes, point, hold)
+
+    def _put(self, t: Any, ep: Endpoint, nbytes: int, point: Point, hold: bool) -> None:
         begin = ep.end_n
-        ep.write(point.t, ep.q.size(nbytes), TLS_OBJECT, point)
+        held = ep.hold
+        ep.hold = held or hold
+        ep.write(t, ep.q.size(nbytes), TLS_OBJECT, point)
+        ep.hold = held
         ep.hs_ranges.append((begin, ep.end_n))
         self.session.tls_bytes += nbytes
         self.ends.append(ep.end_n)
@@ -57,10 +72,7 @@ class Dialogue:
         client = self.conn.client
         if k == self.hs.ready:
             # the flight goes with the first request: buffered until the request is written
-            held = client.hold
-            client.hold = True
-            self._write(client, self.hs.flights[k], point)
-            client.hold = held
+            self._write(client, self.hs.flights[k], point, hold=True)
             self.then(point)
         else:
             self._write(client, self.hs.flights[k], point)

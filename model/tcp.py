@@ -66,6 +66,7 @@ class Endpoint:
         self.end: Any = zero
         self.closing = False
         self.fin_sent = False
+        self.last_ack: bool | None = None  # ns3 LAST_ACK: False waiting for an ACK, True forgotten (RST)
         self.blocked: str | None = None
         self.blocked_len = 0
         self.blocked_window = 0  # bytes the window allowed when data was last held by it
@@ -259,6 +260,11 @@ class Endpoint:
             return
         if kind == "SYNACK":
             self.conn.synack_arrived(t, pkt)
+            return
+        if self.last_ack is not None:  # ns3: the first ACK in LAST_ACK closes, later packets get an RST
+            if self.last_ack:
+                self.send_control("RST", t, ("arrival", pkt, None, "connection_setup"))
+            self.last_ack = True
             return
         acked = False
         if pkt.ack > self.una:

@@ -188,6 +188,8 @@ class Session:
         if pkt.n > 0 and self.p.profile.fin_on_data_acked_alone:
             conn.client.send_control("ACK", t, cause)
         conn.client.send_control("FIN", t, cause, fin=True)
+        if conn.client.profile.last_ack_any_ack:
+            conn.client.last_ack = False  # LAST_ACK: the next ACK closes (model.profiles)
 
     def think(self, point: Point) -> Point:
         """The client's think time before a request (seed 000, figure 2: 0.650 ms)."""
