@@ -161,6 +161,7 @@ SWEEPS: dict[str, SweepChoice] = {
         SweepChoice("tcp.mss_bytes", "Maximum segment size", (256, 536, 1024, 1460, 4096, 8960), True),
         SweepChoice("tcp.initial_window_segments", "Initial congestion window", (1, 2, 3, 4, 6, 10, 16), False),
         SweepChoice("tcp.delayed_ack_ms", "Delayed-ACK timer", (0, 25, 50, 100, 150, 200, 300, 500), False),
+        SweepChoice("network.loss_rate", "Loss rate (expected values)", (0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2), False),
     )
 }
 DEFAULT_SWEEP = "network.rtt_ms"

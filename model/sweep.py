@@ -326,8 +326,11 @@ def work(req: SweepRequest) -> int:
 def sweep(req: SweepRequest) -> dict[str, Any]:
     """Run a sweep: ``{"field", "values", "protocols", "scenario", "series"}``.
 
-    ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "counts": {name:
-    [...]}}``, each list in the order of ``values``. ``scenario`` is the base scenario as computed.
+    ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "expected_with_loss_ms":
+    [...], "counts": {name: [...]}}``, each list in the order of ``values``. ``expected_with_loss_ms`` is the
+    expected page load time with random loss at the point's ``network.loss_rate`` (:mod:`model.expected_loss`,
+    an expected value; equal to ``page_load_ms`` where the loss rate is 0), so a sweep of the loss rate is not
+    flat. ``scenario`` is the base scenario as computed.
     """
     pts = points(req)
     protocols = list(req.protocols if req.protocols is not None else req.scenario.protocols)
@@ -345,6 +348,7 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
             {
                 "protocol": proto,
                 "page_load_ms": [r["page_load_ms"] for r in rs],
+                "expected_with_loss_ms": [r["expected_with_loss"]["page_load_ms"] for r in rs],
                 "counts": {k: [r["counts"][k] for r in rs] for k in names},
             }
         )
@@ -360,15 +364,24 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
 def csv_rows(out: dict[str, Any]) -> list[list[Any]]:
     """A sweep's output as CSV rows: header, then one row per value and protocol.
 
-    Columns: the field's path, ``protocol``, ``page_load_ms``, ``counts.<name>`` for every count.
+    Columns: the field's path, ``protocol``, ``page_load_ms``, ``expected_with_loss_ms``, ``counts.<name>`` for
+    every count.
     """
     counts = list(dict.fromkeys(k for s in out["series"] for k in s["counts"]))
-    rows: list[list[Any]] = [[out["field"], "protocol", "page_load_ms", *(f"counts.{k}" for k in counts)]]
+    rows: list[list[Any]] = [
+        [out["field"], "protocol", "page_load_ms", "expected_with_loss_ms", *(f"counts.{k}" for k in counts)]
+    ]
     for i, v in enumerate(out["values"]):
         for s in out["series"]:
             value = ("true" if v else "false") if isinstance(v, bool) else v
             rows.append(
-                [value, s["protocol"], s["page_load_ms"][i], *(s["counts"].get(k, [""] * (i + 1))[i] for k in counts)]
+                [
+                    value,
+                    s["protocol"],
+                    s["page_load_ms"][i],
+                    s["expected_with_loss_ms"][i],
+                    *(s["counts"].get(k, [""] * (i + 1))[i] for k in counts),
+                ]
             )
     return rows
 

@@ -108,9 +108,34 @@ def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
 def sweep_lines(
     out: Mapping[str, Any], label: str, unit: str, log_x: bool, current: float | None, log_y: bool = False
 ) -> Figure:
-    """Page load time against the swept field: one line (with markers of its own shape) per protocol."""
+    """Page load time against the swept field: one line (with markers of its own shape) per protocol.
+
+    Where a point has random loss (``network.loss_rate`` > 0), each protocol gets a second, dashed line: its
+    expected page load time with loss (``expected_with_loss_ms``, an expected value, not a schedule)."""
     symbols = ("circle", "square", "diamond", "triangle-up", "x", "cross")
     traces = []
+    dashed = []
+    for i, series in enumerate(out["series"]):
+        proto = series["protocol"]
+        expected = series.get("expected_with_loss_ms")
+        if expected is None or expected == series["page_load_ms"]:
+            continue
+        dashed.append(
+            {
+                "type": "scatter",
+                "name": f"{proto}, expected with loss",
+                "x": out["values"],
+                "y": expected,
+                "mode": "lines+markers",
+                "line": {"color": PROTOCOL_COLOURS.get(proto, "#444444"), "width": 2, "dash": "dash"},
+                "marker": {"symbol": symbols[i % len(symbols)] + "-open", "size": 7},
+                "hovertemplate": proto
+                + ", expected with loss: %{y:,.1f} ms at %{x:,}"
+                + (f" {unit}" if unit else "")
+                + "<extra></extra>",
+            }
+        )
+    lossy = bool(dashed)
     for i, series in enumerate(out["series"]):
         proto = series["protocol"]
         traces.append(
@@ -125,6 +150,7 @@ def sweep_lines(
                 "hovertemplate": proto + ": %{y:,.1f} ms at %{x:,}" + (f" {unit}" if unit else "") + "<extra></extra>",
             }
         )
+    traces += dashed
     shapes = []
     annotations = []
     if current is not None:
@@ -165,7 +191,11 @@ def sweep_lines(
                 **({"dtick": 1, "exponentformat": "SI"} if log_x else {}),
             },
             yaxis={
-                "title": {"text": "page load time (ms)" + (", log scale" if log_y else "")},
+                "title": {
+                    "text": "page load time (ms)"
+                    + ("; dashed: expected with loss" if lossy else "")
+                    + (", log scale" if log_y else "")
+                },
                 "type": "log" if log_y else "linear",
                 "rangemode": "tozero",
             },

@@ -152,9 +152,16 @@ def test_sweep_follows_the_chosen_field_with_one_line_per_protocol(client: Flask
         m = re.search(r'<script type="application/json" id="fig-sweep">(.*?)</script>', page, re.S)
         assert m is not None, param
         figure = json.loads(m.group(1))
-        assert [t["name"] for t in figure["data"]] == list(preset("p98-terrestrial").protocols)
+        protocols = list(preset("p98-terrestrial").protocols)
+        lossy = [f"{p}, expected with loss" for p in protocols] if param == "network.loss_rate" else []
+        assert [t["name"] for t in figure["data"]] == protocols + lossy
         assert figure["layout"]["xaxis"]["type"] == ("log" if choice.log else "linear")
         assert len(figure["data"][0]["x"]) >= 2
+        if lossy:  # sweeping the loss rate: dashed expected values that grow with it; the schedule stays flat
+            expected = figure["data"][len(protocols)]
+            assert expected["line"]["dash"] == "dash" and "expected" in figure["layout"]["yaxis"]["title"]["text"]
+            assert expected["y"][-1] > expected["y"][0] == figure["data"][0]["y"][0]
+            assert len(set(figure["data"][0]["y"])) == 1
 
 
 def test_sweep_point_equals_a_direct_prediction(client: FlaskClient) -> None:
