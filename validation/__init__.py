@@ -1,4 +1,4 @@
-"""Validation of the model against a packet-level simulator (ns-3): issue 3.
+"""Validation of the model against a packet-level simulator (ns-3): issues 3 and 7 (TLS, DNS).
 
 ``validation.sim`` runs a model scenario through ns-3 and returns the model's output fields as
 ns-3 measured them; ``validation.compare`` puts both side by side; ``python -m validation

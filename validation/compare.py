@@ -46,7 +46,7 @@ def model_results(s: Scenario) -> dict[str, dict[str, Any]]:
         kinds = Counter(pk["kind"] for pk in r["packets"])
         r["counts"]["data_packets"] = kinds["DATA"]
         r["counts"]["ack_packets"] = kinds["ACK"]
-        r["counts"]["control_packets"] = kinds["SYN"] + kinds["SYNACK"] + kinds["FIN"]
+        r["counts"]["control_packets"] = kinds["SYN"] + kinds["SYNACK"] + kinds["FIN"] + kinds["RST"]
         r["counts"]["timer_acks"] = sum(1 for pk in r["packets"] if pk["ack_held_ms"] > 0)
         out[r["protocol"]] = r
     return out

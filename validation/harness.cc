@@ -95,7 +95,25 @@ struct Setup
     double loss_rate = 0;
     uint32_t seed = 1;          // ns-3's RngRun: one independent run per seed
     double rto_min_ms = 1000;   // with loss: MinRto (the profile's), SYN timeout 1 s (RFC 6298)
+    // TLS (model/tls.py): each new connection's handshake flights (bytes, client first, alternating) and
+    // the client flight the first request goes with (== the number of flights: after the last one);
+    // connections numbered resume_from and later use the resumed handshake.
+    std::vector<uint32_t> tls_full, tls_resumed;
+    uint32_t tls_full_ready = 0, tls_resumed_ready = 0;
+    uint32_t tls_resume_from = 1u << 30;
+    // DNS (model/dns.py): a lookup of dns_ms (one resolver round trip) before the first connection
+    double dns_ms = 0;
 };
+
+static void
+ReadFlights(std::istringstream& in, std::vector<uint32_t>& flights, uint32_t& ready)
+{
+    size_t n;
+    in >> n;
+    flights.resize(n);
+    for (size_t i = 0; i < n; i++) in >> flights[i];
+    in >> ready;
+}
 
 static Setup
 ParseSetup(const std::string& text)
@@ -132,6 +150,10 @@ ParseSetup(const std::string& text)
         else if (key == "loss_rate") in >> c.loss_rate;
         else if (key == "seed") in >> c.seed;
         else if (key == "rto_min_ms") in >> c.rto_min_ms;
+        else if (key == "tls_full") ReadFlights(in, c.tls_full, c.tls_full_ready);
+        else if (key == "tls_resumed") ReadFlights(in, c.tls_resumed, c.tls_resumed_ready);
+        else if (key == "tls_resume_from") in >> c.tls_resume_from;
+        else if (key == "dns_ms") in >> c.dns_ms;
         else if (key == "sizes")
         {
             size_t n;
@@ -176,7 +198,30 @@ struct Conn
     Time last_write;
     // application write spacing (ns-3 defers SendPendingData by one time step)
     Time next_write_c, next_write_s;
+    // bytes each side has written (0: client, 1: server), and where its TLS handshake bytes lie
+    uint64_t wrote[2] = {0, 0};
+    std::vector<std::pair<uint64_t, uint64_t>> hs[2];
+    // TLS handshake (model/secure_setup.py's Dialogue)
+    bool tls = false;
+    const std::vector<uint32_t>* flights = nullptr;
+    uint32_t ready = 0;
+    size_t k = 0;                // the next flight to write
+    std::vector<uint64_t> ends;  // each written flight's end offset in its writer's stream
+    uint32_t held = 0;           // a client flight that goes with the first request
 };
+
+// Bytes of the peer's TLS handshake among the first rcv bytes received.
+static uint64_t
+HandshakeBytes(const std::vector<std::pair<uint64_t, uint64_t>>& ranges, uint64_t rcv)
+{
+    uint64_t skip = 0;
+    for (const auto& r : ranges)
+    {
+        if (r.first >= rcv) break;
+        skip += std::min(r.second, rcv) - r.first;
+    }
+    return skip;
+}
 
 class Sim
 {
@@ -207,6 +252,11 @@ class Sim
     int m_pool_accepted = 0;
     int m_pool_size = 0;
     uint64_t m_drops = 0;
+    // DNS: the resolver's and the client's UDP sockets, and the fetch waiting for the answer
+    static constexpr uint32_t kDnsQueryBytes = 40, kDnsAnswerBytes = 60; // model/dns.py
+    Ptr<Socket> m_dns_client, m_dns_server;
+    bool m_dns_done = false, m_dns_close_after = false;
+    std::vector<int> m_dns_names;
     // Per-packet records. Each direction is one FIFO link without loss, so the k-th packet queued
     // is the k-th to start serialization and the k-th to arrive (packet uids are not unique: TCP
     // segments cut from one application write share its uid).
@@ -352,8 +402,120 @@ class Sim
         c.opened = true;
         if (!m_c.quickack) TcpPeek::ResetDelAck(DynamicCast<TcpSocketBase>(s).operator->());
         if (!m_started) return; // a pooled connection (handshake "none"): used later
+        if (!m_c.tls_full.empty())
+        {
+            TlsStart(id);
+            return;
+        }
         m_out << "OPEN " << Now() << " " << id << "\n";
         OnOpen(id);
+    }
+
+    // ------------------------------------------------------------------- TLS
+    // The handshake as the model runs it (model/secure_setup.py, Dialogue): each side writes its
+    // next flight once the other's previous flight has fully arrived; the client flight named
+    // "ready" is held and written with the first request (one write), or the request follows the
+    // last flight's arrival. Connection n resumes if n >= tls_resume_from (model/tls.py, resumed).
+    void TlsStart(int id)
+    {
+        Conn& c = m_conns[id];
+        bool resumed = static_cast<uint32_t>(id) >= m_c.tls_resume_from;
+        c.tls = true;
+        c.flights = resumed ? &m_c.tls_resumed : &m_c.tls_full;
+        c.ready = resumed ? m_c.tls_resumed_ready : m_c.tls_full_ready;
+        m_out << "TLS " << Now() << " " << id << " " << (resumed ? 1 : 0) << "\n";
+        TlsClientFlight(id);
+    }
+
+    void TlsWrite(int id, bool server, uint32_t bytes)
+    {
+        Conn& c = m_conns[id];
+        int side = server ? 1 : 0;
+        c.hs[side].emplace_back(c.wrote[side], c.wrote[side] + bytes);
+        c.wrote[side] += bytes;
+        c.ends.push_back(c.wrote[side]);
+        QueueWrite(id, server, Simulator::Now(), bytes, 0);
+    }
+
+    void TlsClientFlight(int id)
+    {
+        Conn& c = m_conns[id];
+        size_t k = c.k++;
+        uint32_t bytes = (*c.flights)[k];
+        if (k == c.ready)
+        {
+            // held in the socket's buffer until the first request is written, and sent with it
+            c.hs[0].emplace_back(c.wrote[0], c.wrote[0] + bytes);
+            c.wrote[0] += bytes;
+            c.ends.push_back(c.wrote[0]);
+            c.held = bytes;
+            m_out << "OPEN " << Now() << " " << id << "\n";
+            OnOpen(id);
+        }
+        else
+        {
+            TlsWrite(id, false, bytes);
+        }
+    }
+
+    void TlsServer(int id)
+    {
+        Conn& c = m_conns[id];
+        size_t k = c.k;
+        if (k < c.flights->size() && k % 2 == 1 && c.srcv >= c.ends[k - 1])
+        {
+            c.k = k + 1;
+            TlsWrite(id, true, (*c.flights)[k]);
+        }
+    }
+
+    void TlsClient(int id)
+    {
+        Conn& c = m_conns[id];
+        size_t k = c.k, n = c.flights->size();
+        if (k == 0 || k % 2 == 1 || k > n || c.crcv < c.ends[k - 1]) return;
+        if (k < n)
+        {
+            TlsClientFlight(id);
+        }
+        else if (k == c.ready)
+        {
+            c.k = k + 1;
+            m_out << "OPEN " << Now() << " " << id << "\n";
+            OnOpen(id);
+        }
+    }
+
+    // ------------------------------------------------------------------- DNS
+    // The lookup before the session's first connection (model/dns.py): a UDP query to a resolver
+    // node one dns_ms round trip away, answered at once; the connection opens when the answer arrives.
+    void DnsLookup(const std::vector<int>& names, bool close_after)
+    {
+        m_dns_names = names;
+        m_dns_close_after = close_after;
+        m_out << "DNSQ " << Now() << "\n";
+        m_dns_client->Send(Create<Packet>(kDnsQueryBytes));
+    }
+
+    void DnsServe(Ptr<Socket> s)
+    {
+        Address from;
+        Ptr<Packet> p;
+        while ((p = s->RecvFrom(from)))
+        {
+            s->SendTo(Create<Packet>(kDnsAnswerBytes), 0, from);
+        }
+    }
+
+    void DnsAnswer(Ptr<Socket> s)
+    {
+        Ptr<Packet> p;
+        while ((p = s->Recv()))
+        {
+        }
+        m_out << "DNSA " << Now() << "\n";
+        m_dns_done = true;
+        Fetch(m_dns_names, m_dns_close_after);
     }
 
     void ConnectFailed(Ptr<Socket> s)
@@ -386,6 +548,11 @@ class Sim
         if (close_after)
             for (int n : names)
                 if (m_start[n] < 0) m_start[n] = Now();
+        if (m_c.dns_ms > 0 && !m_dns_done)
+        {
+            DnsLookup(names, close_after);
+            return -1;
+        }
         int id;
         if (!m_c.handshake)
         {
@@ -437,7 +604,10 @@ class Sim
             c.expect_end += m_c.sizes[n] + m_c.header;
             c.expect.emplace_back(c.expect_end, n);
         }
-        QueueWrite(id, false, at, m_c.request, 0);
+        // a TLS client flight held for the first request goes with it, in one write
+        c.wrote[0] += m_c.request;
+        QueueWrite(id, false, at, m_c.request + c.held, 0);
+        c.held = 0;
     }
 
     // Application writes: each its own Send(), spaced so ns-3 runs SendPendingData once per write
@@ -506,7 +676,9 @@ class Sim
         {
             c.srcv += p->GetSize();
         }
-        uint32_t done = static_cast<uint32_t>(c.srcv / m_c.request);
+        if (c.tls) TlsServer(id);
+        uint64_t app = c.srcv - HandshakeBytes(c.hs[0], c.srcv);
+        uint32_t done = static_cast<uint32_t>(app / m_c.request);
         while (c.served < done)
         {
             uint32_t idx = c.served++;
@@ -533,7 +705,7 @@ class Sim
             uint64_t total = body;
             if (m_c.header_flush)
             {
-                if (m_c.header > 0) QueueWrite(id, true, now, m_c.header, 0);
+                if (m_c.header > 0) ServerWrite(id, now, m_c.header);
             }
             else
             {
@@ -543,17 +715,23 @@ class Sim
             {
                 if (m_c.write == 0 || total <= m_c.write)
                 {
-                    QueueWrite(id, true, now, static_cast<uint32_t>(total), 0);
+                    ServerWrite(id, now, static_cast<uint32_t>(total));
                 }
                 else
                 {
                     uint64_t nfull = (total - 1) / m_c.write;
-                    for (uint64_t k = 0; k < nfull; k++) QueueWrite(id, true, now, m_c.write, 0);
-                    QueueWrite(id, true, now, static_cast<uint32_t>(total - nfull * m_c.write), 0);
+                    for (uint64_t k = 0; k < nfull; k++) ServerWrite(id, now, m_c.write);
+                    ServerWrite(id, now, static_cast<uint32_t>(total - nfull * m_c.write));
                 }
             }
         }
         if (close) QueueWrite(id, true, now, 0, 1);
+    }
+
+    void ServerWrite(int id, Time at, uint32_t bytes)
+    {
+        m_conns[id].wrote[1] += bytes;
+        QueueWrite(id, true, at, bytes, 0);
     }
 
     // ------------------------------------------------------------------ client
@@ -566,7 +744,9 @@ class Sim
         {
             c.crcv += p->GetSize();
         }
-        while (c.expect_i < c.expect.size() && c.crcv >= c.expect[c.expect_i].first)
+        if (c.tls) TlsClient(id);
+        uint64_t app = c.crcv - HandshakeBytes(c.hs[1], c.crcv);
+        while (c.expect_i < c.expect.size() && app >= c.expect[c.expect_i].first)
         {
             int n = c.expect[c.expect_i].second;
             c.expect_i++;
@@ -749,6 +929,34 @@ Sim::Run()
     for (Ptr<Node> n : {m_client, m_server})
     {
         n->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Drop", MakeCallback(&Sim::IpDrop, this));
+    }
+
+    if (c.dns_ms > 0)
+    {
+        // DNS: a resolver node on a link of its own, dns_ms / 2 each way; so fast (1 Tb/s) that the
+        // query's and the answer's serialization are under a nanosecond, as model/dns.py leaves them out
+        Ptr<Node> resolver = CreateObject<Node>();
+        stack.Install(resolver);
+        PointToPointHelper dnsLink;
+        dnsLink.SetDeviceAttribute("DataRate", DataRateValue(DataRate(1000000000000ULL)));
+        dnsLink.SetChannelAttribute("Delay", TimeValue(Ms(c.dns_ms / 2)));
+        NetDeviceContainer devC = dnsLink.Install(m_client, resolver);
+        for (uint32_t i = 0; i < 2; i++)
+        {
+            devC.Get(i)->TraceConnectWithoutContext("MacTxDrop", MakeCallback(&Sim::Drop, this));
+            devC.Get(i)->TraceConnectWithoutContext("PhyRxDrop", MakeCallback(&Sim::Drop, this));
+        }
+        addr.SetBase("10.0.3.0", "255.255.255.0");
+        Ipv4InterfaceContainer ifC = addr.Assign(devC);
+        tch.Uninstall(devC);
+        resolver->GetObject<Ipv4L3Protocol>()->TraceConnectWithoutContext("Drop", MakeCallback(&Sim::IpDrop, this));
+        m_dns_server = Socket::CreateSocket(resolver, UdpSocketFactory::GetTypeId());
+        m_dns_server->Bind(InetSocketAddress(Ipv4Address::GetAny(), 53));
+        m_dns_server->SetRecvCallback(MakeCallback(&Sim::DnsServe, this));
+        m_dns_client = Socket::CreateSocket(m_client, UdpSocketFactory::GetTypeId());
+        m_dns_client->Bind(InetSocketAddress(ifC.GetAddress(0), 0));
+        m_dns_client->Connect(InetSocketAddress(ifC.GetAddress(1), 53));
+        m_dns_client->SetRecvCallback(MakeCallback(&Sim::DnsAnswer, this));
     }
 
     Ptr<Socket> listen = Socket::CreateSocket(m_server, TcpSocketFactory::GetTypeId());

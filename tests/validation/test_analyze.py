@@ -3,13 +3,14 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 
 import pytest
 
 from model.scenario import Scenario, resolve
 from validation.analyze import analyze, parse
-from validation.sim import SimulationError, setup_text, unsupported
+from validation.sim import SimulationError, as_scenario, setup_text, unsupported
 
 pytestmark = pytest.mark.validation
 
@@ -106,3 +107,44 @@ def test_split_proxies_are_refused_by_name() -> None:
     ]
     with pytest.raises(SimulationError, match=r"proxy\.architecture 'split_proxy'"):
         setup_text(p, "persistent")
+
+
+def test_tls_and_dns_reach_the_harness_as_the_model_defines_them() -> None:
+    """Each handshake's flights (model.tls.handshake), which connection resumes first, and the DNS lookup time."""
+    doc = json.loads((DATA / "persistent_nagle.json").read_text())
+    doc["tls"] = {"version": "1.3", "resumption": "after_first", "early_data": True, "server_flight_bytes": 5000}
+    doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": 25}
+    fields = setup_text(resolve(Scenario.model_validate(doc)), "persistent").split()
+    text = " ".join(fields)
+    assert "tls_full 3 512 5000 64 2" in text  # ClientHello, server flight, Finished with the request
+    assert "tls_resumed 3 512 230 90 0" in text  # 0-RTT: the request with the ClientHello, EndOfEarlyData after
+    assert "tls_resume_from 1" in text and "dns_ms 25.0" in text
+    doc["tls"] = {"version": "1.2", "resumption": "none"}
+    del doc["dns"]
+    text = setup_text(resolve(Scenario.model_validate(doc)), "persistent")
+    assert "tls_full 4 512 4000 126 51 4" in text  # the request after the server's Finished: 2 round trips
+    assert f"tls_resume_from {1 << 30}" in text and "dns_ms" not in text
+    doc["tls"] = {"version": "none"}
+    assert "tls_" not in setup_text(resolve(Scenario.model_validate(doc)), "persistent")
+
+
+@pytest.mark.parametrize(
+    ("change", "named"),
+    [
+        ({"tcp": {"profile": "ns3", "handshake": "fast_open"}}, "TCP Fast Open"),
+        ({"protocols": ["h2"]}, "protocols ['h2']"),
+        ({"protocols": ["persistent", "h3"]}, "protocols ['h3']"),
+        ({"tcp": {"profile": "linux"}}, "the linux profile"),
+        ({"tcp": {"profile": "rfc5681"}}, "the rfc5681 profile"),
+    ],
+)
+def test_variants_ns3_cannot_simulate_are_refused_by_name(change: dict, named: str) -> None:
+    doc = {"protocols": ["persistent"], "tls": {"version": "1.3"}, "dns": {"lookup": "resolver"}, **change}
+    with pytest.raises(ValueError, match=re.escape(named)):
+        as_scenario(doc)
+
+
+def test_tls_and_dns_are_accepted() -> None:
+    for version in ("1.2", "1.3"):
+        s = as_scenario({"tls": {"version": version, "resumption": "all"}, "dns": {"lookup": "resolver"}})
+        assert s.tls.version == version and s.dns.lookup == "resolver"

@@ -83,3 +83,61 @@ def test_quickack_costs_one_ack_per_connection(ns3_sim: Any) -> None:
     stock = _rows(ns3_sim, doc, quickack=True)["http10"]
     plain = _rows(ns3_sim, doc, quickack=False)["http10"]
     assert stock["ns3"]["ack_packets"] - plain["ns3"]["ack_packets"] == stock["ns3"]["connections"]
+
+
+TLS_VARIANTS = [
+    {"version": "1.2", "resumption": "none"},
+    {"version": "1.2", "resumption": "after_first"},
+    {"version": "1.3", "resumption": "none"},
+    {"version": "1.3", "resumption": "after_first", "early_data": False},
+    {"version": "1.3", "resumption": "all", "early_data": True},
+]
+
+
+@pytest.mark.parametrize("tls", TLS_VARIANTS, ids=lambda t: f"{t['version']}-{t['resumption']}-{t.get('early_data')}")
+def test_tls_handshakes_agree_packet_for_packet(ns3_sim: Any, tls: dict[str, Any]) -> None:
+    """ns-3 runs each handshake's flights as application writes (issue 7): the same packets, the same times."""
+    doc = {
+        "protocols": ["http10_parallel", "persistent"],
+        "network": LINK,
+        "tcp": {"profile": "ns3", "mss_bytes": 1460, "initial_window_segments": 2},
+        "page": {"html_bytes": 3000, "object_bytes": [2000, 8000, 500]},
+        "tls": {**tls, "client_hello_bytes": 1800, "server_flight_bytes": 6000},
+    }
+    for r in _rows(ns3_sim, doc).values():
+        assert abs(r["error"]) < 1e-5, r["protocol"]
+        assert r["ns3"] == r["model"], r["protocol"]
+
+
+def test_0rtt_rst_after_last_ack(ns3_sim: Any) -> None:
+    """ns-3 forgets a LAST_ACK connection at the first ACK; the ACK of the FIN then draws an RST (model.profiles,
+    last_ack_any_ack). TLS 1.3 0-RTT on HTTP/1.0, ACKing every segment: the server's ACK of EndOfEarlyData comes
+    after its FIN."""
+    doc = {
+        "protocols": ["http10"],
+        "network": LINK,
+        "tcp": {"profile": "ns3", "delayed_ack_segments": 1},
+        "tls": {"version": "1.3", "resumption": "all", "early_data": True},
+    }
+    result = compare(doc, ns3_sim)
+    r = result["rows"][0]
+    rst = [pk for pk in ns3_sim.run(result["scenario"], "http10")["packets"] if pk["kind"] == "RST"]
+    assert 0 < len(rst) < r["ns3"]["connections"]  # not the first: its EndOfEarlyData is ACKed before the FIN
+    assert r["ns3"] == r["model"]
+    assert abs(r["error"]) < 1e-5
+
+
+def test_dns_lookup_delays_the_first_connection_only(ns3_sim: Any) -> None:
+    """A UDP query to a resolver node `resolver_rtt_ms` away: the page ends that much later, nothing else changes."""
+    base = {
+        "protocols": ["http10", "pipelined"],
+        "network": LINK,
+        "tcp": NS3,
+        "tls": {"version": "1.3"},
+    }
+    plain = _rows(ns3_sim, base)
+    looked = _rows(ns3_sim, {**base, "dns": {"lookup": "resolver", "resolver_rtt_ms": 33.3}})
+    for proto, r in looked.items():
+        assert abs(r["error"]) < 1e-5, proto
+        assert r["ns3"] == r["model"] == plain[proto]["ns3"], proto  # the lookup's packets are not on the path
+        assert r["ns3_ms"] - plain[proto]["ns3_ms"] == pytest.approx(33.3, abs=1e-5), proto
