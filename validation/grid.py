@@ -28,8 +28,22 @@ from validation.sim import PACKET_OVERHEAD_BYTES, SimulationError, Simulator
 
 #: The grid's random seed (the issue's number): change it and every figure in the report changes.
 SEED = 3
-#: Scenarios in the grid.
+#: Scenarios in the grid's plain-TCP part.
 SIZE = 320
+#: The TLS block's seed (issue 7) and size: scenarios ``t000``... after the 320.
+TLS_SEED = 7
+TLS_SIZE = 80
+#: The TLS block's handshakes, one scenario each in turn: (version, resumption, 1.3 early data).
+TLS_VARIANTS = (
+    ("1.2", "none", False),
+    ("1.3", "none", False),
+    ("1.2", "after_first", False),
+    ("1.3", "after_first", True),
+    ("1.2", "all", False),
+    ("1.3", "all", True),
+    ("1.3", "after_first", False),
+    ("1.3", "all", False),
+)
 
 #: The goals of issue 3 (fractions).
 GOALS = {
@@ -107,11 +121,27 @@ def tags(doc: dict[str, Any]) -> dict[str, str]:
         "rtt": "1-10 ms" if rtt < 10 else "10-100 ms" if rtt < 100 else "100-700 ms",
         "bandwidth": "< 1 Mb/s" if bw < 1e6 else "1-10 Mb/s" if bw < 10e6 else "10-100 Mb/s",
         "objects": "1-5" if n <= 5 else "6-20" if n <= 20 else "21-50",
+        "tls": tls_tag(doc.get("tls")),
+        "dns": doc.get("dns", {}).get("lookup", "cached"),
     }
 
 
-def scenarios(size: int = SIZE, seed: int = SEED) -> list[dict[str, Any]]:
-    """The grid: ``size`` scenario documents (``{"id", "doc", "tags"}``), the same for the same seed."""
+def tls_tag(t: dict[str, Any] | None) -> str:
+    """``none``, or the version and which connections resume (``+ 0-RTT`` for 1.3 resumptions with early data)."""
+    if not t or t.get("version", "none") == "none":
+        return "none"
+    resumption = t.get("resumption", "after_first")
+    tag = f"{t['version']} resumed {resumption}" if resumption != "none" else f"{t['version']} full"
+    if t["version"] == "1.3" and resumption != "none" and t.get("early_data", True):
+        tag += " + 0-RTT"
+    return tag
+
+
+def scenarios(
+    size: int = SIZE, seed: int = SEED, tls_size: int = TLS_SIZE, tls_seed: int = TLS_SEED
+) -> list[dict[str, Any]]:
+    """The grid: ``size`` scenario documents (``{"id", "doc", "tags"}``), then :func:`tls_scenarios`'s
+    ``tls_size``; the same for the same seeds."""
     rng = random.Random(seed)
     rtt_u, bw_u = _strata(rng, size), _strata(rng, size)
     # The corners of the path space are in the grid for sure: 1 and 700 ms, 28.8 kb/s and 100 Mb/s.
@@ -119,51 +149,87 @@ def scenarios(size: int = SIZE, seed: int = SEED) -> list[dict[str, Any]]:
     out = []
     for i in range(size):
         ru, bu = corners[i] if i < len(corners) else (rtt_u[i], bw_u[i])
-        rtt = round(_from_unit(ru, RTT_MIN, RTT_MAX), 3)
-        bw = round(_from_unit(bu, BW_MIN, BW_MAX))
-        net: dict[str, Any] = {"bandwidth_bps": bw, "packet_overhead_bytes": PACKET_OVERHEAD_BYTES}
-        if rng.random() < 0.35:  # asymmetric one-way delays
-            up = round(rtt * rng.uniform(0.05, 0.95), 3)
-            net["uplink_delay_ms"] = up
-            net["downlink_delay_ms"] = round(rtt - up, 3)
-        else:
-            net["rtt_ms"] = rtt
-        if rng.random() < 0.2:  # asymmetric rates: mostly a slower uplink, within the grid's range
-            up_bw = round(min(BW_MAX, max(BW_MIN, bw * _log_uniform(rng, 1 / 20, 4))))
-            if up_bw != bw:
-                net["uplink_bandwidth_bps"] = up_bw
-        mss = rng.choice([536, 1460])
-        tcp: dict[str, Any] = {
-            "profile": "ns3",
-            "mss_bytes": mss,
-            "initial_window_segments": rng.randint(1, 10),
-            "nagle": rng.random() < 0.5,
-            "delayed_ack_ms": rng.choice([40.0, 200.0]),
-            "delayed_ack_segments": rng.choice([1, 2]),
-            "receive_window_bytes": rng.choice([131072, 131072, 131072, 65535, 16384, 8 * mss]),
-            "handshake": "none" if rng.random() < 0.1 else "three_way",
-        }
-        http: dict[str, Any] = {
-            "request_bytes": rng.randint(100, 500),
-            "response_header_bytes": rng.randint(100, 400),
-            "header_flush": rng.random() < 0.5,
-            "server_write_bytes": rng.choice([4096, 4096, 0, 1460, 8192]),
-            "parallel_connections": rng.randint(2, 6),
-            "server_think_ms": 0.0,
-            "client_think_ms": 0.0,
-            "connection_overhead_ms": 0.0,
-        }
-        if rng.random() < 0.2:  # host time
-            http["server_think_ms"] = round(rng.uniform(0, 20), 3)
-            http["client_think_ms"] = round(rng.uniform(0, 20), 3)
-            http["connection_overhead_ms"] = round(rng.uniform(0, 10), 3)
-        doc: dict[str, Any] = {"protocols": list(SEED_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
-        doc["page"] = _page(rng)
-        while _segments(doc) > MAX_SEGMENTS:  # the model's cap: draw the page again
-            doc["page"] = _page(rng)
-        Scenario.model_validate(doc)  # within the schema's limits, or fail loudly here
+        doc = _draw(rng, ru, bu)
         out.append({"id": f"g{i:03d}", "doc": doc, "tags": tags(doc)})
+    return out + tls_scenarios(tls_size, tls_seed)
+
+
+def tls_scenarios(size: int = TLS_SIZE, seed: int = TLS_SEED) -> list[dict[str, Any]]:
+    """The grid's TLS block (issue 7): ``size`` scenarios drawn as the others (their own seed, ids ``t000``...)
+    with TLS on every connection and a three-way handshake.
+
+    The eight handshake variants of :data:`TLS_VARIANTS` in turn; ClientHello 512 bytes mostly, some 300 and some 1,800 (a post-quantum key
+    share, two segments at MSS 1460); the server's first flight 1,000-12,000 bytes log-uniform (certificate
+    chains); a DNS lookup (``dns.lookup`` resolver, 1-100 ms log-uniform) before the first connection in a
+    quarter.
+    """
+    rng = random.Random(seed)
+    rtt_u, bw_u = _strata(rng, size), _strata(rng, size)
+    out = []
+    for i in range(size):
+        doc = _draw(rng, rtt_u[i], bw_u[i])
+        doc["tcp"]["handshake"] = "three_way"
+        version, resumption, early = TLS_VARIANTS[i % len(TLS_VARIANTS)]
+        doc["tls"] = {
+            "version": version,
+            "resumption": resumption,
+            "early_data": early,
+            "client_hello_bytes": rng.choice([512, 512, 512, 300, 1800]),
+            "server_flight_bytes": round(_log_uniform(rng, 1000, 12_000)),
+        }
+        if rng.random() < 0.25:
+            doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": round(_log_uniform(rng, 1, 100), 3)}
+        Scenario.model_validate(doc)
+        out.append({"id": f"t{i:03d}", "doc": doc, "tags": tags(doc)})
     return out
+
+
+def _draw(rng: random.Random, ru: float, bu: float) -> dict[str, Any]:
+    """One scenario of the grid at the path point ``(ru, bu)`` of the unit square; the rest drawn from ``rng``."""
+    rtt = round(_from_unit(ru, RTT_MIN, RTT_MAX), 3)
+    bw = round(_from_unit(bu, BW_MIN, BW_MAX))
+    net: dict[str, Any] = {"bandwidth_bps": bw, "packet_overhead_bytes": PACKET_OVERHEAD_BYTES}
+    if rng.random() < 0.35:  # asymmetric one-way delays
+        up = round(rtt * rng.uniform(0.05, 0.95), 3)
+        net["uplink_delay_ms"] = up
+        net["downlink_delay_ms"] = round(rtt - up, 3)
+    else:
+        net["rtt_ms"] = rtt
+    if rng.random() < 0.2:  # asymmetric rates: mostly a slower uplink, within the grid's range
+        up_bw = round(min(BW_MAX, max(BW_MIN, bw * _log_uniform(rng, 1 / 20, 4))))
+        if up_bw != bw:
+            net["uplink_bandwidth_bps"] = up_bw
+    mss = rng.choice([536, 1460])
+    tcp: dict[str, Any] = {
+        "profile": "ns3",
+        "mss_bytes": mss,
+        "initial_window_segments": rng.randint(1, 10),
+        "nagle": rng.random() < 0.5,
+        "delayed_ack_ms": rng.choice([40.0, 200.0]),
+        "delayed_ack_segments": rng.choice([1, 2]),
+        "receive_window_bytes": rng.choice([131072, 131072, 131072, 65535, 16384, 8 * mss]),
+        "handshake": "none" if rng.random() < 0.1 else "three_way",
+    }
+    http: dict[str, Any] = {
+        "request_bytes": rng.randint(100, 500),
+        "response_header_bytes": rng.randint(100, 400),
+        "header_flush": rng.random() < 0.5,
+        "server_write_bytes": rng.choice([4096, 4096, 0, 1460, 8192]),
+        "parallel_connections": rng.randint(2, 6),
+        "server_think_ms": 0.0,
+        "client_think_ms": 0.0,
+        "connection_overhead_ms": 0.0,
+    }
+    if rng.random() < 0.2:  # host time
+        http["server_think_ms"] = round(rng.uniform(0, 20), 3)
+        http["client_think_ms"] = round(rng.uniform(0, 20), 3)
+        http["connection_overhead_ms"] = round(rng.uniform(0, 10), 3)
+    doc: dict[str, Any] = {"protocols": list(SEED_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
+    doc["page"] = _page(rng)
+    while _segments(doc) > MAX_SEGMENTS:  # the model's cap: draw the page again
+        doc["page"] = _page(rng)
+    Scenario.model_validate(doc)  # within the schema's limits, or fail loudly here
+    return doc
 
 
 def _event_totals(events: Iterable[dict[str, Any]]) -> dict[str, dict[str, float]]:

@@ -3,7 +3,7 @@
 ``validation.grid.ci_subset`` draws the subset from the grid deterministically (every mechanism's
 settings, every protocol, bounded cost). The ns-3 test fails when the page-load error (median, 95th
 percentile, max), the delayed-ACK and Nagle stall-count agreement or the packet-count error passes
-the goals of issue 3; it skips without the ``ns3`` package. The other tests need only the model.
+the goals of issue 3, over the subset and over its TLS runs (issue 7); it skips without the ``ns3`` package. The other tests need only the model.
 """
 
 from __future__ import annotations
@@ -51,6 +51,28 @@ def test_grid_is_fixed_and_spans_the_issue() -> None:
     assert min(counts) == 1 and max(counts) == 50
     sizes = [s for d in docs for s in d["page"]["object_bytes"]]
     assert min(sizes) >= 100 and max(sizes) <= 100_000
+
+
+def test_grid_has_a_tls_block() -> None:
+    """Issue 7: TLS 1.2 and 1.3, full, resumed and 0-RTT, with and without a DNS lookup, after the 320."""
+    grid = G.scenarios()
+    plain = [g for g in grid if g["id"].startswith("g")]
+    block = [g for g in grid if g["id"].startswith("t")]
+    assert len(plain) == G.SIZE and len(block) == G.TLS_SIZE >= 80
+    assert all("tls" not in g["doc"] and g["tags"]["tls"] == "none" for g in plain)
+    assert all(g["doc"]["tcp"]["handshake"] == "three_way" for g in block)
+    assert {g["tags"]["tls"] for g in block} == {
+        "1.2 full",
+        "1.2 resumed after_first",
+        "1.2 resumed all",
+        "1.3 full",
+        "1.3 resumed after_first",
+        "1.3 resumed after_first + 0-RTT",
+        "1.3 resumed all",
+        "1.3 resumed all + 0-RTT",
+    }
+    assert {g["tags"]["dns"] for g in block} == {"cached", "resolver"}
+    assert {g["doc"]["tls"]["client_hello_bytes"] for g in block} > {512, 1800}
 
 
 def test_ci_subset_covers_every_protocol_and_mechanism() -> None:
@@ -102,3 +124,5 @@ def test_ci_subset_meets_the_goals(ns3_sim: Any) -> None:
     )
     print(summary)
     assert not G.failures(s), f"{G.failures(s)} ({summary})"
+    tls = G.stats([r for r in rows if r["tags"]["tls"] != "none"])
+    assert tls["runs"] >= 50 and not G.failures(tls), tls
