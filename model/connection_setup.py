@@ -45,3 +45,16 @@ def syn_option_bytes(receive_window_bytes: int) -> int:
 #: TCP Fast Open cookie option on a SYN carrying data (bytes): kind 34, length, an 8-byte cookie (Linux's),
 #: padded to 12 (RFC 7413, 4.1.1).
 FAST_OPEN_OPTION_BYTES = 12
+
+
+def fast_open_syn_data_bytes(mss_bytes: int, syn_option_bytes: int) -> int:
+    """The most data a Fast Open SYN carries (bytes): one MSS less the SYN's TCP option bytes.
+
+    RFC 7413, 4.2: the client's data on the SYN is bounded by the MSS; the SYN's options (the cookie,
+    :data:`FAST_OPEN_OPTION_BYTES`, and the window-scale option, :func:`syn_option_bytes`) take room in the same
+    segment, so a SYN whose data and options add up to more than one MSS would not fit the path's MTU (and
+    ns-3, asked to send it, fragments and fails). Linux reserves more, the largest option space (40 bytes,
+    ``MAX_TCP_OPTION_SPACE`` in ``tcp_send_syn_data``), for middleboxes that add options; that is left out.
+    With MSS 1460 and a 12-byte cookie option: 1,448 bytes (1,444 with window scaling).
+    """
+    return mss_bytes - syn_option_bytes

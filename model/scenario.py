@@ -132,8 +132,8 @@ class Tcp(_Strict):
         "three_way",
         description="three_way: each connection opens with SYN/SYN-ACK; none: already open (TCP and TLS); ttcp: "
         "after the session's first connection, the request rides on the SYN (T/TCP); fast_open: TCP Fast Open "
-        "(RFC 7413) with a cookie from an earlier visit, the first MSS of what the client sends (its request, or "
-        "its TLS ClientHello) rides on every SYN.",
+        "(RFC 7413) with a cookie from an earlier visit, what the client sends first (its request, or its TLS "
+        "ClientHello) rides on every SYN, up to one MSS less the SYN's option bytes.",
     )
     idle_restart: Literal["slow_start", "keep", "fast_start", "paced"] | None = Field(
         None,

@@ -10,7 +10,8 @@ critical path (:mod:`model.critical_path`).
 
 TCP Fast Open (RFC 7413) is ``tcp.handshake = "fast_open"``: as T/TCP (``ttcp``, RFC 1644) the client's
 first bytes ride on the SYN and the server answers before the handshake completes, but on every
-connection (the cookie, RFC 7413 4.1, came from an earlier visit), at most one MSS of data on the SYN,
+connection (the cookie, RFC 7413 4.1, came from an earlier visit), at most one MSS less the SYN's option
+bytes of data on the SYN (:func:`model.connection_setup.fast_open_syn_data_bytes`),
 and the SYN carries the cookie option (:data:`model.connection_setup.FAST_OPEN_OPTION_BYTES`). With TLS the
 SYN carries the ClientHello, and with 0-RTT early data the request too.
 """

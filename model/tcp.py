@@ -394,7 +394,8 @@ class Connection:
 
         three_way: SYN, SYN-ACK, ACK. none: already open, as if the handshake had happened. ttcp: the
         client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
-        fast_open: the same with at most one MSS on the SYN and the cookie option (RFC 7413).
+        fast_open: the same with the cookie option and at most one MSS less the SYN's options of data on the
+        SYN (RFC 7413; :func:`model.connection_setup.fast_open_syn_data_bytes`).
         """
         p = self.eng.q.p
         if mode == "warm":
@@ -410,17 +411,19 @@ class Connection:
                 self.on_open(point.t, point)
             return
         client = self.client
+        options = connection_setup.syn_option_bytes(client.rwnd_n)
+        if mode == "fast_open":
+            options += connection_setup.FAST_OPEN_OPTION_BYTES
         payload, n = self.eng.q.size(0), 0.0
         if mode in ("ttcp", "fast_open") and client.end_n > client.nxt_n:
             payload, n = client.end - client.nxt, client.end_n - client.nxt_n
-            if mode == "fast_open" and n > p.mss:  # RFC 7413 4.2: data on the SYN within one MSS
-                payload, n = self.eng.q.mss, float(p.mss)
+            cap = connection_setup.fast_open_syn_data_bytes(p.mss, options)
+            if mode == "fast_open" and n > cap:  # RFC 7413 4.2: data and options on the SYN within one MSS
+                payload, n = self.eng.q.mss - options, float(cap)
             client.nxt, client.nxt_n = client.nxt + payload, client.nxt_n + n
             client.last_data_t = point.t
         pkt = Packet(self.id, self.links[0], "SYN", payload, n)
-        pkt.options = connection_setup.syn_option_bytes(client.rwnd_n)
-        if mode == "fast_open":
-            pkt.options += connection_setup.FAST_OPEN_OPTION_BYTES
+        pkt.options = options
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt
         pkt.ack = client.rcv
@@ -447,6 +450,9 @@ class Connection:
         client.send_control("ACK", t, ("handshake", synack))
         if client.end_n > client.nxt_n:  # Fast Open: what did not fit on the SYN follows
             client.output(t, ("handshake", synack))
+            # ns3: entering ESTABLISHED fills the delayed-ACK count after sending what was waiting
+            # (TcpSocketBase::ProcessSynSent), so the first data segment is still ACKed at once
+            client.quick_ack = client.profile.ack_first_segment
         if self.on_open is not None:
             self.on_open(t, Point(t, synack, None, "connection_setup"))
 
