@@ -305,6 +305,8 @@ def _stalls(tr: Trace, pkts: list[Pkt], p: Params) -> tuple[list[dict[str, Any]]
                 key=lambda pk: pk.sa,
                 default=None,
             )
+        if trigger is not None and trigger.flags & SYN:
+            continue  # released by the SYN-ACK: Fast Open data that did not fit on the SYN waited for the handshake
         start = (release.tq - gap - t0) * NS
         sender = "client" if r.side == 0 else "server"
         if reason == "nagle":

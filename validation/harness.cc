@@ -16,6 +16,7 @@
 #include <deque>
 #include <map>
 #include <sstream>
+#include <stdexcept>
 #include <string>
 #include <vector>
 
@@ -77,6 +78,179 @@ struct TcpPeek : public TcpSocketBase
     }
 };
 
+// TCP Fast Open (RFC 7413) on ns-3's own TCP, which has none: a TcpSocketBase whose SYN can carry the
+// client's first bytes and whose server side accepts them, answers with a SYN-ACK acknowledging them,
+// hands them to the application and may send data before the handshake completes (RFC 7413 4.2.2),
+// as model/tcp.py's Connection.open and syn_arrived do for tcp.handshake "fast_open". Everything else
+// (windows, ACKs, Nagle, delayed ACKs, the close) is TcpSocketBase's. The cookie option (kind 34, an
+// 8-byte cookie, RFC 7413 4.1.1) is on the wire as ten 1-byte NOP options: ns-3's TcpHeader refuses
+// option kinds it does not know, and the option's only effect here is its 10 bytes (12 after padding,
+// model.connection_setup.FAST_OPEN_OPTION_BYTES). The cookie is taken as valid (the model's "cookie
+// from an earlier visit"), so the server always accepts the data.
+class TfoSocket : public TcpSocketBase
+{
+  public:
+    TfoSocket() = default;
+
+    TfoSocket(const TfoSocket& o)
+        : TcpSocketBase(o),
+          m_server(o.m_server)
+    {
+    }
+
+    // a socket of this class with the congestion control, recovery and RTT estimator the node's
+    // TcpL4Protocol gives its own sockets (TcpL4Protocol::CreateSocket, which makes only TcpSocketBase)
+    static Ptr<TfoSocket> Make(Ptr<Node> node, bool server)
+    {
+        Ptr<TcpL4Protocol> tcp = node->GetObject<TcpL4Protocol>();
+        TypeIdValue cc, rec, rtt;
+        tcp->GetAttribute("SocketType", cc);
+        tcp->GetAttribute("RecoveryType", rec);
+        tcp->GetAttribute("RttEstimatorType", rtt);
+        ObjectFactory f;
+        Ptr<TfoSocket> s = CreateObject<TfoSocket>();
+        s->m_server = server;
+        s->SetNode(node);
+        s->SetTcp(tcp);
+        f.SetTypeId(rtt.Get());
+        s->SetRtt(f.Create<RttEstimator>());
+        f.SetTypeId(cc.Get());
+        s->SetCongestionControlAlgorithm(f.Create<TcpCongestionOps>());
+        f.SetTypeId(rec.Get());
+        s->SetRecoveryAlgorithm(f.Create<TcpRecoveryOps>());
+        tcp->AddSocket(s);
+        return s;
+    }
+
+    // client: open the connection with a SYN carrying the first `bytes` the application has to send
+    int ConnectWithData(const Address& to, uint32_t bytes)
+    {
+        m_client = true;
+        m_synBytes = bytes;
+        return Connect(to);
+    }
+
+  protected:
+    Ptr<TcpSocketBase> Fork() override
+    {
+        return CopyObject<TfoSocket>(this);
+    }
+
+    void SendEmptyPacket(uint8_t flags) override
+    {
+        bool syn = flags & TcpHeader::SYN, ack = flags & TcpHeader::ACK;
+        if (syn && ack && m_synData)
+        {
+            // server: the SYN's data goes into the receive buffer first, so the SYN-ACK acknowledges it
+            TcpHeader h = m_synHeader;
+            h.SetSequenceNumber(h.GetSequenceNumber() + SequenceNumber32(1));
+            m_tcb->m_rxBuffer->Add(m_synData, h);
+            m_synData = nullptr;
+        }
+        if (syn && !ack && m_client)
+        {
+            SendDataSyn(flags);
+            return;
+        }
+        TcpSocketBase::SendEmptyPacket(flags);
+    }
+
+    void CompleteFork(Ptr<Packet> p, const TcpHeader& h, const Address& from, const Address& to) override
+    {
+        if (!m_server || p->GetSize() == 0)
+        {
+            TcpSocketBase::CompleteFork(p, h, from, to);
+            return;
+        }
+        m_synData = p;
+        m_synHeader = h;
+        TcpSocketBase::CompleteFork(p, h, from, to); // SYN_RCVD, the SYN-ACK sent (acknowledging the data)
+        // RFC 7413 4.2.2: with a valid cookie the server may send data before the handshake completes:
+        // the connection is open for the application now (as ProcessSynRcvd opens it on the handshake ACK)
+        m_congestionControl->CongestionStateSet(m_tcb, TcpSocketState::CA_OPEN);
+        m_tcb->m_congState = TcpSocketState::CA_OPEN;
+        m_state = ESTABLISHED;
+        m_connected = true;
+        m_retxEvent.Cancel();
+        m_tcb->m_highTxMark = ++m_tcb->m_nextTxSequence;
+        m_txBuffer->SetHeadSequence(m_tcb->m_nextTxSequence);
+        m_awaitHandshakeAck = true;
+        m_delAckCount = m_delAckMaxCount; // as ProcessSynRcvd: the first data segment is ACKed at once
+        NotifyNewConnectionCreated(this, from);
+        NotifyDataRecv();
+    }
+
+    void DoForwardUp(Ptr<Packet> packet, const Address& from, const Address& to) override
+    {
+        TcpHeader h;
+        packet->PeekHeader(h);
+        uint8_t flags = h.GetFlags() & ~(TcpHeader::PSH | TcpHeader::URG);
+        if (m_state == SYN_SENT && m_synBytes > 0 && flags == (TcpHeader::SYN | TcpHeader::ACK))
+        {
+            // client: a SYN-ACK acknowledging the SYN's data too; ProcessSynSent takes the handshake as
+            // complete when the ACK is one past m_nextTxSequence, and sends what follows from there
+            NS_ABORT_MSG_IF(h.GetAckNumber() != m_tcb->m_nextTxSequence.Get() + SequenceNumber32(1 + m_synBytes),
+                            "Fast Open: the SYN-ACK does not acknowledge the SYN's data");
+            m_tcb->m_nextTxSequence = m_tcb->m_nextTxSequence.Get() + SequenceNumber32(m_synBytes);
+            m_synBytes = 0;
+        }
+        else if (m_awaitHandshakeAck && flags == TcpHeader::ACK &&
+                 packet->GetSize() == h.GetSerializedSize() && h.GetAckNumber() == m_txBuffer->HeadSequence())
+        {
+            // server: the handshake's ACK (of the SYN-ACK only) ends the handshake, as in SYN_RCVD; passed
+            // to ProcessEstablished it would count as a duplicate ACK of the data already in flight
+            m_awaitHandshakeAck = false;
+            packet->RemoveHeader(h);
+            m_rxTrace(packet, h, this);
+            UpdateWindowSize(h);
+            return;
+        }
+        if (flags & TcpHeader::ACK && !(flags & TcpHeader::SYN))
+        {
+            m_awaitHandshakeAck = false;
+        }
+        TcpSocketBase::DoForwardUp(packet, from, to);
+    }
+
+  private:
+    // the client's SYN with data: SendEmptyPacket's SYN (options, retry count, RTT history, timer) with a
+    // payload and the cookie option
+    void SendDataSyn(uint8_t flags)
+    {
+        Ptr<Packet> p = ns3::Create<Packet>(m_synBytes);
+        TcpHeader header;
+        SequenceNumber32 s = m_tcb->m_nextTxSequence;
+        header.SetFlags(flags);
+        header.SetSequenceNumber(s);
+        header.SetAckNumber(m_tcb->m_rxBuffer->NextRxSequence());
+        header.SetSourcePort(m_endPoint->GetLocalPort());
+        header.SetDestinationPort(m_endPoint->GetPeerPort());
+        AddOptions(header);
+        if (m_winScalingEnabled) AddOptionWScale(header);
+        if (m_sackEnabled) AddOptionSackPermitted(header);
+        for (int i = 0; i < 10; i++) header.AppendOption(CreateObject<TcpOptionNOP>());
+        NS_ABORT_MSG_IF(m_synCount == 0, "Fast Open: the SYN was not answered");
+        int backoff = 0x1 << (m_synRetries - m_synCount);
+        m_rto = m_cnTimeout * backoff;
+        m_synCount--;
+        UpdateRttHistory(s, 0, m_synRetries - 1 != m_synCount);
+        header.SetWindowSize(AdvertisedWindowSize(false));
+        m_txTrace(p, header, this);
+        m_tcp->SendPacket(p, header, m_endPoint->GetLocalAddress(), m_endPoint->GetPeerAddress(), m_boundnetdevice);
+        if (m_retxEvent.IsExpired())
+        {
+            m_retxEvent = Simulator::Schedule(m_rto, &TfoSocket::SendEmptyPacket, this, flags);
+        }
+    }
+
+    bool m_server = false;            // a listening socket (and its forks) that accepts data on a SYN
+    bool m_client = false;            // client: its SYN carries the cookie option (and data, if any)
+    uint32_t m_synBytes = 0;          // client: bytes the SYN carries
+    Ptr<Packet> m_synData;            // server: the SYN's data, while the fork completes
+    TcpHeader m_synHeader;
+    bool m_awaitHandshakeAck = false; // server: open before the handshake's ACK arrived
+};
+
 struct Setup
 {
     double d_up_ms = 35, d_down_ms = 35;
@@ -85,6 +259,8 @@ struct Setup
              write = 4096, parallel = 4;
     double dack_ms = 200, server_think = 0, client_think = 0, conn_overhead = 0;
     bool nagle = false, handshake = true, header_flush = false;
+    bool fast_open = false; // TCP Fast Open on every connection (model tcp.handshake "fast_open")
+    uint32_t tfo_syn_max = 0; // the most data a Fast Open SYN carries (model.connection_setup)
     bool quickack = true; // ns-3's own behaviour: ACK the first data segment of a connection at once
     std::string protocol = "http10";
     std::vector<uint64_t> sizes; // html first, then the objects
@@ -134,6 +310,8 @@ ParseSetup(const std::string& text)
         else if (key == "dack_segments") in >> c.dack_segments;
         else if (key == "nagle") { int v; in >> v; c.nagle = v != 0; }
         else if (key == "handshake") { int v; in >> v; c.handshake = v != 0; }
+        else if (key == "fast_open") { int v; in >> v; c.fast_open = v != 0; }
+        else if (key == "tfo_syn_max") in >> c.tfo_syn_max;
         else if (key == "request") in >> c.request;
         else if (key == "quickack") { int v; in >> v; c.quickack = v != 0; }
         else if (key == "header") in >> c.header;
@@ -184,6 +362,9 @@ struct Conn
     bool close_after = false;
     bool opened = false;
     bool pooled = false;
+    bool tfo = false;        // opened with TCP Fast Open
+    bool tfo_syn = false;    // Fast Open: the SYN has not left yet; writes wait for it
+    uint64_t tfo_bytes = 0;  // Fast Open: bytes written before the SYN
     std::vector<int> pending_names; // names to request once open (new connections)
     // client side
     std::vector<std::pair<uint64_t, int>> expect; // (cumulative end offset, name)
@@ -379,7 +560,9 @@ class Sim
         Conn& c = m_conns.back();
         c.id = id;
         c.close_after = close_after;
-        Ptr<Socket> s = Socket::CreateSocket(m_client, TcpSocketFactory::GetTypeId());
+        bool tfo = m_c.fast_open && m_c.handshake;
+        Ptr<Socket> s = tfo ? Ptr<Socket>(TfoSocket::Make(m_client, false))
+                            : Socket::CreateSocket(m_client, TcpSocketFactory::GetTypeId());
         s->Bind(InetSocketAddress(m_caddr, 0));
         Address a;
         s->GetSockName(a);
@@ -390,9 +573,47 @@ class Sim
         s->SetConnectCallback(MakeCallback(&Sim::Connected, this), MakeCallback(&Sim::ConnectFailed, this));
         s->SetRecvCallback(MakeCallback(&Sim::ClientRecv, this));
         s->SetCloseCallbacks(MakeCallback(&Sim::ClientPeerClosed, this), MakeCallback(&Sim::ClientError, this));
+        if (tfo)
+        {
+            c.tfo = true;
+            c.tfo_syn = true;
+            return id; // TfoStart opens it
+        }
         s->Connect(InetSocketAddress(m_saddr, 80));
         m_out << "CONN " << Now() << " " << id << " " << c.port << "\n";
         return id;
+    }
+
+    // TCP Fast Open (model.protocols.base.Session._ttcp): the application starts at once, as on an open
+    // connection; what it writes waits for the SYN, which leaves after the client's think time and takes
+    // what fits beside its options (tfo_syn_max, RFC 7413 4.2); the rest follows the SYN-ACK.
+    void TfoStart(int id)
+    {
+        if (!m_c.tls_full.empty())
+        {
+            TlsStart(id);
+        }
+        else
+        {
+            m_out << "OPEN " << Now() << " " << id << "\n";
+            OnOpen(id);
+        }
+        Simulator::Schedule(Ms(m_c.client_think), &Sim::TfoSyn, this, id);
+    }
+
+    void TfoSyn(int id)
+    {
+        Conn& c = m_conns[id];
+        c.tfo_syn = false;
+        uint32_t first = static_cast<uint32_t>(std::min<uint64_t>(c.tfo_bytes, m_c.tfo_syn_max));
+        m_out << "CONN " << Now() << " " << id << " " << c.port << "\n";
+        DynamicCast<TfoSocket>(c.cs)->ConnectWithData(InetSocketAddress(m_saddr, 80), first);
+        if (c.tfo_bytes > first)
+        {
+            uint32_t rest = static_cast<uint32_t>(c.tfo_bytes - first);
+            int sent = c.cs->Send(Create<Packet>(rest)); // kept in the buffer until the SYN-ACK
+            NS_ABORT_MSG_IF(sent != static_cast<int>(rest), "Send() refused " << rest << " bytes");
+        }
     }
 
     void Connected(Ptr<Socket> s)
@@ -402,6 +623,7 @@ class Sim
         c.opened = true;
         if (!m_c.quickack) TcpPeek::ResetDelAck(DynamicCast<TcpSocketBase>(s).operator->());
         if (!m_started) return; // a pooled connection (handshake "none"): used later
+        if (c.tfo) return;      // Fast Open: the application started before the SYN (TfoStart)
         if (!m_c.tls_full.empty())
         {
             TlsStart(id);
@@ -566,6 +788,7 @@ class Sim
         }
         id = NewConn(close_after);
         m_conns[id].pending_names = names;
+        if (m_conns[id].tfo) TfoStart(id);
         return id;
     }
 
@@ -635,8 +858,15 @@ class Sim
             TcpPeek::Flush(DynamicCast<TcpSocketBase>(s).operator->());
             return;
         }
-        int sent = s->Send(Create<Packet>(bytes));
-        NS_ABORT_MSG_IF(sent != static_cast<int>(bytes), "Send() refused " << bytes << " bytes");
+        if (!server && c.tfo_syn)
+        {
+            c.tfo_bytes += bytes; // Fast Open: the SYN takes it (TfoSyn)
+        }
+        else
+        {
+            int sent = s->Send(Create<Packet>(bytes));
+            NS_ABORT_MSG_IF(sent != static_cast<int>(bytes), "Send() refused " << bytes << " bytes");
+        }
         m_out << "W " << Now() << " " << ++m_seq << " " << id << " " << (server ? 1 : 0) << " " << bytes << "\n";
     }
 
@@ -959,7 +1189,13 @@ Sim::Run()
         m_dns_client->SetRecvCallback(MakeCallback(&Sim::DnsAnswer, this));
     }
 
-    Ptr<Socket> listen = Socket::CreateSocket(m_server, TcpSocketFactory::GetTypeId());
+    if (c.fast_open && c.loss_rate > 0)
+    {
+        // TfoSocket neither retransmits a SYN's data nor a SYN-ACK once open early: lossless runs only
+        throw std::invalid_argument("Fast Open is simulated without loss only");
+    }
+    Ptr<Socket> listen = c.fast_open ? Ptr<Socket>(TfoSocket::Make(m_server, true))
+                                     : Socket::CreateSocket(m_server, TcpSocketFactory::GetTypeId());
     listen->Bind(InetSocketAddress(Ipv4Address::GetAny(), 80));
     listen->Listen();
     listen->SetAcceptCallback(MakeCallback(&Sim::AcceptRequest, this), MakeCallback(&Sim::Accepted, this));

@@ -32,7 +32,7 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from model import tls
+from model import connection_setup, tls
 from model.scenario import SEED_PROTOCOLS, Params, Scenario, resolve
 from validation.analyze import analyze
 
@@ -61,7 +61,7 @@ def _handshake(p: Params) -> str:
 def unsupported(p: Params) -> list[str]:
     """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it)."""
     out = []
-    if _handshake(p) not in ("three_way", "none"):
+    if _handshake(p) not in ("three_way", "none", "fast_open"):
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
     if getattr(p, "pages", 1) != 1:
         out.append("session.pages > 1 (the harness loads one page)")
@@ -105,7 +105,9 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
         ("dack_ms", repr(p.dack_ms)),
         ("dack_segments", p.dack_segments),
         ("nagle", int(p.nagle)),
-        ("handshake", int(_handshake(p) == "three_way")),
+        ("handshake", int(_handshake(p) in ("three_way", "fast_open"))),
+        ("fast_open", int(_handshake(p) == "fast_open")),
+        ("tfo_syn_max", fast_open_syn_max(p)),
         ("request", p.request),
         ("header", p.header),
         ("header_flush", int(p.header_flush)),
@@ -121,6 +123,12 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
     fields.extend(_secure_fields(p))
     text = " ".join(f"{k} {v}" for k, v in fields)
     return text + f" sizes {len(sizes)} " + " ".join(str(s) for s in sizes)
+
+
+def fast_open_syn_max(p: Params) -> int:
+    """The most data a Fast Open SYN carries, as the model computes it (:mod:`model.connection_setup`)."""
+    options = connection_setup.syn_option_bytes(p.rwnd) + connection_setup.FAST_OPEN_OPTION_BYTES
+    return connection_setup.fast_open_syn_data_bytes(p.mss, options)
 
 
 #: Which connection (numbered from 0 in opening order) is the first to resume a TLS session (model.tls.resumed).
@@ -144,11 +152,11 @@ def _secure_fields(p: Params) -> list[tuple[str, Any]]:
 
 
 def as_scenario(doc: Scenario | dict[str, Any]) -> Scenario:
-    """A validated scenario the harness can run: the seed protocols over TCP, with DNS and TLS 1.2/1.3.
+    """A validated scenario the harness can run: the seed protocols over TCP, with DNS, TLS 1.2/1.3 and TCP Fast
+    Open (``harness.cc``'s ``TfoSocket``).
 
-    Refused: h2 and h3 (streams and QUIC are not built in the harness), TCP Fast Open (ns-3 3.44's TCP has
-    no Fast Open: no cookie option, no data on a SYN), and the rfc5681 and linux profiles (ns-3 runs its
-    own TCP; only the model's ns3 and bsd profiles are compared with it).
+    Refused: h2 and h3 (streams and QUIC are not built in the harness), and the rfc5681 and linux profiles
+    (ns-3 runs its own TCP; only the model's ns3 and bsd profiles are compared with it).
     """
     s = doc if isinstance(doc, Scenario) else Scenario.model_validate(doc)
     missing = [
@@ -158,7 +166,6 @@ def as_scenario(doc: Scenario | dict[str, Any]) -> Scenario:
                 f"protocols {[p for p in s.protocols if p not in SEED_PROTOCOLS]}",
                 set(s.protocols) - set(SEED_PROTOCOLS),
             ),
-            ("TCP Fast Open (ns-3 3.44's TCP has none)", s.tcp.handshake == "fast_open"),
             (f"the {s.tcp.profile} profile", s.tcp.profile in ("rfc5681", "linux")),
         )
         if present

@@ -11,7 +11,9 @@ from typing import Any
 
 import pytest
 
+from model.scenario import resolve
 from validation.compare import compare
+from validation.sim import SimulationError, as_scenario, setup_text
 
 pytestmark = [pytest.mark.validation, pytest.mark.ns3]
 
@@ -141,3 +143,63 @@ def test_dns_lookup_delays_the_first_connection_only(ns3_sim: Any) -> None:
         assert abs(r["error"]) < 1e-5, proto
         assert r["ns3"] == r["model"] == plain[proto]["ns3"], proto  # the lookup's packets are not on the path
         assert r["ns3_ms"] - plain[proto]["ns3_ms"] == pytest.approx(33.3, abs=1e-5), proto
+
+
+# --------------------------------------------------------------------------------------------- Fast Open
+def _fast_open(sim: Any, doc: dict[str, Any], protocol: str) -> tuple[dict[str, Any], list[dict[str, Any]]]:
+    """The comparison row and ns-3's packets of one protocol."""
+    result = compare({**doc, "protocols": [protocol]}, sim)
+    return result["rows"][0], sim.run(result["scenario"], protocol)["packets"]
+
+
+@pytest.mark.parametrize("protocol", ["http10", "persistent", "pipelined"])
+def test_fast_open_agrees_and_saves_the_handshake_round_trip(ns3_sim: Any, protocol: str) -> None:
+    """Issue 7: ns-3 runs TCP Fast Open (harness.cc's TfoSocket): the request on the SYN, the response before the
+    handshake completes; the same packets and times as the model, and one round trip per connection saved."""
+    doc = {
+        "network": LINK,
+        "tcp": {"profile": "ns3", "mss_bytes": 1460, "initial_window_segments": 2, "handshake": "fast_open"},
+        "page": {"html_bytes": 3000, "object_bytes": [2000, 8000]},
+    }
+    row, pkts = _fast_open(ns3_sim, doc, protocol)
+    assert abs(row["error"]) < 1e-5
+    assert row["ns3"] == row["model"]
+    syns = [pk for pk in pkts if pk["kind"] == "SYN"]
+    assert syns and all(pk["bytes"] == 200 for pk in syns)  # the whole 200-byte request rides on every SYN
+    assert all(pk["wire_bytes"] == 200 + 42 + 12 + 4 for pk in syns)  # cookie option (12) and window scale (4)
+    # the response's first segment leaves before the handshake's ACK reaches the server
+    first_data = min(pk["queued_ms"] for pk in pkts if pk["kind"] == "DATA" and pk["direction"] == "down")
+    hs_ack = min(pk["arrival_ms"] for pk in pkts if pk["kind"] == "ACK" and pk["direction"] == "up")
+    assert first_data < hs_ack
+    three_way = _rows(ns3_sim, {**doc, "protocols": [protocol], "tcp": {**doc["tcp"], "handshake": "three_way"}})
+    # at least the handshake's round trip on each connection (they open one after another here); pipelined
+    # saves a second one, its response's first flight no longer waiting a slow-start round
+    saved = three_way[protocol]["ns3_ms"] - row["ns3_ms"]
+    assert saved >= 0.95 * row["ns3"]["connections"] * 70
+
+
+def test_fast_open_request_past_the_syn(ns3_sim: Any) -> None:
+    """A request larger than the SYN can carry: MSS less the options on the SYN, the rest after the SYN-ACK; ns-3's
+    client still ACKs the first response segment at once (found by the grid's Fast Open block, now in the ns3
+    profile), and TLS 1.3 with 0-RTT puts the ClientHello and the request's start on the SYN."""
+    doc = {
+        "network": LINK,
+        "tcp": {"profile": "ns3", "mss_bytes": 536, "initial_window_segments": 4, "handshake": "fast_open"},
+        "http": {"request_bytes": 1500},
+        "page": {"html_bytes": 5000, "object_bytes": [3000, 3000]},
+    }
+    for extra in ({}, {"tls": {"version": "1.3", "resumption": "all", "early_data": True}}):
+        for protocol in ("http10", "pipelined"):
+            row, pkts = _fast_open(ns3_sim, {**doc, **extra}, protocol)
+            assert abs(row["error"]) < 1e-5, (extra, protocol)
+            assert row["ns3"] == row["model"], (extra, protocol)
+            assert {pk["bytes"] for pk in pkts if pk["kind"] == "SYN"} == {536 - 12 - 4}
+
+
+def test_fast_open_with_loss_is_refused(ns3_sim: Any) -> None:
+    """The Fast Open socket is built for lossless runs (no retransmission of data on a SYN)."""
+    s = as_scenario({"protocols": ["http10"], "tcp": {"profile": "ns3", "handshake": "fast_open"}})
+    text = setup_text(resolve(s), "http10") + " loss_rate 0.01 seed 1"
+    with pytest.raises(SimulationError, match="without loss only"):
+        ns3_sim.run_trace(text)
+    assert ns3_sim.run_trace(setup_text(resolve(s), "http10"))  # the worker lives on
