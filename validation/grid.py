@@ -45,6 +45,10 @@ TLS_VARIANTS = (
     ("1.3", "all", False),
 )
 
+#: The Fast Open block's seed (issue 7) and size: scenarios ``f000``... after the TLS block.
+TFO_SEED = 11
+TFO_SIZE = 60
+
 #: The goals of issue 3 (fractions).
 GOALS = {
     "median_abs_error": 0.02,
@@ -138,10 +142,15 @@ def tls_tag(t: dict[str, Any] | None) -> str:
 
 
 def scenarios(
-    size: int = SIZE, seed: int = SEED, tls_size: int = TLS_SIZE, tls_seed: int = TLS_SEED
+    size: int = SIZE,
+    seed: int = SEED,
+    tls_size: int = TLS_SIZE,
+    tls_seed: int = TLS_SEED,
+    tfo_size: int = TFO_SIZE,
+    tfo_seed: int = TFO_SEED,
 ) -> list[dict[str, Any]]:
     """The grid: ``size`` scenario documents (``{"id", "doc", "tags"}``), then :func:`tls_scenarios`'s
-    ``tls_size``; the same for the same seeds."""
+    ``tls_size`` and :func:`tfo_scenarios`'s ``tfo_size``; the same for the same seeds."""
     rng = random.Random(seed)
     rtt_u, bw_u = _strata(rng, size), _strata(rng, size)
     # The corners of the path space are in the grid for sure: 1 and 700 ms, 28.8 kb/s and 100 Mb/s.
@@ -151,7 +160,7 @@ def scenarios(
         ru, bu = corners[i] if i < len(corners) else (rtt_u[i], bw_u[i])
         doc = _draw(rng, ru, bu)
         out.append({"id": f"g{i:03d}", "doc": doc, "tags": tags(doc)})
-    return out + tls_scenarios(tls_size, tls_seed)
+    return out + tls_scenarios(tls_size, tls_seed) + tfo_scenarios(tfo_size, tfo_seed)
 
 
 def tls_scenarios(size: int = TLS_SIZE, seed: int = TLS_SEED) -> list[dict[str, Any]]:
@@ -181,6 +190,38 @@ def tls_scenarios(size: int = TLS_SIZE, seed: int = TLS_SEED) -> list[dict[str, 
             doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": round(_log_uniform(rng, 1, 100), 3)}
         Scenario.model_validate(doc)
         out.append({"id": f"t{i:03d}", "doc": doc, "tags": tags(doc)})
+    return out
+
+
+def tfo_scenarios(size: int = TFO_SIZE, seed: int = TFO_SEED) -> list[dict[str, Any]]:
+    """The grid's Fast Open block (issue 7): ``size`` scenarios drawn as the others (their own seed, ids
+    ``f000``...) with TCP Fast Open (RFC 7413) on every connection.
+
+    Every other scenario has TLS, the eight handshakes of :data:`TLS_VARIANTS` in turn (the SYN then carries
+    the ClientHello, and with 0-RTT the request too); a third have a request of 1,500-4,000 bytes, more than
+    the SYN takes (one MSS), so the rest follows the SYN-ACK; a DNS lookup in a quarter.
+    """
+    rng = random.Random(seed)
+    rtt_u, bw_u = _strata(rng, size), _strata(rng, size)
+    out = []
+    for i in range(size):
+        doc = _draw(rng, rtt_u[i], bw_u[i])
+        doc["tcp"]["handshake"] = "fast_open"
+        if i % 2:
+            version, resumption, early = TLS_VARIANTS[(i // 2) % len(TLS_VARIANTS)]
+            doc["tls"] = {
+                "version": version,
+                "resumption": resumption,
+                "early_data": early,
+                "client_hello_bytes": rng.choice([512, 512, 300, 1800]),
+                "server_flight_bytes": round(_log_uniform(rng, 1000, 12_000)),
+            }
+        if rng.random() < 1 / 3:
+            doc["http"]["request_bytes"] = rng.randint(1500, 4000)
+        if rng.random() < 0.25:
+            doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": round(_log_uniform(rng, 1, 100), 3)}
+        Scenario.model_validate(doc)
+        out.append({"id": f"f{i:03d}", "doc": doc, "tags": tags(doc)})
     return out
 
 
@@ -365,8 +406,10 @@ def by(rows: Sequence[dict[str, Any]], key: Callable[[dict[str, Any]], str]) -> 
 
 #: The CI subset's cost cap: response segments per scenario (a few seconds of ns-3 for all five protocols).
 CI_MAX_SEGMENTS = 1500
-#: Scenarios in the CI subset.
+#: Scenarios in the CI subset (besides the Fast Open ones).
 CI_SIZE = 80
+#: Fast Open scenarios in the CI subset (an even spread of the block's).
+CI_TFO = 12
 
 
 def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[str, Any]]:
@@ -375,9 +418,12 @@ def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[
     Deterministic, from the scenarios alone (not their results): only scenarios of at most
     :data:`CI_MAX_SEGMENTS` response segments are eligible; a first pass takes, for each tag value
     (:func:`tags`) not yet covered, the eligible scenario having it with the fewest segments (id
-    breaking ties); then every k-th eligible scenario in id order fills the subset up to ``size``.
+    breaking ties); then every k-th eligible scenario in id order fills the subset up to ``size``. The Fast Open
+    block (ids ``f``) is left out of that and adds :data:`CI_TFO` of its eligible scenarios, evenly spread.
     Every scenario runs all five protocols.
     """
+    tfo = [g for g in grid if g["id"].startswith("f") and _segments(g["doc"]) <= CI_MAX_SEGMENTS]
+    grid = [g for g in grid if not g["id"].startswith("f")]
     eligible = [g for g in grid if _segments(g["doc"]) <= CI_MAX_SEGMENTS]
     ranked = sorted(eligible, key=lambda g: (_segments(g["doc"]), g["id"]))
     chosen: dict[str, dict[str, Any]] = {}
@@ -394,4 +440,7 @@ def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[
         for j in range(min(need, len(rest))):
             g = rest[int(j * step)]
             chosen[g["id"]] = g
+    for j in range(min(CI_TFO, len(tfo))):
+        g = tfo[int(j * len(tfo) / min(CI_TFO, len(tfo)))]
+        chosen[g["id"]] = g
     return sorted(chosen.values(), key=lambda g: str(g["id"]))

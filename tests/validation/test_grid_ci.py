@@ -75,6 +75,22 @@ def test_grid_has_a_tls_block() -> None:
     assert {g["doc"]["tls"]["client_hello_bytes"] for g in block} > {512, 1800}
 
 
+def test_grid_has_a_fast_open_block() -> None:
+    """Issue 7: TCP Fast Open on every connection, with and without TLS, requests that fit the SYN and requests
+    that do not, after the TLS block; the CI subset takes an even spread of it."""
+    grid = G.scenarios()
+    block = [g for g in grid if g["id"].startswith("f")]
+    assert len(block) == G.TFO_SIZE >= 50
+    assert all(g["doc"]["tcp"]["handshake"] == "fast_open" for g in block)
+    assert all(g["doc"]["tcp"]["handshake"] != "fast_open" for g in grid if not g["id"].startswith("f"))
+    assert {g["tags"]["tls"] for g in block} >= {"none", "1.2 full", "1.3 full", "1.3 resumed all + 0-RTT"}
+    assert {g["tags"]["dns"] for g in block} == {"cached", "resolver"}
+    requests = [g["doc"]["http"]["request_bytes"] for g in block]
+    assert min(requests) < 500 and max(requests) > 1500  # on the SYN whole, and spilling past it
+    subset = G.ci_subset(grid)
+    assert len([g for g in subset if g["id"].startswith("f")]) == G.CI_TFO
+
+
 def test_ci_subset_covers_every_protocol_and_mechanism() -> None:
     grid = G.scenarios()
     subset = G.ci_subset(grid)
@@ -126,3 +142,5 @@ def test_ci_subset_meets_the_goals(ns3_sim: Any) -> None:
     assert not G.failures(s), f"{G.failures(s)} ({summary})"
     tls = G.stats([r for r in rows if r["tags"]["tls"] != "none"])
     assert tls["runs"] >= 50 and not G.failures(tls), tls
+    tfo = G.stats([r for r in rows if r["tags"]["handshake"] == "fast_open"])
+    assert tfo["runs"] >= 50 and not G.failures(tfo), tfo
