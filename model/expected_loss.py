@@ -16,11 +16,13 @@ Per connection on the page's path (see *Which connections*):
   segments loses ``n p`` on average (all losses of the transfer, as Cardwell 3.4 counts them, not only the
   first). A loss costs its repair ``C`` and the slower sending after it:
 
-  - TCP repair: ``C = Q_m E[Z_TO] + (1 - Q_m) RTT``, a timeout with backoff (Padhye 1998 eq. (27), ``T_0``
-    the profile's RTO, ``max(rto_min_ms, 3 RTT)``) unless three duplicate ACKs come; ``Q_m`` is the chance
-    that fewer than three of the ``m`` segments the flow sent after the lost one (before its ACK was due)
-    arrive, Padhye's case analysis at the segment's known place: in a burst only the last segments time
-    out, whatever the window (:func:`model.loss.position_timeout_probability`, ``m`` counted up to 10);
+  - TCP repair: ``C = q E[Z_TO] + (1 - q) RTT``, a timeout with backoff (Padhye 1998 eq. (27), ``T_0``
+    the profile's RTO, ``max(rto_min_ms, 3 RTT)``) unless three duplicate ACKs come and the fast
+    retransmission arrives: ``q = 1 - (1 - Q_m)(1 - p)`` (:func:`repair_timeout_probability`). ``Q_m`` is the
+    chance that fewer than three of the ``m`` segments the flow sent after the lost one (before its ACK was
+    due) arrive, Padhye's case analysis at the segment's known place: in a burst only the last segments time
+    out, whatever the window (:func:`model.loss.position_timeout_probability`, ``m`` counted up to 10); ``p``
+    the chance that the fast retransmission is lost too, which without SACK only the timer finds (RFC 6582);
   - QUIC repair: ``C(w) = PTO / w + (1 - 1/w) RTT`` (only a tail loss, one in ``w``, waits for the probe
     timeout; any other is found within about an RTT by a later acknowledgement, RFC 9002 6.1). ``PTO = 3 RTT
     + max_ack_delay`` (6.2.1) once the endpoint has an RTT sample, 999 ms before (6.2.2);
@@ -47,20 +49,28 @@ window after a loss (RFC 5681 3.2, RFC 9002 7.3.2): TCP to one segment after a t
 QUIC's congestion avoidance counts bytes (one packet a window), TCP's ACKs; both are in the slower sending
 (whole page, not per stream).
 
-Which connections: a connection's loss delays the page only if the page waited for it. The page's path is
-followed back from each page's last byte through the causes of every packet and point (an ACK's data, a
-request's response, a connection opened when an earlier object ended): the connections it crosses are
-counted in full, the others not at all (for http10_parallel: the HTML's connection and the chain of
-connections that led to the last object). Every other connection's loss is taken to stay hidden behind
-the path's, so the figure is a lower bound for parallel connections. On a split-proxy path (seed 003) the
-loss rate is the long-haul link's (``network``) and only the connections between the proxies see it.
+Which connections: a connection's loss delays the page by as much as it delays the page's last byte. The
+page's path is followed back from each page's last byte through the causes of every packet and point (an
+ACK's data, a request's response, a connection opened when an earlier object ended): the connections it
+crosses are counted in full, their losses adding up (for http10_parallel: the HTML's connection and the
+chain of connections that led to the last object). Every other connection on the lossy link (http10_parallel's
+others) is a chain of work of its own with a slack, its *total float* in the lossless schedule
+(:func:`slack_by_connection`: how long before the page's end the latest object waiting for it ended); a delay
+``D`` on it delays the page by ``max(D - slack, 0)``. The page waits for the latest chain, so per page the
+extra time is ``E[max(X_path, max_c (X_c - slack_c)^+)]`` over independent chains (:func:`max_terms`; each
+chain's delay as its long part, the timeouts, and its short part, about an RTT each, two independent
+two-point variables with the chain's expected delays, :func:`chain_atoms`); pages follow each other, so
+their extra times add. With no other connection this is the path's expected delay. On a split-proxy path
+(seed 003) the loss rate is the long-haul link's (``network``) and only the connections between the proxies
+see it.
 
 Left out: lost ACKs (cumulative ACKs cover them), lost FINs, a lost DNS query, the retransmission's own
-transmission time, losses of connections off the page's path (http10_parallel: the other connections'
-losses can put them on the path; the figure is low there), and overlap between losses (each is costed
-against the lossless schedule). Against ns-3 with a RateErrorModel (bench/bench_loss_ns3.py, TcpNewReno
-without SACK, 200 seeds a point; figures in validation/README.md) the expected page load time is within
-15 % of ns-3's mean at 83 of 90 points; http10_parallel's extra time is 40-60 % low.
+transmission time, the re-use of a parallel connection's slot by the next object when that connection is
+late (its slack is counted as if the objects kept their connections), and most overlap between losses (each
+is costed against the lossless schedule; only a lost retransmission and, for parallel connections, the
+latest of several delayed chains are counted). Against ns-3 with a RateErrorModel (bench/bench_loss_ns3.py,
+TcpNewReno without SACK, 200 seeds a point; figures in validation/README.md) the expected page load time is
+within 15 % of ns-3's mean at all 90 points.
 """
 
 from __future__ import annotations
@@ -118,6 +128,23 @@ class Run:
     to_stalls: int = 0
     fr_rounds: int = 0
     fr_stalls: int = 0
+    page: int = 0  # the page (of session.pages) the segments belong to
+
+
+@dataclass(frozen=True, slots=True)
+class Parallel:
+    """A connection on the lossy link off the page's path (http10_parallel's other connections)."""
+
+    conn: int
+    syns: int  # SYN exchanges
+    runs: tuple[Run, ...]
+    slack: float  # its total float: how long before the page's end its latest dependent object ended (ms)
+    page: int = 0  # the page it serves
+
+    @property
+    def packets(self) -> int:
+        """Packets whose loss is costed: the SYN and SYN-ACK of each exchange and every data segment."""
+        return 2 * self.syns + sum(r.count for r in self.runs)
 
 
 @dataclass(frozen=True, slots=True)
@@ -133,6 +160,8 @@ class Structure:
     independent_streams: bool  # QUIC (h3)
     segments: int
     dack: float = 0.0  # the receiver's delayed-ACK timeout (ms)
+    others: tuple[Parallel, ...] = ()  # connections on the lossy link off the page's path
+    page_syns: tuple[int, ...] = ()  # SYN exchanges on the page's path, page by page
 
 
 @dataclass(frozen=True, slots=True)
@@ -278,8 +307,39 @@ def bursts(data: list[Packet], ack_at: list[float]) -> list[list[list[int]]]:
     return out
 
 
-def structure(s: Session, protocol: str) -> Structure:
-    """Read the connections on the page's path, their SYNs and their data segments' runs from a schedule."""
+def slack_by_connection(s: Session) -> dict[int, float]:
+    """How long before its page's end each connection's latest dependent object ended (ms): its total float.
+
+    Every object's last byte is followed back through its causes (as :func:`path_connections` does from the
+    page's end); each connection crossed gets the object's margin ``page end - object end``, and keeps the
+    least. That is the critical path method's *total float* of the connection in the lossless schedule: the
+    longest chain of work that waits for it (its own object, and on http10_parallel the connections opened
+    when it finished) ends ``slack`` before the page does, so a delay ``D`` on it delays the page by
+    ``max(D - slack, 0)`` (Kelley & Walker 1959). 0 on the page's path; connections carrying no object's
+    chain are left out."""
+    ends = [float(pk.t_a) for pk in s.page_end]
+    walks: list[tuple[float, Packet]] = []
+    for rec in s.objects.values():
+        if rec.end_pkt is None or rec.end is None or rec.page >= len(ends):
+            continue
+        walks.append((max(ends[rec.page] - float(rec.end), 0.0), rec.end_pkt))
+    # least margin first: a walk that reaches a node an earlier walk crossed can stop there, since everything
+    # behind that node has a margin no larger already (each node is crossed once: linear in the schedule)
+    walks.sort(key=lambda w: w[0])
+    out: dict[int, float] = {}
+    seen: set[int] = set()
+    for margin, end_pkt in walks:
+        node: Packet | Point | None = end_pkt
+        while node is not None and id(node) not in seen:
+            seen.add(id(node))
+            if isinstance(node, Packet):
+                out[node.conn] = min(out.get(node.conn, margin), margin)
+            node = _follow(node)
+    return out
+
+
+def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int, int], list[Packet]]) -> list[Run]:
+    """One connection's data segments in runs of equal cost (see :class:`Run`), page by page."""
     p = s.p
     quic = protocol == "h3"
     growth = Growth(
@@ -288,90 +348,133 @@ def structure(s: Session, protocol: str) -> Structure:
         quic=quic,
     )
     restart = not quic and p.idle_restart == "slow_start"
-    on_path = {c for c in path_connections(s) if s.conns[c].leg == PATH}
-    pkts = s.eng.packets
     starts = [float(pt.t) for pt in s.page_start]
     ends = [float(pk.t_a) for pk in s.page_end]
     first_objects = {names[0] for names in s.page_names}
-    by_flow: dict[tuple[int, int], list[Packet]] = {}
-    for pk in pkts:
-        if pk.conn in on_path:
-            by_flow.setdefault((pk.conn, pk.dir), []).append(pk)
-    syns = sum(1 for pk in pkts if pk.kind == "SYN" and pk.conn in on_path)
     runs: list[Run] = []
-    total = 0
+    conn = s.conns[c]
+    mux = conn.mux is not None
+    objs = [r for r in s.objects.values() if r.connection == c and r.start is not None and r.end is not None]
+    obj_starts = sorted(float(r.start) for r in objs)
+    obj_ends = sorted(float(r.end) for r in objs)
+    for d in conn.links:
+        flow = [pk for pk in by_flow.get((c, d), []) if pk.kind == "DATA" and pk.n > 0]
+        if not flow:
+            continue
+        w_all, sampled_all, ack_all = _windows(flow, by_flow.get((c, d ^ 1), []))
+        pages: dict[int, list[int]] = {}
+        for i, pk in enumerate(flow):
+            pages.setdefault(max(bisect.bisect_right(starts, float(pk.t_q)) - 1, 0), []).append(i)
+        for page, idx in sorted(pages.items()):
+            data = [flow[i] for i in idx]
+            w = [w_all[i] for i in idx]
+            sampled = [sampled_all[i] for i in idx]
+            ack_at = [ack_all[i] for i in idx]
+            groups = bursts(data, ack_at)
+            sends = [float(pk.t_q) for pk in data]
+            sizes = [[len(r) for r in b] for b in groups]
+            if restart:  # after an idle RTO both the lossy and the lossless sender restart from IW
+                for u in range(1, len(groups)):
+                    if float(data[groups[u][0][0]].t_q) - ack_at[groups[u - 1][-1][-1]] >= p.rto_ms:
+                        sizes = sizes[:u]
+                        break
+            where: dict[int, tuple[int, int, int]] = {}
+            for u, b in enumerate(groups):
+                first = b[0][0]
+                for r, rnd in enumerate(b):
+                    for i in rnd:
+                        where[i] = (u, r, i - first)
+            cache: dict[tuple[int, int, int], tuple[int, int, int, int]] = {}
+            key: tuple[Any, ...] | None = None
+            for k, pk in enumerate(data):
+                u, r, in_burst = where[k]
+                pen = cache.get((u, r, w[k]))
+                if pen is None:
+                    rest = ([sizes[u][r + 1 :]] if u < len(sizes) else []) + sizes[u + 1 :]
+                    rest = [b for b in rest if b]
+                    half = max(w[k] / 2, 2.0)
+                    fr = penalty(rest, half, half, growth)
+                    to = fr if quic else penalty(rest, 1.0, half, growth)
+                    pen = cache[(u, r, w[k])] = (*to, *fr)
+                t = float(pk.t_q)
+                slack = 0.0
+                rec = s.objects.get(pk.obj or "")
+                if quic and rec is not None and rec.name not in first_objects and rec.end is not None:
+                    slack = max(ends[rec.page] - float(rec.end), 0.0)
+                streams = 1
+                if mux:  # streams requested and not yet complete when the segment left
+                    streams = max(bisect.bisect_right(obj_starts, t) - bisect.bisect_right(obj_ends, t), 1)
+                follow = min(bisect.bisect_left(sends, ack_at[k]) - k - 1, FOLLOW_CAP)
+                new = (u, w[k], quic and not sampled[k], slack, streams, pen, follow)
+                if key == new and runs and runs[-1].before + runs[-1].count == k:
+                    runs[-1] = dataclasses.replace(runs[-1], count=runs[-1].count + 1)
+                else:
+                    runs.append(Run(k, 1, w[k], quic, new[2], slack, streams, follow, in_burst, *pen, page=page))
+                key = new
+    return runs
+
+
+def structure(s: Session, protocol: str, *, others: bool = True) -> Structure:
+    """Read the connections on the page's path, their SYNs and their data segments' runs from a schedule,
+    and (with ``others``) the other connections on the lossy link with their slack (:func:`slack_by_connection`):
+    they change the expected value only at a loss rate above 0, and their slack is most of this function's cost."""
+    p = s.p
+    lossy = {c for c, conn in enumerate(s.conns) if conn.leg == PATH}
+    on_path = {c for c in path_connections(s) if c in lossy}
+    pkts = s.eng.packets
+    by_flow: dict[tuple[int, int], list[Packet]] = {}
+    syns: dict[int, int] = {}
+    starts = [float(pt.t) for pt in s.page_start]
+    page_of: dict[int, int] = {}  # connection -> the page its first packet belongs to
+    for pk in pkts:
+        if pk.conn in lossy:
+            by_flow.setdefault((pk.conn, pk.dir), []).append(pk)
+            if pk.kind == "SYN":
+                syns[pk.conn] = syns.get(pk.conn, 0) + 1
+            page_of.setdefault(pk.conn, max(bisect.bisect_right(starts, float(pk.t_q)) - 1, 0))
+    runs: list[Run] = []
     for c in sorted(on_path):
-        conn = s.conns[c]
-        mux = conn.mux is not None
-        objs = [r for r in s.objects.values() if r.connection == c and r.start is not None and r.end is not None]
-        obj_starts = sorted(float(r.start) for r in objs)
-        obj_ends = sorted(float(r.end) for r in objs)
-        for d in conn.links:
-            flow = [pk for pk in by_flow.get((c, d), []) if pk.kind == "DATA" and pk.n > 0]
-            if not flow:
-                continue
-            w_all, sampled_all, ack_all = _windows(flow, by_flow.get((c, d ^ 1), []))
-            pages: dict[int, list[int]] = {}
-            for i, pk in enumerate(flow):
-                pages.setdefault(max(bisect.bisect_right(starts, float(pk.t_q)) - 1, 0), []).append(i)
-            for _, idx in sorted(pages.items()):
-                data = [flow[i] for i in idx]
-                w = [w_all[i] for i in idx]
-                sampled = [sampled_all[i] for i in idx]
-                ack_at = [ack_all[i] for i in idx]
-                groups = bursts(data, ack_at)
-                sends = [float(pk.t_q) for pk in data]
-                sizes = [[len(r) for r in b] for b in groups]
-                if restart:  # after an idle RTO both the lossy and the lossless sender restart from IW
-                    for u in range(1, len(groups)):
-                        if float(data[groups[u][0][0]].t_q) - ack_at[groups[u - 1][-1][-1]] >= p.rto_ms:
-                            sizes = sizes[:u]
-                            break
-                where: dict[int, tuple[int, int, int]] = {}
-                for u, b in enumerate(groups):
-                    first = b[0][0]
-                    for r, rnd in enumerate(b):
-                        for i in rnd:
-                            where[i] = (u, r, i - first)
-                cache: dict[tuple[int, int, int], tuple[int, int, int, int]] = {}
-                key: tuple[Any, ...] | None = None
-                for k, pk in enumerate(data):
-                    u, r, in_burst = where[k]
-                    pen = cache.get((u, r, w[k]))
-                    if pen is None:
-                        rest = ([sizes[u][r + 1 :]] if u < len(sizes) else []) + sizes[u + 1 :]
-                        rest = [b for b in rest if b]
-                        half = max(w[k] / 2, 2.0)
-                        fr = penalty(rest, half, half, growth)
-                        to = fr if quic else penalty(rest, 1.0, half, growth)
-                        pen = cache[(u, r, w[k])] = (*to, *fr)
-                    t = float(pk.t_q)
-                    slack = 0.0
-                    rec = s.objects.get(pk.obj or "")
-                    if quic and rec is not None and rec.name not in first_objects and rec.end is not None:
-                        slack = max(ends[rec.page] - float(rec.end), 0.0)
-                    streams = 1
-                    if mux:  # streams requested and not yet complete when the segment left
-                        streams = max(bisect.bisect_right(obj_starts, t) - bisect.bisect_right(obj_ends, t), 1)
-                    follow = min(bisect.bisect_left(sends, ack_at[k]) - k - 1, FOLLOW_CAP)
-                    new = (u, w[k], quic and not sampled[k], slack, streams, pen, follow)
-                    if key == new and runs and runs[-1].before + runs[-1].count == k:
-                        runs[-1] = dataclasses.replace(runs[-1], count=runs[-1].count + 1)
-                    else:
-                        runs.append(Run(k, 1, w[k], quic, new[2], slack, streams, follow, in_burst, *pen))
-                    key = new
-                    total += 1
+        runs += _connection_runs(s, protocol, c, by_flow)
+    slack = slack_by_connection(s) if others else {}
+    parallel: list[Parallel] = []
+    for c in sorted(lossy - on_path):
+        if c not in slack:  # no object waits for it
+            continue
+        own = tuple(_connection_runs(s, protocol, c, by_flow))
+        if own or syns.get(c, 0):
+            parallel.append(Parallel(c, syns.get(c, 0), own, slack[c], page_of[c]))
     return Structure(
-        syns=syns,
+        syns=sum(syns.get(c, 0) for c in on_path),
         runs=tuple(runs),
         rtt=p.d_up + p.d_down,
         rto=p.rto_ms,
         ack_delay=p.quic_ack_delay,
         connections=tuple(sorted(on_path)),
-        independent_streams=quic,
-        segments=total,
+        independent_streams=protocol == "h3",
+        segments=sum(r.count for r in runs),
         dack=p.dack_ms,
+        others=tuple(parallel),
+        page_syns=tuple(sum(syns.get(c, 0) for c in on_path if page_of.get(c) == g) for g in range(len(s.page_start))),
     )
+
+
+def repair_timeout_probability(p: float, m: int) -> float:
+    """Probability that a lost TCP segment followed by ``m`` others of its flow is repaired only by a timeout
+    (dimensionless): ``1 - (1 - Q_m)(1 - p)``.
+
+    Fewer than three duplicate ACKs come (``Q_m``, :func:`model.loss.position_timeout_probability`; Padhye et
+    al. 1998, eq. (25)'s case analysis), or they come and the fast retransmission (or NewReno's retransmission
+    on a partial ACK) is itself lost, with probability ``p``: without SACK nothing but the retransmission
+    timer finds a lost retransmission (RFC 6582 3.2; RFC 5681 3.2; RFC 6298 5), so the repair waits
+    for the timeout, with backoff, as a timeout's own retransmissions do in Padhye's ``E[Z_TO]`` (eq. (27)).
+    Where the timeout is fifty RTTs (RTO 1 s, RTT 20 ms) this second loss costs more than the fast repair."""
+    q = loss.position_timeout_probability(p, m)
+    return 1 - (1 - q) * (1 - p)
+
+
+def _repair_timeout_expr(m: int) -> sympy.Expr:
+    """:func:`repair_timeout_probability` as a sympy expression in ``p``."""
+    return 1 - (1 - loss.position_timeout_probability_expr(p_sym, m)) * (1 - p_sym)
 
 
 def _cost_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
@@ -379,7 +482,7 @@ def _cost_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
     if run.quic:
         pto = QUIC_INITIAL_PTO_MS if run.initial_pto else 3 * st.rtt + st.ack_delay
         return pto / run.w, (1 - 1 / run.w) * st.rtt
-    q = loss.position_timeout_probability(p, run.follow)
+    q = repair_timeout_probability(p, run.follow)
     return q * loss.timeout_ms(p, st.rto), (1 - q) * st.rtt
 
 
@@ -390,16 +493,17 @@ def _penalty_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
     after_fr = run.fr_rounds * st.rtt + run.fr_stalls * st.dack
     if run.quic:
         return 0.0, after_fr
-    q = loss.position_timeout_probability(p, run.follow)
+    q = repair_timeout_probability(p, run.follow)
     return q * after_to, (1 - q) * after_fr
 
 
-def expected(st: Structure, p: float, page_load_ms: float) -> dict[str, Any]:
-    """The ``expected_with_loss`` block of a result: numbers from the closed forms (ms)."""
+def _parts(st: Structure, syns: int, runs: tuple[Run, ...], p: float) -> tuple[dict[str, float], float]:
+    """The expected extra time of some connections' SYN exchanges and runs by cause, and their head of line
+    (ms), costed against the lossless schedule and summed (losses on one chain of work add up)."""
     by = dict.fromkeys(CAUSES, 0.0)
-    by["handshake"] = st.syns * loss.handshake_extra_ms(p)
+    by["handshake"] = syns * loss.handshake_extra_ms(p)
     hol = 0.0
-    for run in st.runs:
+    for run in runs:
         weight = loss.expected_losses(p, run.count)
         timeouts, fast = _cost_parts(st, run, p)
         cost = timeouts + fast
@@ -411,6 +515,143 @@ def expected(st: Structure, p: float, page_load_ms: float) -> dict[str, Any]:
         first = (1 - p) ** run.burst_before * loss.loss_probability(p, run.count)
         by["slower_sending"] += first * sum(_penalty_parts(st, run, p))
         hol += weight * loss.head_of_line_ms(cost, run.streams, st.independent_streams)
+    return by, hol
+
+
+#: The causes of the long delays (a timeout: ``T_0`` or the SYN timeout, about a second) and of the short ones
+#: (about an RTT each), kept apart when chains of work race to the page's end (:func:`chain_atoms`).
+LONG_CAUSES = ("handshake", "timeouts")
+SHORT_CAUSES = ("fast_retransmit", "slower_sending")
+
+
+def _timeout_chance(st: Structure, run: Run, p: float) -> float:
+    """Probability that one segment of a run is lost and waits for a timeout (TCP: ``q``, fewer than three
+    duplicate ACKs or a lost fast retransmission, :func:`repair_timeout_probability`; QUIC's probe timeout: a
+    tail packet, one in ``w``): ``p q``."""
+    return p / run.w if run.quic else p * repair_timeout_probability(p, run.follow)
+
+
+def chances(st: Structure, syns: int, runs: tuple[Run, ...], p: float) -> tuple[float, float]:
+    """Probabilities that a chain of work has at least one long delay and at least one short one.
+
+    Long: a SYN exchange fails (``q_s = 1 - (1-p)^2`` each) or a segment is lost and waits for a timeout
+    (``p q``, :func:`_timeout_chance`): ``1 - (1 - q_s)^syns prod_segments (1 - p q)``. Short: any of its data
+    segments is lost (a fast repair, and the slower sending after it): ``1 - (1 - p)^segments``. Each
+    packet independently (Cardwell et al. 2000, 3.1 and 3.3; Padhye et al. 1998 for ``Q_m``)."""
+    none = (1 - loss.loss_probability(p, 2)) ** syns
+    for run in runs:
+        none *= (1 - _timeout_chance(st, run, p)) ** run.count
+    return 1 - none, loss.loss_probability(p, sum(r.count for r in runs))
+
+
+def chain_atoms(mu_long: Any, pi_long: Any, mu_short: Any, pi_short: Any, slack: Any) -> list[tuple[Any, Any]]:
+    """A chain of work's delay past the page's end as atoms ``(value - slack, probability)`` (ms, -).
+
+    The chain's delay is ``L + S``: ``L`` its long delays (timeouts), ``D_L = mu_L / pi_L`` with probability
+    ``pi_L`` and 0 otherwise, ``S`` its short ones (about an RTT), ``D_S = mu_S / pi_S`` with probability
+    ``pi_S``, independent; ``D`` is the mean delay given one, so ``E[L + S] = mu_L + mu_S``, the chain's
+    expected delay. Keeping the two apart keeps a timeout at its size where the page waits for the latest
+    of several chains (the maximum is convex: one average delay would understate it, Jensen's inequality).
+    Works for numbers and sympy expressions; the atom "no delay" (``-slack``) never counts and is left out."""
+    d_long = mu_long / pi_long if pi_long != 0 else 0.0
+    d_short = mu_short / pi_short if pi_short != 0 else 0.0
+    return [
+        (d_long + d_short - slack, pi_long * pi_short),
+        (d_long - slack, pi_long * (1 - pi_short)),
+        (d_short - slack, (1 - pi_long) * pi_short),
+    ]
+
+
+Atoms = list[tuple[Any, Any]]
+
+
+def _max_shares(chains: list[tuple[Atoms, int]], step: Any, pos: Any) -> list[Any]:
+    """:func:`max_terms` for numbers or sympy expressions: ``step(y, x, tie)`` is the indicator of ``y > x``
+    (``y >= x`` with ``tie``), ``pos(x)`` is ``max(x, 0)``."""
+
+    def after(j: int, k: int, a: int) -> Any:
+        """Probability that one copy of chain ``j`` takes an atom after ``(k, a)`` (or ``(k, a)`` itself)."""
+        x = chains[k][0][a][0]
+        return 1 - sum(pb * step(y, x, (j, b) < (k, a)) for b, (y, pb) in enumerate(chains[j][0]) if (j, b) != (k, a))
+
+    out: list[Any] = []
+    for k, (atoms, m) in enumerate(chains):
+        share: Any = 0
+        for a, (x, pr) in enumerate(atoms):
+            c = after(k, k, a)
+            term = pos(x) * (c**m - (c - pr) ** m)
+            for j, (_, mj) in enumerate(chains):
+                if j != k:
+                    term *= after(j, k, a) ** mj
+            share += term
+        out.append(share)
+    return out
+
+
+def max_terms(chains: list[tuple[Atoms, int]]) -> list[float]:
+    """Each group of chains' share of ``E[max_k (X_k - s_k)^+]`` (ms), the page's expected delay when it waits
+    for the latest of independent chains of work, each given as atoms (:func:`chain_atoms`) with the number
+    ``m`` of identical chains (same segments, same slack) in its group.
+
+    Order all atoms by value, descending (ties to the lower index). The maximum is atom ``(k, a)``'s value
+    ``u_ka`` exactly when the latest of group ``k``'s ``m_k`` copies takes it and every copy of every other
+    group takes an atom after it: with ``A_j(k, a)`` the probability that one copy of ``j`` takes an atom
+    after ``(k, a)`` (``(k, a)`` itself counted for ``j = k``),
+    ``E[max] = sum_k sum_a u_ka^+ (A_k^m_k - (A_k - P_ka)^m_k) prod_{j != k} A_j^m_j``: the expectation of the
+    largest of independent discrete variables, whose distribution is the product of theirs, ``P(max <= x) =
+    prod_j P(X_j <= x)`` (``F^m`` for ``m`` independent copies; independent events multiply). With one chain
+    it is its own ``E[(X - s)^+]``; it is at least every chain's and at most their sum."""
+
+    def step(y: float, x: float, tie: bool) -> float:
+        return 1.0 if (y >= x if tie else y > x) else 0.0
+
+    return [float(t) for t in _max_shares(chains, step, lambda x: max(x, 0.0))]
+
+
+Chain = tuple[int, tuple[Run, ...], float]  # a chain of work: SYN exchanges, runs, slack (ms)
+
+
+def _page_groups(st: Structure) -> list[list[tuple[Chain, int]]]:
+    """The chains of work of each page, each with how many identical ones it stands for: first the page's
+    path (its SYN exchanges and runs, slack 0), then the other connections serving it, identical ones (same
+    segments, same slack) together. Pages follow one another, so their delays add."""
+    out = []
+    for g, syns in enumerate(st.page_syns or (st.syns,)):
+        path: Chain = (syns, tuple(r for r in st.runs if r.page == g), 0.0)
+        same: dict[Chain, int] = {}
+        for o in st.others:
+            if o.page == g:
+                same[(o.syns, o.runs, o.slack)] = same.get((o.syns, o.runs, o.slack), 0) + 1
+        out.append([(path, 1), *same.items()])
+    return out
+
+
+def expected(st: Structure, p: float, page_load_ms: float) -> dict[str, Any]:
+    """The ``expected_with_loss`` block of a result: numbers from the closed forms (ms).
+
+    With connections off the page's path (:attr:`Structure.others`), the page's path is one chain of work
+    (its losses add up, slack 0) and each other connection another (slack: its total float); the extra
+    time is the expectation of the latest (:func:`max_terms`), each chain's share split over the causes in
+    the proportions of its own expected delay."""
+    by, hol = _parts(st, st.syns, st.runs, p)
+    if st.others and p > 0:
+        by = dict.fromkeys(CAUSES, 0.0)
+        for group in _page_groups(st):
+            parts = [_parts(st, syns, runs, p)[0] for (syns, runs, _), _ in group]
+            if len(group) == 1:  # the path alone: its expected delay
+                by = {cause: by[cause] + parts[0][cause] for cause in CAUSES}
+                continue
+            chains: list[tuple[Atoms, int]] = []
+            for ((syns, runs, slack), m), b in zip(group, parts, strict=True):
+                long_, short = chances(st, syns, runs, p)
+                mu_long = sum(b[c] for c in LONG_CAUSES)
+                mu_short = sum(b[c] for c in SHORT_CAUSES)
+                chains.append((chain_atoms(mu_long, long_, mu_short, short, slack), m))
+            terms = max_terms(chains)
+            for t, b in zip(terms, parts, strict=True):
+                if t > 0:
+                    for cause in CAUSES:
+                        by[cause] += t * b[cause] / sum(b.values())
     extra = sum(by.values())
     return {
         "loss_rate": p,
@@ -430,8 +671,9 @@ ASSUMPTIONS_TCP = (
     "3.1); every lost data segment costs a timeout with backoff, if fewer than three segments follow it, or a "
     "fast retransmit (Cardwell 3.3, Padhye et al. 1998), and the first loss of a burst makes the rest of the "
     "connection's data go from a halved window (from one segment after a timeout) in more rounds (Cardwell "
-    "3.4). Every stream of the TCP connection waits for the repair. Losses on connections off the page's "
-    "path are left out: for parallel connections the figure is low."
+    "3.4); a lost fast retransmission waits for the timeout (RFC 6582). Every stream of the TCP connection "
+    "waits for the repair. A parallel connection off the page's path delays the page by its delay past its "
+    "slack before the page's end; the page waits for the latest of the connections."
 )
 ASSUMPTIONS_QUIC = (
     "Expected value, not a schedule: each packet lost independently with probability loss_rate; every lost "
@@ -444,35 +686,85 @@ ASSUMPTIONS_QUIC = (
 
 def block(s: Session, protocol: str, page_load_ms: float) -> dict[str, Any]:
     """``expected_with_loss`` for a simulated session at its scenario's loss rate."""
-    return expected(structure(s, protocol), s.p.loss, page_load_ms)
+    return expected(structure(s, protocol, others=s.p.loss > 0), s.p.loss, page_load_ms)
 
 
 # ------------------------------------------------------------------------------------------------ sympy
 
 
-def expression(st: Structure) -> sympy.Expr:
-    """The expected extra time as a sympy expression in ``p``, ``RTT``, ``T_0``, ``T_s``, ``T_d`` and ``A`` (ms).
-
-    Built from :mod:`model.loss`'s sympy forms run by run; the schedule's windows, counts, slacks and the
-    extra rounds after a loss are numbers in it. Equal to :func:`expected`'s ``extra_ms`` at the scenario's
-    values (tests prove it).
-    """
-    total: sympy.Expr = st.syns * loss.handshake_extra_expr(p_sym, Ts_sym)
-    for run in st.runs:
+def _sum_expr(syns: int, runs: tuple[Run, ...], long: bool | None = None) -> sympy.Expr:
+    """:func:`_parts`' total as a sympy expression; with ``long``, only its long (``True``: handshake and
+    timeouts) or its short (``False``: fast repairs and slower sending) causes."""
+    total: sympy.Expr = sympy.Integer(0) if long is False else syns * loss.handshake_extra_expr(p_sym, Ts_sym)
+    for run in runs:
         weight = run.count * p_sym
         first = (1 - p_sym) ** run.burst_before * (1 - (1 - p_sym) ** run.count)
         after_fr = run.fr_rounds * R_sym + run.fr_stalls * Td_sym
         if run.quic:
             pto = sympy.Integer(999) if run.initial_pto else 3 * R_sym + A_sym
             cost = loss.quic_cost_expr(run.w, R_sym, pto)
+            tail = sympy.Rational(1, max(run.w, 1))
+            timeouts, fast = tail * pto, (1 - tail) * R_sym
             slower: sympy.Expr = after_fr
         else:
-            cost = loss.tcp_cost_expr(p_sym, run.w, R_sym, T0_sym, run.follow)
-            q = loss.position_timeout_probability_expr(p_sym, run.follow)
+            q = _repair_timeout_expr(run.follow)
+            timeouts, fast = q * loss.timeout_expr(p_sym, T0_sym), (1 - q) * R_sym
+            cost = timeouts + fast
             slower = q * (run.to_rounds * R_sym + run.to_stalls * Td_sym) + (1 - q) * after_fr
-        if run.slack > 0:
-            cost = sympy.Max(cost - sympy.Float(run.slack), 0)
-        total += weight * cost + first * slower
+        if long is None:
+            if run.slack > 0:
+                cost = sympy.Max(cost - sympy.Float(run.slack), 0)
+            total += weight * cost + first * slower
+            continue
+        scale: sympy.Expr = sympy.Max(cost - sympy.Float(run.slack), 0) / cost if run.slack > 0 else sympy.Integer(1)
+        total += weight * timeouts * scale if long else weight * fast * scale + first * slower
+    return total
+
+
+def _chances_expr(syns: int, runs: tuple[Run, ...]) -> tuple[sympy.Expr, sympy.Expr]:
+    """:func:`chances` as sympy expressions in ``p``."""
+    none: sympy.Expr = (1 - p_sym) ** (2 * syns)
+    for run in runs:
+        if run.quic:
+            q: sympy.Expr = sympy.Rational(1, max(run.w, 1))
+        else:
+            q = _repair_timeout_expr(run.follow)
+        none *= (1 - p_sym * q) ** run.count
+    return 1 - none, 1 - (1 - p_sym) ** sum(r.count for r in runs)
+
+
+def max_expr(chains: list[tuple[Atoms, int]]) -> sympy.Expr:
+    """:func:`max_terms`' sum as a sympy expression, the atoms' order as a Heaviside step per pair
+    (``H(y - x)``, 1 at a tie for an atom of lower index)."""
+
+    def step(y: sympy.Expr, x: sympy.Expr, tie: bool) -> sympy.Expr:
+        return sympy.Heaviside(y - x, 1 if tie else 0)
+
+    return sympy.Add(*_max_shares(chains, step, lambda x: sympy.Max(x, 0)))
+
+
+def expression(st: Structure) -> sympy.Expr:
+    """The expected extra time as a sympy expression in ``p``, ``RTT``, ``T_0``, ``T_s``, ``T_d`` and ``A`` (ms).
+
+    Built from :mod:`model.loss`'s sympy forms run by run; the schedule's windows, counts, slacks and the
+    extra rounds after a loss are numbers in it. With connections off the page's path, the expectation of
+    the latest chain (:func:`max_expr`). Equal to :func:`expected`'s ``extra_ms`` at the scenario's values
+    for ``p > 0`` (tests prove it).
+    """
+    path = _sum_expr(st.syns, st.runs)
+    if not st.others:
+        return path
+    total: sympy.Expr = sympy.Integer(0)
+    for group in _page_groups(st):
+        if len(group) == 1:
+            total += _sum_expr(*group[0][0][:2])
+            continue
+        chains: list[tuple[Atoms, int]] = []
+        for (syns, runs, slack), m in group:
+            mu_long, mu_short = _sum_expr(syns, runs, long=True), _sum_expr(syns, runs, long=False)
+            pi_long, pi_short = _chances_expr(syns, runs)
+            chains.append((chain_atoms(mu_long, pi_long, mu_short, pi_short, sympy.Float(slack)), m))
+        total += max_expr(chains)
     return total
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import itertools
 from typing import Any
 
@@ -78,9 +79,11 @@ def test_one_short_transfer_matches_cardwell_by_hand() -> None:
 
     Cardwell, Savage & Anderson 2000: E[T_hs] - RTT = T_s q / (1 - 2q) with q = 1 - (1 - p)^2 the chance
     that an attempt loses its SYN or SYN-ACK (3.1); each data segment is lost with probability p (3.4's
-    count of losses) and a loss costs Q_m E[Z_TO] + (1 - Q_m) RTT (3.3), Q_m the chance that fewer than three
-    of the m segments after it arrive (Padhye et al. 1998's case analysis): the response's first segment
-    has m = 3 after it, the others and the request fewer (always a timeout). One round: no slower sending.
+    count of losses) and a loss costs q E[Z_TO] + (1 - q) RTT (3.3) with q = 1 - (1 - Q_m)(1 - p): fewer
+    than three of the m segments after it arrive (Q_m, Padhye et al. 1998's case analysis) or the fast
+    retransmission is lost too (p; without SACK only the timer finds it, RFC 6582). The response's first
+    segment has m = 3 after it, the others and the request fewer (always a timeout). One round: no slower
+    sending.
     """
     p, rtt, rto, d = 0.02, 70.0, 210.0, 4  # Linux: RTO = max(rto_min 200 ms, 3 RTT)
     doc = {
@@ -95,13 +98,15 @@ def test_one_short_transfer_matches_cardwell_by_hand() -> None:
     handshake = 1000 * q_syn / (1 - 2 * q_syn)
     z_to = rto * (1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6) / (1 - p)
     q3 = p**3 + 3 * a * p**2 + 3 * a**2 * p
-    response = p * (q3 * z_to + (1 - q3) * rtt) + (d - 1) * p * z_to
+    q = 1 - (1 - q3) * (1 - p)
+    response = p * (q * z_to + (1 - q) * rtt) + (d - 1) * p * z_to
     request = p * z_to
     assert e["segments"] == 1 + d
     assert e["by_cause_ms"]["handshake"] == pytest.approx(handshake)
     assert e["by_cause_ms"]["slower_sending"] == 0
     assert e["extra_ms"] == pytest.approx(handshake + request + response, rel=1e-12)
     assert q3 == pytest.approx(loss.position_timeout_probability(p, 3), rel=1e-12)
+    assert q == pytest.approx(expected_loss.repair_timeout_probability(p, 3), rel=1e-12)
 
 
 def test_slower_sending_after_a_loss_on_a_persistent_connection() -> None:
@@ -201,3 +206,93 @@ def test_csv_has_the_expected_value_columns() -> None:
         assert row[col["expected_with_loss.page_load_ms"]] == e["page_load_ms"]
         assert row[col["expected_with_loss.by_cause_ms.timeouts"]] == e["by_cause_ms"]["timeouts"]
         assert row[col["expected_with_loss.head_of_line_ms"]] == e["head_of_line_ms"]
+
+
+# ------------------------------------------------------------- parallel connections off the page's path
+
+
+def _ns3_page(rate: float, rtt: float = 20.0, objects: int = 10) -> dict[str, Any]:
+    """bench/bench_loss_ns3.py's 10-object page: four parallel connections in three waves."""
+    return {
+        "protocols": ["http10_parallel"],
+        "network": {"rtt_ms": rtt, "bandwidth_bps": 10_000_000, "packet_overhead_bytes": 42, "loss_rate": rate},
+        "tcp": {"profile": "ns3", "mss_bytes": 1460, "initial_window_segments": 10},
+        "page": {"object_count": objects, "object_size_bytes": 10_000},
+    }
+
+
+def _structure(doc: dict[str, Any]) -> expected_loss.Structure:
+    protocol = doc["protocols"][0]
+    return expected_loss.structure(simulate(resolve(Scenario.model_validate(doc)), protocol), protocol)
+
+
+def test_the_latest_of_two_chains_by_hand() -> None:
+    """The page's path and one other connection with 300 ms of slack. The path: a timeout (1,000 ms given
+    one, chance 0.1) and short delays (20 ms given one, chance 0.5), independent; the other connection: a
+    1,000 ms timeout with chance 0.05, 700 ms past the page's end. The page waits for the later:
+
+    path >= 1,000 (0.1): the path's; else the other's 700 if it times out (0.05), else the path's 0 or 20.
+    E = 0.05 * 1020 + 0.05 * 1000 + 0.45 * (0.05 * 700 + 0.95 * 20) + 0.45 * (0.05 * 700) = 141.05 ms:
+    more than the path's 110 alone, less than adding the other's expected 35 ms past the end (145)."""
+    path = expected_loss.chain_atoms(100.0, 0.1, 10.0, 0.5, 0.0)
+    other = expected_loss.chain_atoms(50.0, 0.05, 0.0, 0.0, 300.0)
+    shares = expected_loss.max_terms([(path, 1), (other, 1)])
+    assert sum(shares) == pytest.approx(141.05, rel=1e-12)
+    assert shares[1] == pytest.approx(0.9 * 0.05 * 700, rel=1e-12)
+    # alone, a chain is its own expectation: the path's mean, the other's E[(X - s)^+]
+    assert expected_loss.max_terms([(path, 1)]) == pytest.approx([110.0], rel=1e-12)
+    assert expected_loss.max_terms([(other, 1)]) == pytest.approx([35.0], rel=1e-12)
+    # slack longer than the delay hides it; no loss adds nothing
+    hidden = expected_loss.chain_atoms(50.0, 0.05, 0.0, 0.0, 1500.0)
+    assert sum(expected_loss.max_terms([(path, 1), (hidden, 1)])) == pytest.approx(110.0, rel=1e-12)
+    none = expected_loss.chain_atoms(0.0, 0.0, 0.0, 0.0, 0.0)
+    assert sum(expected_loss.max_terms([(none, 1), (none, 3)])) == 0
+    # m identical chains: the same as listing them one by one
+    two = expected_loss.max_terms([(path, 1), (other, 2)])
+    each = expected_loss.max_terms([(path, 1), (other, 1), (other, 1)])
+    assert sum(two) == pytest.approx(sum(each), rel=1e-12)
+    assert two[1] == pytest.approx(each[1] + each[2], rel=1e-12)
+
+
+def test_slack_is_the_connections_total_float() -> None:
+    """Four slots, ten objects: the connection of obj1 opens obj5's when it ends, which opens obj9's; its
+    slack is how long before the page's end obj9 ended. The path's connections have none."""
+    doc = _ns3_page(0.01)
+    s = simulate(resolve(Scenario.model_validate(doc)), "http10_parallel")
+    slack = expected_loss.slack_by_connection(s)
+    end = float(s.page_end[0].t_a)
+    obj = {name: r for name, r in s.objects.items()}
+    assert slack[obj["obj1"].connection] == pytest.approx(end - float(obj["obj9"].end))
+    assert slack[obj["obj3"].connection] == pytest.approx(end - float(obj["obj7"].end))
+    assert slack[obj["obj1"].connection] == slack[obj["obj5"].connection] == slack[obj["obj9"].connection]
+    st = expected_loss.structure(s, "http10_parallel")
+    assert all(slack[c] == 0 for c in st.connections)
+    assert {o.conn for o in st.others} | set(st.connections) == set(range(len(s.conns)))
+    assert all(o.slack > 0 for o in st.others)
+
+
+@pytest.mark.parametrize("rate", [0.005, 0.03])
+def test_parallel_connections_add_their_delay_past_the_slack(rate: float) -> None:
+    """The other connections' losses count: the page pays more than its path's losses, less than the path's
+    plus every other connection's whole expected delay; with no loss, nothing."""
+    doc = _ns3_page(rate)
+    st = _structure(doc)
+    extra = expected_loss.expected(st, rate, 0.0)["extra_ms"]
+    path_only = expected_loss.expected(dataclasses.replace(st, others=()), rate, 0.0)["extra_ms"]
+    others = sum(sum(expected_loss._parts(st, o.syns, o.runs, rate)[0].values()) for o in st.others)
+    assert path_only < extra < path_only + others
+    e = predict(doc)["results"][0]["expected_with_loss"]
+    assert e["extra_ms"] == pytest.approx(extra)
+    assert sum(e["by_cause_ms"].values()) == pytest.approx(extra)
+    assert expected_loss.expected(st, 0.0, 0.0)["extra_ms"] == 0
+
+
+@pytest.mark.parametrize(("rate", "rtt", "objects"), [(0.005, 20.0, 10), (0.03, 300.0, 6)])
+def test_symbolic_equals_numeric_on_parallel_connections(rate: float, rtt: float, objects: int) -> None:
+    """The expectation of the latest chain, in sympy (Heaviside steps for the order), is the number."""
+    st = _structure(_ns3_page(rate, rtt, objects))
+    assert st.others
+    expr = expected_loss.expression(st)
+    assert {str(x) for x in expr.free_symbols} <= set(expected_loss.SYMBOLS)
+    number = float(expr.subs(expected_loss.substitutions(st, rate)))
+    assert number == pytest.approx(expected_loss.expected(st, rate, 0.0)["extra_ms"], rel=1e-9)
