@@ -6,6 +6,10 @@ about 15 s; each protocol then takes milliseconds to seconds.
 ``python -m validation grid`` runs the validation grid (:mod:`validation.grid`) through one ns-3
 worker, stores the raw results in ``docs/validation/grid.json`` and writes the report next to it;
 ``python -m validation report`` writes the report again from that file, without ns-3.
+
+``python -m validation loss`` runs the random-loss grid (:mod:`validation.loss`: ns-3 over seeds, stored in
+``bench/loss_ns3_runs.json``) and writes ``docs/validation/loss.md``; ``--compare`` writes it from the stored
+runs alone, without ns-3.
 """
 
 from __future__ import annotations
@@ -48,7 +52,20 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument("--no-report", action="store_true", help="store grid.json only")
     r = sub.add_parser("report", help="write docs/validation/ again from its grid.json (no ns-3 needed)")
     r.add_argument("--out", default=None, help="report folder (default docs/validation)")
+    lo = sub.add_parser(
+        "loss",
+        help="run the random-loss grid through ns-3 over seeds and write docs/validation/loss.md",
+        description="The model's expected page load time under random loss against ns-3's mean over seeds "
+        "(validation/loss.py). Seeds already stored are not run again.",
+    )
+    from validation.loss import add_arguments
+
+    add_arguments(lo, seeds=200)
+    lo.add_argument("--out", default=None, help="report folder (default docs/validation)")
     args = ap.parse_args(argv)
+
+    if args.cmd == "loss":
+        return _loss(args)
 
     if args.cmd in ("grid", "report"):
         from validation.report import main_grid, main_report
@@ -94,6 +111,35 @@ def main(argv: list[str] | None = None) -> int:
                     f"  {e['kind']:<18} conn {e['connection']} {e['start_ms']:10.2f} ms  {e['duration_ms']:8.2f} ms"
                     f"  ({e['sender']})"
                 )
+    return 0
+
+
+def _loss(args: argparse.Namespace) -> int:
+    """``python -m validation loss``: run the missing seeds (unless ``--compare``), print and write loss.md."""
+    from pathlib import Path
+
+    from validation import loss
+    from validation.sim import ns3_available
+
+    points = loss.grid_of(args)
+    if not args.compare:
+        if not ns3_available():
+            print("the ns3 package is not installed: pip install -r requirements-validation.txt", file=sys.stderr)
+            return 2
+        loss.simulate(args.runs, args.seeds, args.jobs, args.batch, points)
+    runs = loss.load(args.runs)
+    rows = loss.results(runs, points, args.min_seeds)
+    if not rows:
+        print(f"no point has a lossless run and {args.min_seeds} seeds in {args.runs}", file=sys.stderr)
+        return 1
+    print(loss.summary_table(rows))
+    out = Path(args.out) if args.out else Path(__file__).resolve().parent.parent / "docs" / "validation"
+    try:
+        name = str(args.runs.resolve().relative_to(loss.REPO))
+    except ValueError:
+        name = str(args.runs)
+    path = loss.write_report(out, runs, points, args.min_seeds, runs_name=name)
+    print(f"wrote {path}")
     return 0
 
 
