@@ -3,7 +3,7 @@
 :func:`scenarios` draws the grid from a fixed seed (:data:`SEED`), so the same scenarios come out on
 every machine: RTT 1-700 ms, 28.8 kb/s-100 Mb/s, MSS 536 and 1460, initial window 1-10, Nagle on and
 off, header flush on and off, delayed ACK 40 and 200 ms after 1 or 2 segments, asymmetric delays and
-rates, 1-50 objects of 100 B-100 KB, all five protocols, always with ``tcp.profile`` ``ns3`` and
+rates, 1-50 objects of 100 B-100 KB, the seeds' five protocols and h2 (issue 7), always with ``tcp.profile`` ``ns3`` and
 ``packet_overhead_bytes`` 42 (what ns-3 puts on the wire). Every scenario stays within the model's
 schema limits (at most :data:`model.scenario.MAX_SEGMENTS` response segments).
 
@@ -22,9 +22,9 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from model.scenario import MAX_SEGMENTS, SEED_PROTOCOLS, Scenario
+from model.scenario import MAX_SEGMENTS, Scenario
 from validation.compare import COUNT_KEYS, compare
-from validation.sim import PACKET_OVERHEAD_BYTES, SimulationError, Simulator
+from validation.sim import PACKET_OVERHEAD_BYTES, SIMULATED_PROTOCOLS, SimulationError, Simulator
 
 #: The grid's random seed (the issue's number): change it and every figure in the report changes.
 SEED = 3
@@ -265,7 +265,7 @@ def _draw(rng: random.Random, ru: float, bu: float) -> dict[str, Any]:
         http["server_think_ms"] = round(rng.uniform(0, 20), 3)
         http["client_think_ms"] = round(rng.uniform(0, 20), 3)
         http["connection_overhead_ms"] = round(rng.uniform(0, 10), 3)
-    doc: dict[str, Any] = {"protocols": list(SEED_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
+    doc: dict[str, Any] = {"protocols": list(SIMULATED_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
     doc["page"] = _page(rng)
     while _segments(doc) > MAX_SEGMENTS:  # the model's cap: draw the page again
         doc["page"] = _page(rng)
@@ -404,7 +404,7 @@ def by(rows: Sequence[dict[str, Any]], key: Callable[[dict[str, Any]], str]) -> 
     return {k: stats(v) for k, v in sorted(groups.items())}
 
 
-#: The CI subset's cost cap: response segments per scenario (a few seconds of ns-3 for all five protocols).
+#: The CI subset's cost cap: response segments per scenario (a few seconds of ns-3 for all six protocols).
 CI_MAX_SEGMENTS = 1500
 #: Scenarios in the CI subset (besides the Fast Open ones).
 CI_SIZE = 80
@@ -420,7 +420,7 @@ def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[
     (:func:`tags`) not yet covered, the eligible scenario having it with the fewest segments (id
     breaking ties); then every k-th eligible scenario in id order fills the subset up to ``size``. The Fast Open
     block (ids ``f``) is left out of that and adds :data:`CI_TFO` of its eligible scenarios, evenly spread.
-    Every scenario runs all five protocols.
+    Every scenario runs all six protocols.
     """
     tfo = [g for g in grid if g["id"].startswith("f") and _segments(g["doc"]) <= CI_MAX_SEGMENTS]
     grid = [g for g in grid if not g["id"].startswith("f")]

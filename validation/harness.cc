@@ -261,6 +261,7 @@ struct Setup
     bool nagle = false, handshake = true, header_flush = false;
     bool fast_open = false; // TCP Fast Open on every connection (model tcp.handshake "fast_open")
     uint32_t tfo_syn_max = 0; // the most data a Fast Open SYN carries (model.connection_setup)
+    uint32_t mux_request = 40, frame = 16384; // h2 (model/multiplex.py): later requests' size, DATA frame size
     bool quickack = true; // ns-3's own behaviour: ACK the first data segment of a connection at once
     std::string protocol = "http10";
     std::vector<uint64_t> sizes; // html first, then the objects
@@ -312,6 +313,8 @@ ParseSetup(const std::string& text)
         else if (key == "handshake") { int v; in >> v; c.handshake = v != 0; }
         else if (key == "fast_open") { int v; in >> v; c.fast_open = v != 0; }
         else if (key == "tfo_syn_max") in >> c.tfo_syn_max;
+        else if (key == "mux_request") in >> c.mux_request;
+        else if (key == "frame") in >> c.frame;
         else if (key == "request") in >> c.request;
         else if (key == "quickack") { int v; in >> v; c.quickack = v != 0; }
         else if (key == "header") in >> c.header;
@@ -365,6 +368,12 @@ struct Conn
     bool tfo = false;        // opened with TCP Fast Open
     bool tfo_syn = false;    // Fast Open: the SYN has not left yet; writes wait for it
     uint64_t tfo_bytes = 0;  // Fast Open: bytes written before the SYN
+    // h2 streams (model/multiplex.py's Mux): each request's end in the client's application bytes
+    std::vector<uint64_t> req_ends;
+    std::vector<int> req_names;
+    uint64_t req_end = 0, down_end = 0;
+    size_t read = 0;     // requests the server has taken
+    uint32_t batches = 0;
     std::vector<int> pending_names; // names to request once open (new connections)
     // client side
     std::vector<std::pair<uint64_t, int>> expect; // (cumulative end offset, name)
@@ -805,6 +814,10 @@ class Sim
             for (size_t i = 0; i < m_c.sizes.size(); i++) all.push_back(static_cast<int>(i));
             Request(id, all, Think());
         }
+        else if (m_c.protocol == "h2")
+        {
+            StreamRequests(id, {0}, Think());
+        }
         else // persistent, pipelined: the HTML first
         {
             Request(id, {0}, Think());
@@ -831,6 +844,76 @@ class Sim
         c.wrote[0] += m_c.request;
         QueueWrite(id, false, at, m_c.request + c.held, 0);
         c.held = 0;
+    }
+
+    // h2 (model/multiplex.py, Mux.requests): the client writes requests for names at once, one stream each,
+    // the connection's first request of request_bytes and later ones of mux_request (HPACK), in one write.
+    void StreamRequests(int id, const std::vector<int>& names, Time at)
+    {
+        Conn& c = m_conns[id];
+        uint64_t bytes = 0;
+        for (int n : names)
+        {
+            m_objconn[n] = id;
+            if (m_start[n] < 0) m_start[n] = at.GetNanoSeconds();
+            uint32_t size = c.req_names.empty() ? m_c.request : m_c.mux_request;
+            bytes += size;
+            c.req_end += size;
+            c.req_ends.push_back(c.req_end);
+            c.req_names.push_back(n);
+        }
+        c.wrote[0] += bytes;
+        QueueWrite(id, false, at, static_cast<uint32_t>(bytes + c.held), 0);
+        c.held = 0;
+    }
+
+    // h2 (Mux.server_data): the requests an arrival completes are one batch, answered after one think time
+    // (and the connection overhead before the first), after what the server wrote before.
+    void StreamServe(int id, uint64_t app)
+    {
+        Conn& c = m_conns[id];
+        std::vector<int> batch;
+        while (c.read < c.req_ends.size() && app >= c.req_ends[c.read])
+        {
+            batch.push_back(c.req_names[c.read++]);
+        }
+        if (batch.empty()) return;
+        Time extra = Ms(m_c.server_think);
+        if (c.batches++ == 0) extra += Ms(m_c.conn_overhead);
+        Time begin = Simulator::Now();
+        if (c.has_last_write && c.last_write > begin) begin = c.last_write;
+        Time w = begin + extra;
+        c.has_last_write = true;
+        c.last_write = w;
+        Simulator::Schedule(w - Simulator::Now(), &Sim::StreamRespond, this, id, batch);
+    }
+
+    // h2 (Mux._write_responses): the batch's responses (header + body each) as DATA frames of `frame` bytes,
+    // round-robin over the streams; the frames go to the socket together (one write), and each stream is
+    // complete at its last frame's end in the server's stream of bytes.
+    void StreamRespond(int id, std::vector<int> names)
+    {
+        Conn& c = m_conns[id];
+        m_out << "RESP " << Now() << " " << id << " " << c.batches - 1 << "\n";
+        std::vector<uint64_t> left;
+        for (int n : names) left.push_back(m_c.sizes[n] + m_c.header);
+        uint64_t total = 0;
+        bool more = true;
+        while (more)
+        {
+            more = false;
+            for (size_t i = 0; i < names.size(); i++)
+            {
+                if (left[i] == 0) continue;
+                uint64_t chunk = std::min<uint64_t>(m_c.frame, left[i]);
+                left[i] -= chunk;
+                total += chunk;
+                c.down_end += chunk;
+                if (left[i] == 0) c.expect.emplace_back(c.down_end, names[i]);
+                more = more || left[i] > 0;
+            }
+        }
+        ServerWrite(id, Simulator::Now(), static_cast<uint32_t>(total));
     }
 
     // Application writes: each its own Send(), spaced so ns-3 runs SendPendingData once per write
@@ -908,6 +991,11 @@ class Sim
         }
         if (c.tls) TlsServer(id);
         uint64_t app = c.srcv - HandshakeBytes(c.hs[0], c.srcv);
+        if (m_c.protocol == "h2")
+        {
+            StreamServe(id, app);
+            return;
+        }
         uint32_t done = static_cast<uint32_t>(app / m_c.request);
         while (c.served < done)
         {
@@ -1009,6 +1097,15 @@ class Sim
         else if (p == "persistent")
         {
             if (n + 1 < total) Request(id, {n + 1}, Think());
+        }
+        else if (p == "h2")
+        {
+            if (n == 0 && total > 1)
+            {
+                std::vector<int> rest;
+                for (int i = 1; i < total; i++) rest.push_back(i);
+                StreamRequests(id, rest, Think());
+            }
         }
         else if (p == "pipelined")
         {

@@ -131,7 +131,7 @@ def test_tls_and_dns_reach_the_harness_as_the_model_defines_them() -> None:
 @pytest.mark.parametrize(
     ("change", "named"),
     [
-        ({"protocols": ["h2"]}, "protocols ['h2']"),
+        ({"protocols": ["h2", "h3"]}, "protocols ['h3']"),
         ({"protocols": ["persistent", "h3"]}, "protocols ['h3']"),
         ({"tcp": {"profile": "linux"}}, "the linux profile"),
         ({"tcp": {"profile": "rfc5681"}}, "the rfc5681 profile"),

@@ -1,6 +1,6 @@
 """The loss grid's CI guard: a fixed subset of the random-loss grid through ns-3, held to the goal per point.
 
-``validation.loss.ci_points`` fixes 15 points of the grid by rule (each protocol at each RTT, the loss rate
+``validation.loss.ci_points`` fixes 18 points of the grid by rule (each protocol at each RTT, the loss rate
 and the page turning with them, so every protocol, RTT, loss rate and page is there); ns-3 runs each at seed
 0 (no loss) and at ``validation.loss.CI_SEEDS`` (seeds 1-100, each its own ``RngRun``: the same runs every
 time, so the test cannot be flaky). A point fails when the model's total expected page load time
@@ -31,7 +31,7 @@ def _id(p: L.Point) -> str:
 
 def test_ci_points_span_the_loss_grid() -> None:
     assert L.ci_points() == POINTS  # fixed
-    assert len(set(POINTS)) == len(POINTS) == 15
+    assert len(set(POINTS)) == len(POINTS) == 3 * len(L.PROTOCOLS) == 18
     assert set(POINTS) <= set(L.grid())
     assert {p.protocol for p in POINTS} == set(L.PROTOCOLS)
     assert {p.rtt for p in POINTS} == set(L.RTTS)
