@@ -178,19 +178,30 @@ def tls_scenarios(size: int = TLS_SIZE, seed: int = TLS_SEED) -> list[dict[str, 
     for i in range(size):
         doc = _draw(rng, rtt_u[i], bw_u[i])
         doc["tcp"]["handshake"] = "three_way"
-        version, resumption, early = TLS_VARIANTS[i % len(TLS_VARIANTS)]
-        doc["tls"] = {
-            "version": version,
-            "resumption": resumption,
-            "early_data": early,
-            "client_hello_bytes": rng.choice([512, 512, 512, 300, 1800]),
-            "server_flight_bytes": round(_log_uniform(rng, 1000, 12_000)),
-        }
-        if rng.random() < 0.25:
-            doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": round(_log_uniform(rng, 1, 100), 3)}
+        doc["tls"] = _tls(rng, TLS_VARIANTS[i % len(TLS_VARIANTS)], [512, 512, 512, 300, 1800])
+        _dns(rng, doc)
         Scenario.model_validate(doc)
         out.append({"id": f"t{i:03d}", "doc": doc, "tags": tags(doc)})
     return out
+
+
+def _tls(rng: random.Random, variant: tuple[str, str, bool], hellos: list[int]) -> dict[str, Any]:
+    """A scenario's ``tls`` part: the handshake ``variant`` (version, resumption, early data), a ClientHello
+    size from ``hellos`` and a server flight of 1,000-12,000 bytes (log-uniform)."""
+    version, resumption, early = variant
+    return {
+        "version": version,
+        "resumption": resumption,
+        "early_data": early,
+        "client_hello_bytes": rng.choice(hellos),
+        "server_flight_bytes": round(_log_uniform(rng, 1000, 12_000)),
+    }
+
+
+def _dns(rng: random.Random, doc: dict[str, Any]) -> None:
+    """A DNS lookup (resolver 1-100 ms away, log-uniform) before the first connection, in a quarter of the draws."""
+    if rng.random() < 0.25:
+        doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": round(_log_uniform(rng, 1, 100), 3)}
 
 
 def tfo_scenarios(size: int = TFO_SIZE, seed: int = TFO_SEED) -> list[dict[str, Any]]:
@@ -208,18 +219,10 @@ def tfo_scenarios(size: int = TFO_SIZE, seed: int = TFO_SEED) -> list[dict[str, 
         doc = _draw(rng, rtt_u[i], bw_u[i])
         doc["tcp"]["handshake"] = "fast_open"
         if i % 2:
-            version, resumption, early = TLS_VARIANTS[(i // 2) % len(TLS_VARIANTS)]
-            doc["tls"] = {
-                "version": version,
-                "resumption": resumption,
-                "early_data": early,
-                "client_hello_bytes": rng.choice([512, 512, 300, 1800]),
-                "server_flight_bytes": round(_log_uniform(rng, 1000, 12_000)),
-            }
+            doc["tls"] = _tls(rng, TLS_VARIANTS[(i // 2) % len(TLS_VARIANTS)], [512, 512, 300, 1800])
         if rng.random() < 1 / 3:
             doc["http"]["request_bytes"] = rng.randint(1500, 4000)
-        if rng.random() < 0.25:
-            doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": round(_log_uniform(rng, 1, 100), 3)}
+        _dns(rng, doc)
         Scenario.model_validate(doc)
         out.append({"id": f"f{i:03d}", "doc": doc, "tags": tags(doc)})
     return out

@@ -880,7 +880,7 @@ def _tfo_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         ("request spills past the SYN", [r for r in tfo_rows if cap[r["id"]]]),
     ]
     groups += [(f"DNS {k}", v) for k, v in _group(tfo_rows, "dns").items()]
-    add(_table(("runs of", *STAT_HEAD), [(name, *_stat_cells(G.stats(v))) for name, v in groups if v]))
+    add(_groups_table(groups))
     add("")
     add(
         "The first run of the block found one ns-3 rule the ns3 profile did not follow, and two things to fix in "
@@ -931,9 +931,14 @@ def _h2_section(rows: Sequence[dict[str, Any]]) -> list[str]:
     groups += [(f"objects {k}", v) for k, v in _group(h2, "objects").items()]
     groups += [(f"handshake {k}", v) for k, v in _group(h2, "handshake").items()]
     groups.append(("with TLS", [r for r in h2 if r["tags"]["tls"] != "none"]))
-    add(_table(("runs of", *STAT_HEAD), [(name, *_stat_cells(G.stats(v))) for name, v in groups if v]))
+    add(_groups_table(groups))
     add("")
     return L
+
+
+def _groups_table(groups: Sequence[tuple[str, Sequence[dict[str, Any]]]]) -> str:
+    """The goal figures of each named group of runs (empty groups left out), one row each."""
+    return _table(("runs of", *STAT_HEAD), [(name, *_stat_cells(G.stats(v))) for name, v in groups if v])
 
 
 def _group(rows: Sequence[dict[str, Any]], tag: str) -> dict[str, list[dict[str, Any]]]:
