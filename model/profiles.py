@@ -32,7 +32,9 @@ Behaviours (``TcpProfile`` fields):
 ``ack_first_segment``
     ns3: the first data segment an endpoint receives is acknowledged at once if it has sent no data since
     the connection opened ("always respond to first data packet"; sending data clears the count): the
-    server's ACK of the first request.
+    server's ACK of the first request. ns-3 fills the count on entering ESTABLISHED after sending what waited
+    (``ProcessSynSent``), so a Fast Open client whose request did not fit on the SYN still ACKs the first
+    response segment at once.
 ``fin_on_data_acked_alone``
     ns3: a FIN arriving with data is acknowledged at once and the receiver's own FIN follows separately;
     bsd: one FIN+ACK answers it.
