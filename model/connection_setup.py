@@ -34,17 +34,18 @@ def first_byte_ms(
     return handshake_ms(d_up_ms, d_down_ms, syn_tx_ms, synack_tx_ms) + request_tx_ms + d_up_ms + think_ms + d_down_ms
 
 
-def syn_option_bytes(receive_window_bytes: int) -> int:
-    """TCP option bytes on SYN and SYN-ACK (bytes): 4 for the window-scale option when the receive window
-    exceeds 65,535 bytes (RFC 7323, 2.2: 3 bytes padded to 4), else 0. The per-packet overhead covers the
-    fixed headers only; other options are left out.
-    """
-    return 4 if receive_window_bytes > 65_535 else 0
-
-
 #: TCP Fast Open cookie option on a SYN carrying data (bytes): kind 34, length, an 8-byte cookie (Linux's),
 #: padded to 12 (RFC 7413, 4.1.1).
 FAST_OPEN_OPTION_BYTES = 12
+
+
+def syn_option_bytes(receive_window_bytes: int, fast_open: bool = False) -> int:
+    """TCP option bytes on SYN and SYN-ACK (bytes): 4 for the window-scale option when the receive window
+    exceeds 65,535 bytes (RFC 7323, 2.2: 3 bytes padded to 4), else 0; with ``fast_open`` (the client's SYN)
+    the cookie option's :data:`FAST_OPEN_OPTION_BYTES` too. The per-packet overhead covers the fixed headers
+    only; other options are left out.
+    """
+    return (4 if receive_window_bytes > 65_535 else 0) + (FAST_OPEN_OPTION_BYTES if fast_open else 0)
 
 
 def fast_open_syn_data_bytes(mss_bytes: int, syn_option_bytes: int) -> int:
@@ -53,7 +54,7 @@ def fast_open_syn_data_bytes(mss_bytes: int, syn_option_bytes: int) -> int:
     RFC 7413, 4.2: the client's data on the SYN is bounded by the MSS; the SYN's options (the cookie,
     :data:`FAST_OPEN_OPTION_BYTES`, and the window-scale option, :func:`syn_option_bytes`) take room in the same
     segment, so a SYN whose data and options add up to more than one MSS would not fit the path's MTU (and
-    ns-3, asked to send it, fragments and fails). Linux reserves more, the largest option space (40 bytes,
+    ns-3, asked to send it, stops at an assertion). Linux reserves more, the largest option space (40 bytes,
     ``MAX_TCP_OPTION_SPACE`` in ``tcp_send_syn_data``), for middleboxes that add options; that is left out.
     With MSS 1460 and a 12-byte cookie option: 1,448 bytes (1,444 with window scaling).
     """

@@ -411,9 +411,7 @@ class Connection:
                 self.on_open(point.t, point)
             return
         client = self.client
-        options = connection_setup.syn_option_bytes(client.rwnd_n)
-        if mode == "fast_open":
-            options += connection_setup.FAST_OPEN_OPTION_BYTES
+        options = connection_setup.syn_option_bytes(client.rwnd_n, fast_open=mode == "fast_open")
         payload, n = self.eng.q.size(0), 0.0
         if mode in ("ttcp", "fast_open") and client.end_n > client.nxt_n:
             payload, n = client.end - client.nxt, client.end_n - client.nxt_n

@@ -443,7 +443,8 @@ def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[
         for j in range(min(need, len(rest))):
             g = rest[int(j * step)]
             chosen[g["id"]] = g
-    for j in range(min(CI_TFO, len(tfo))):
-        g = tfo[int(j * len(tfo) / min(CI_TFO, len(tfo)))]
+    k = min(CI_TFO, len(tfo))
+    for j in range(k):
+        g = tfo[int(j * len(tfo) / k)]
         chosen[g["id"]] = g
     return sorted(chosen.values(), key=lambda g: str(g["id"]))

@@ -598,15 +598,7 @@ class Sim
     // what fits beside its options (tfo_syn_max, RFC 7413 4.2); the rest follows the SYN-ACK.
     void TfoStart(int id)
     {
-        if (!m_c.tls_full.empty())
-        {
-            TlsStart(id);
-        }
-        else
-        {
-            m_out << "OPEN " << Now() << " " << id << "\n";
-            OnOpen(id);
-        }
+        StartApplication(id);
         Simulator::Schedule(Ms(m_c.client_think), &Sim::TfoSyn, this, id);
     }
 
@@ -633,6 +625,12 @@ class Sim
         if (!m_c.quickack) TcpPeek::ResetDelAck(DynamicCast<TcpSocketBase>(s).operator->());
         if (!m_started) return; // a pooled connection (handshake "none"): used later
         if (c.tfo) return;      // Fast Open: the application started before the SYN (TfoStart)
+        StartApplication(id);
+    }
+
+    // The connection is open for the application: the TLS handshake first, if any, then the protocol.
+    void StartApplication(int id)
+    {
         if (!m_c.tls_full.empty())
         {
             TlsStart(id);
@@ -878,23 +876,18 @@ class Sim
             batch.push_back(c.req_names[c.read++]);
         }
         if (batch.empty()) return;
-        Time extra = Ms(m_c.server_think);
-        if (c.batches++ == 0) extra += Ms(m_c.conn_overhead);
-        Time begin = Simulator::Now();
-        if (c.has_last_write && c.last_write > begin) begin = c.last_write;
-        Time w = begin + extra;
-        c.has_last_write = true;
-        c.last_write = w;
-        Simulator::Schedule(w - Simulator::Now(), &Sim::StreamRespond, this, id, batch);
+        uint32_t idx = c.batches++;
+        Time w = ServeAt(c, idx == 0);
+        Simulator::Schedule(w - Simulator::Now(), &Sim::StreamRespond, this, id, idx, batch);
     }
 
     // h2 (Mux._write_responses): the batch's responses (header + body each) as DATA frames of `frame` bytes,
     // round-robin over the streams; the frames go to the socket together (one write), and each stream is
     // complete at its last frame's end in the server's stream of bytes.
-    void StreamRespond(int id, std::vector<int> names)
+    void StreamRespond(int id, uint32_t idx, std::vector<int> names)
     {
         Conn& c = m_conns[id];
-        m_out << "RESP " << Now() << " " << id << " " << c.batches - 1 << "\n";
+        m_out << "RESP " << Now() << " " << id << " " << idx << "\n";
         std::vector<uint64_t> left;
         for (int n : names) left.push_back(m_c.sizes[n] + m_c.header);
         uint64_t total = 0;
@@ -1000,16 +993,23 @@ class Sim
         while (c.served < done)
         {
             uint32_t idx = c.served++;
-            Time extra = Ms(m_c.server_think);
-            if (idx == 0) extra += Ms(m_c.conn_overhead);
-            Time begin = Simulator::Now();
-            if (c.has_last_write && c.last_write > begin) begin = c.last_write;
-            Time w = begin + extra;
-            c.has_last_write = true;
-            c.last_write = w;
+            Time w = ServeAt(c, idx == 0);
             bool last = c.close_after && idx == c.requests.size() - 1;
             Simulator::Schedule(w - Simulator::Now(), &Sim::ServerRespond, this, id, idx, last);
         }
+    }
+
+    // When the server writes its next answer: its think time (and the connection overhead before the
+    // connection's first) after the later of now and its previous write.
+    Time ServeAt(Conn& c, bool first)
+    {
+        Time extra = Ms(m_c.server_think);
+        if (first) extra += Ms(m_c.conn_overhead);
+        Time begin = Simulator::Now();
+        if (c.has_last_write && c.last_write > begin) begin = c.last_write;
+        c.has_last_write = true;
+        c.last_write = begin + extra;
+        return c.last_write;
     }
 
     void ServerRespond(int id, uint32_t idx, bool close)

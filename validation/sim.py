@@ -133,8 +133,7 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
 
 def fast_open_syn_max(p: Params) -> int:
     """The most data a Fast Open SYN carries, as the model computes it (:mod:`model.connection_setup`)."""
-    options = connection_setup.syn_option_bytes(p.rwnd) + connection_setup.FAST_OPEN_OPTION_BYTES
-    return connection_setup.fast_open_syn_data_bytes(p.mss, options)
+    return connection_setup.fast_open_syn_data_bytes(p.mss, connection_setup.syn_option_bytes(p.rwnd, fast_open=True))
 
 
 #: Which connection (numbered from 0 in opening order) is the first to resume a TLS session (model.tls.resumed).
@@ -158,11 +157,11 @@ def _secure_fields(p: Params) -> list[tuple[str, Any]]:
 
 
 def as_scenario(doc: Scenario | dict[str, Any]) -> Scenario:
-    """A validated scenario the harness can run: the seed protocols over TCP, with DNS, TLS 1.2/1.3 and TCP Fast
-    Open (``harness.cc``'s ``TfoSocket``).
+    """A validated scenario the harness can run: the seed protocols and HTTP/2 (``SIMULATED_PROTOCOLS``) over TCP,
+    with DNS, TLS 1.2/1.3 and TCP Fast Open (``harness.cc``'s ``TfoSocket``).
 
-    and HTTP/2 (``SIMULATED_PROTOCOLS``). Refused: h3 (ns-3 3.44 has no QUIC), and the rfc5681 and linux profiles
-    (ns-3 runs its own TCP; only the model's ns3 and bsd profiles are compared with it).
+    Refused: h3 (ns-3 3.44 has no QUIC), and the rfc5681 and linux profiles (ns-3 runs its own TCP; only the
+    model's ns3 and bsd profiles are compared with it).
     """
     s = doc if isinstance(doc, Scenario) else Scenario.model_validate(doc)
     missing = [
