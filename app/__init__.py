@@ -10,7 +10,9 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from flask import Flask, Response
+from flask import Flask, Response, g
+
+from model import limits
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -62,6 +64,18 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.extensions["api_cache"] = ResponseCache(
         int(app.config["API_CACHE_BYTES"]), int(app.config["API_CACHE_MAX_ENTRY_BYTES"])
     )
+
+    @app.before_request
+    def _open_budget() -> None:
+        # every request draws its engine steps from one budget (model.limits: the hard limit inside the engine)
+        g.budget = limits.budget()
+        g.budget.__enter__()
+
+    @app.teardown_request
+    def _close_budget(exc: BaseException | None) -> None:
+        held = g.pop("budget", None)
+        if held is not None:
+            held.__exit__(None, None, None)
 
     @app.after_request
     def _security_headers(response: Response) -> Response:

@@ -26,11 +26,13 @@ from model.api_schema import (
     SweepOutput,
 )
 from model.limits import (
+    MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
     OBJECT_UNITS,
+    TRACED_STEP_COST,
 )
 from model.scenario import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
 from model.sweep import SWEEPABLE_FIELDS, SweepRequest
@@ -83,6 +85,14 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "what": "Work of a formula (one protocol run on linear forms, then simplified).",
         },
         {"name": "max_sweep_points", "value": MAX_SWEEP_POINTS, "what": "Values of a sweep (values or steps)."},
+        {
+            "name": "max_engine_steps",
+            "value": MAX_ENGINE_STEPS,
+            "what": "Steps the model's engine may take for one request, counted while it runs: every packet and "
+            "timer it schedules and every application write, in every protocol run and sweep point (a run on "
+            f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times). The backstop behind the "
+            "estimates above: over it: 422 limit-exceeded.",
+        },
     ]
 
 

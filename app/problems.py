@@ -20,7 +20,7 @@ from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
 from model.errors import Problem
-from model.limits import Limit
+from model.limits import Limit, WorkLimitExceeded
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -177,8 +177,17 @@ def _internal_error(exc: Exception) -> Response:
     return problem_response(ApiError("internal-error", "an internal error occurred; it is a bug, please report it"))
 
 
+def _work_limit(exc: WorkLimitExceeded) -> Response:
+    """The engine stopped at the request's step budget: a limit problem like the estimate's (422)."""
+    if not request.path.startswith("/api/"):
+        raise exc  # the pages say it beside the form themselves
+    where = Problem(path="", message=exc.limit.message, type="limit_exceeded", loc=())
+    return problem_response(invalid([where], exc.limit))
+
+
 def register(app: Flask) -> None:
     """Answer the API's errors as problem details (the HTML pages keep Flask's own)."""
     app.register_error_handler(ApiError, problem_response)
+    app.register_error_handler(WorkLimitExceeded, _work_limit)
     app.register_error_handler(HTTPException, _http_error)
     app.register_error_handler(Exception, _internal_error)

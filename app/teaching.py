@@ -33,7 +33,7 @@ from app.figures.ladder import MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
 from app.problems import ApiError
 from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict, symbolic
 from model.errors import Problem
-from model.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, check, work_units
+from model.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
 from model.scenario import resolve
 
 bp = Blueprint("teaching", __name__)
@@ -357,6 +357,9 @@ def explain() -> tuple[str, int]:
     try:
         doc, scenario, protocol, scale = read_query()
         context = panel_context(doc, scenario, protocol, scale)
+    except WorkLimitExceeded as exc:  # the engine's hard budget (model.limits)
+        problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")
+        return render_template(template, errors=[problem_line(problem)], calculator_url=calculator), 422
     except BadQuery as exc:
         errors = [problem_line(p) for p in exc.problems]
         return render_template(template, errors=errors, calculator_url=calculator), 400

@@ -41,7 +41,7 @@ from app.query import SCENARIO_PARAMS, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.cli import deep_merge
 from model.errors import FieldSpec, Problem, problems, words
-from model.limits import MAX_WORK_UNITS, check, work_units
+from model.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
 from model.sweep import SweepError, SweepRequest, sweep
 from model.sweep import csv_rows as sweep_csv_rows
 
@@ -534,7 +534,7 @@ def run_sweep(state: State) -> SweepPlot:
         try:
             req = SweepRequest(scenario=_validate(doc), field=choice.param, values=list(kept))
             out = sweep(req)
-        except (SweepError, ValidationError) as exc:
+        except (SweepError, ValidationError, WorkLimitExceeded) as exc:
             plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}")
         else:
             plot = SweepPlot(out, choice, note, sorted(left_out), "")
@@ -684,9 +684,13 @@ def index() -> Response:
     if valid and not fragment and request.query_string.decode() != state.query:
         target = url_for("web.index") + ("?" + state.query if state.query else "")
         return redirect(target, 303)  # type: ignore[return-value]
-    results, announce = (
-        _results_html(state) if valid else ("", "The scenario is not valid: see the messages in the form.")
-    )
+    results, announce = "", "The scenario is not valid: see the messages in the form."
+    if valid:
+        try:
+            results, announce = _results_html(state)
+        except WorkLimitExceeded as exc:  # the engine's hard budget (model.limits)
+            state.add("", exc.limit.message)
+            valid = False
     context = {
         **form_context(state),
         "results_html": results,

@@ -16,6 +16,7 @@ import heapq
 from collections.abc import Callable
 from typing import Any
 
+from model import limits
 from model.lin import Lin
 from model.scenario import Params
 
@@ -180,9 +181,29 @@ class Engine:
         self.link_free: list[Any] = [q.zero] * 6
         self.link_last: list[Packet | None] = [None] * 6
         self.packets: list[Packet] = []
+        # the request's step budget (model.limits): every scheduled packet, timer and write is a step
+        self.cost = limits.TRACED_STEP_COST if self.traced else 1
+        self.start_allowance = limits.allowance()
+        self.max_seq = self.start_allowance // self.cost
+
+    def step(self, n: int = 1) -> None:
+        """Count ``n`` steps of work (application writes) against the budget."""
+        self.seq += n
+        if self.seq > self.max_seq:
+            raise self.over_budget()
+
+    def ensure(self, n: int) -> None:
+        """Refuse at once work of ``n`` steps that the budget cannot hold (before building it)."""
+        if self.seq + n > self.max_seq:
+            raise limits.exceeded(limits.MAX_ENGINE_STEPS - self.start_allowance + (self.seq + n) * self.cost)
+
+    def over_budget(self) -> limits.WorkLimitExceeded:
+        return limits.exceeded(limits.MAX_ENGINE_STEPS - self.start_allowance + self.seq * self.cost)
 
     def at(self, t: Any, fn: Callable[..., None], *args: Any) -> None:
         self.seq += 1
+        if self.seq > self.max_seq:
+            raise self.over_budget()
         heapq.heappush(self.heap, (t.v if self.traced else t, self.seq, fn, (t, *args)))
 
     def run(self) -> None:
@@ -191,6 +212,7 @@ class Engine:
         while heap:
             _, _, fn, args = pop(heap)
             fn(*args)
+        limits.spend(self.seq * self.cost)
 
     def transmit(self, pkt: Packet, t: Any, cause: tuple[Any, ...], deliver: Callable[..., None]) -> None:
         """Put ``pkt`` on its link at ``t``; ``deliver(arrival, pkt)`` runs when it arrives.
@@ -221,4 +243,6 @@ class Engine:
         self.link_free[d] = end
         self.packets.append(pkt)
         self.seq += 1
+        if self.seq > self.max_seq:
+            raise self.over_budget()
         heapq.heappush(self.heap, (arrival.v if self.traced else arrival, self.seq, deliver, (arrival, pkt)))

@@ -24,6 +24,9 @@ Pure: the scenario schema and arithmetic only.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from contextlib import contextmanager
+from contextvars import ContextVar
 from dataclasses import dataclass
 
 from model.scenario import Scenario
@@ -103,4 +106,69 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
             f"{what} would cost {units:,} work units, at most {maximum:,} allowed ({name}); per protocol run "
             "(and sweep point) a work unit is a response segment, and an object costs 0 to 5 (see /api/docs#limits)"
         ),
+    )
+
+
+# --- the hard budget: checked inside the engine while it runs -------------------------------------------
+#
+# The estimate above refuses a request before anything runs. The budget below is the backstop that makes a
+# runaway impossible whatever the estimate misses: the engine counts its steps (every packet and timer it
+# schedules, every application write) and stops with :class:`WorkLimitExceeded` past the allowance. A
+# request (one page view, one API call, one CLI scenario) opens one budget with :func:`budget`; every
+# protocol run and sweep point inside it draws from it. Outside any budget each run gets the default.
+
+#: Engine steps one request may take: about half a second of the Python engine on the 2-core reference
+#: machine (about 5 us a step, measured 2026-11-25).
+MAX_ENGINE_STEPS = 100_000
+#: A step of a traced run (linear forms, for formulas) costs about this many plain steps.
+TRACED_STEP_COST = 3
+
+_budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
+
+
+class WorkLimitExceeded(Exception):
+    """The engine went past the request's step budget; ``limit`` says which and by how much."""
+
+    def __init__(self, limit: Limit) -> None:
+        super().__init__(limit.message)
+        self.limit = limit
+
+
+@contextmanager
+def budget(steps: int = MAX_ENGINE_STEPS) -> Iterator[None]:
+    """Run the body with ``steps`` engine steps in all (one request's budget)."""
+    token = _budget.set([steps])
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
+def allowance() -> int:
+    """Engine steps left in the current budget (a run outside any budget gets the whole default)."""
+    left = _budget.get()
+    return MAX_ENGINE_STEPS if left is None else left[0]
+
+
+def spend(steps: int) -> None:
+    """Take ``steps`` from the current budget (nothing outside a budget)."""
+    left = _budget.get()
+    if left is not None:
+        left[0] -= steps
+
+
+def exceeded(actual: int) -> WorkLimitExceeded:
+    """The error for a request that reached ``actual`` engine steps, past :data:`MAX_ENGINE_STEPS`."""
+    maximum = MAX_ENGINE_STEPS
+    return WorkLimitExceeded(
+        Limit(
+            name="max_engine_steps",
+            maximum=maximum,
+            actual=max(actual, maximum + 1),
+            message=(
+                f"this request needs more than the {maximum:,} model steps (packets, timers and application "
+                "writes) one request may take (max_engine_steps): ask for fewer protocols, points, objects or "
+                "pages, or larger writes or segments (see /api/docs#limits)"
+            ),
+        )
     )

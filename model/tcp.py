@@ -101,6 +101,7 @@ class Endpoint:
     # ----------------------------------------------------------------- sending
     def write(self, t: Any, nbytes: Any, obj: str, point: Point) -> None:
         """The application writes ``nbytes`` at ``t`` (a :class:`Point`); TCP tries to send."""
+        self.eng.step()
         self.end = self.end + nbytes
         self.end_n += nbytes.v if isinstance(nbytes, Lin) else nbytes
         self.obj_bounds.append((self.end_n, obj))

@@ -278,6 +278,8 @@ class Session:
         p, q = self.p, self.q
         srv: Endpoint = conn.server
         chunk = p.write
+        if chunk > 0:  # each write is a step: refuse a runaway before its list of writes is built
+            self.eng.ensure(sum(int(self.objects[name].bytes + p.header) // chunk for name in names))
         for name in names:
             body = q.size(self.objects[name].bytes)
             if p.header_flush:

@@ -749,3 +749,19 @@ def test_an_internal_error_is_a_problem_too(monkeypatch: pytest.MonkeyPatch) -> 
     monkeypatch.setattr(app.views, "predict", broken)
     with pytest.raises(RuntimeError):
         client.get("/?network.rtt_ms=71")
+
+
+def test_a_runaway_is_stopped_by_the_engine_budget(client: FlaskClient) -> None:
+    """Issue 14's first critical reproduction: a small valid body whose 11 million one-byte writes held a worker
+    for 30 s; the estimate lets it through, the engine's step budget refuses it as a limit problem."""
+    body = {"protocols": ["getall"], "page": {"html_bytes": 11_000_000, "object_bytes": []}}
+    body["http"] = {"server_write_bytes": 1}
+    r = client.post("/api/v1/predict", json=body)
+    assert r.status_code == 422
+    assert r.mimetype == "application/problem+json"
+    doc = r.get_json()
+    assert doc["limit"]["name"] == "max_engine_steps"
+    assert "max_engine_steps" in doc["errors"][0]["message"]
+    page = client.get("/?http.server_write_bytes=1&page.html_bytes=3000000")
+    assert page.status_code == 400
+    assert "max_engine_steps" in page.get_data(as_text=True)
