@@ -414,10 +414,12 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
     return runs
 
 
-def structure(s: Session, protocol: str, *, others: bool = True) -> Structure:
+def structure(s: Session, protocol: str, *, others: bool = True, costed: bool = True) -> Structure:
     """Read the connections on the page's path, their SYNs and their data segments' runs from a schedule,
     and (with ``others``) the other connections on the lossy link with their slack (:func:`slack_by_connection`):
-    they change the expected value only at a loss rate above 0, and their slack is most of this function's cost."""
+    they change the expected value only at a loss rate above 0, and their slack is most of this function's cost.
+    Without ``costed`` the runs are left out (their segments still counted): at a loss rate of 0 every run
+    costs 0, and costing them took about as long as the schedule itself."""
     p = s.p
     lossy = {c for c, conn in enumerate(s.conns) if conn.leg == PATH}
     on_path = {c for c in path_connections(s) if c in lossy}
@@ -433,8 +435,14 @@ def structure(s: Session, protocol: str, *, others: bool = True) -> Structure:
                 syns[pk.conn] = syns.get(pk.conn, 0) + 1
             page_of.setdefault(pk.conn, max(bisect.bisect_right(starts, float(pk.t_q)) - 1, 0))
     runs: list[Run] = []
+    segments = 0
     for c in sorted(on_path):
-        runs += _connection_runs(s, protocol, c, by_flow)
+        if costed:
+            runs += _connection_runs(s, protocol, c, by_flow)
+        else:  # the runs' segments counted without costing them: every data segment of the connection
+            segments += sum(
+                1 for d in s.conns[c].links for pk in by_flow.get((c, d), ()) if pk.kind == "DATA" and pk.n > 0
+            )
     slack = slack_by_connection(s) if others else {}
     parallel: list[Parallel] = []
     for c in sorted(lossy - on_path):
@@ -451,7 +459,7 @@ def structure(s: Session, protocol: str, *, others: bool = True) -> Structure:
         ack_delay=p.quic_ack_delay,
         connections=tuple(sorted(on_path)),
         independent_streams=protocol == "h3",
-        segments=sum(r.count for r in runs),
+        segments=sum(r.count for r in runs) if costed else segments,
         dack=p.dack_ms,
         others=tuple(parallel),
         page_syns=tuple(sum(syns.get(c, 0) for c in on_path if page_of.get(c) == g) for g in range(len(s.page_start))),
@@ -686,7 +694,8 @@ ASSUMPTIONS_QUIC = (
 
 def block(s: Session, protocol: str, page_load_ms: float) -> dict[str, Any]:
     """``expected_with_loss`` for a simulated session at its scenario's loss rate."""
-    return expected(structure(s, protocol, others=s.p.loss > 0), s.p.loss, page_load_ms)
+    lossy = s.p.loss > 0
+    return expected(structure(s, protocol, others=lossy, costed=lossy), s.p.loss, page_load_ms)
 
 
 # ------------------------------------------------------------------------------------------------ sympy

@@ -14,6 +14,7 @@ from model.cli import csv_rows
 from model.errors import problems
 from model.predict import predict, simulate
 from model.scenario import ALL_PROTOCOLS, Scenario, resolve
+from tests.model import scenarios
 
 #: A multi-object page (the default network, 20 objects of 10 KB).
 PAGE: dict[str, Any] = {"page": {"object_count": 20, "object_size_bytes": 10_000}}
@@ -296,3 +297,15 @@ def test_symbolic_equals_numeric_on_parallel_connections(rate: float, rtt: float
     assert {str(x) for x in expr.free_symbols} <= set(expected_loss.SYMBOLS)
     number = float(expr.subs(expected_loss.substitutions(st, rate)))
     assert number == pytest.approx(expected_loss.expected(st, rate, 0.0)["extra_ms"], rel=1e-9)
+
+
+@pytest.mark.parametrize("doc", [*scenarios.spread(40, seed=5), *scenarios.split_spread(15, seed=6)])
+def test_at_zero_loss_the_uncosted_block_equals_the_costed_one(doc: dict[str, Any]) -> None:
+    """At a loss rate of 0 ``block`` skips costing the runs (every cost is 0): the same block as costing them."""
+    s = Scenario.model_validate(doc)
+    p = resolve(s)
+    assert p.loss == 0
+    for protocol in s.protocols:
+        sess = simulate(p, protocol)
+        full = expected_loss.expected(expected_loss.structure(sess, protocol, others=False), 0.0, 100.0)
+        assert expected_loss.block(sess, protocol, 100.0) == full
