@@ -7,11 +7,28 @@ Public API (everything else is internal):
 - :func:`expression` — the sympy expression of a protocol's page load time for a scenario.
 - :data:`PRESETS`, :func:`preset` — the seeds' setups.
 - :data:`GLOSSARY` — the symbols used in expressions.
+- :func:`engine_backend` — which engine runs: ``"compiled"`` (Cython, built by ``pip install -e .``) or
+  ``"python"`` (the readable reference; see :mod:`model._backend`).
 """
 
-from model.predict import expression, predict
-from model.presets import PRESETS, preset
-from model.scenario import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario
-from model.symbolic import GLOSSARY
+from model import _backend
 
-__all__ = ["ALL_PROTOCOLS", "GLOSSARY", "PRESETS", "SEED_PROTOCOLS", "Scenario", "expression", "predict", "preset"]
+_backend.install()  # before any engine module is imported: compiled or Python (model._backend)
+
+from model._backend import engine_backend  # noqa: E402
+from model.predict import expression, predict  # noqa: E402
+from model.presets import PRESETS, preset  # noqa: E402
+from model.scenario import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
+from model.symbolic import GLOSSARY  # noqa: E402
+
+__all__ = [
+    "ALL_PROTOCOLS",
+    "GLOSSARY",
+    "PRESETS",
+    "SEED_PROTOCOLS",
+    "Scenario",
+    "engine_backend",
+    "expression",
+    "predict",
+    "preset",
+]

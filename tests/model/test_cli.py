@@ -7,6 +7,7 @@ import io
 import json
 import subprocess
 import sys
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -14,7 +15,7 @@ from typing import Any
 import pytest
 
 from model import PRESETS, predict
-from model.cli import deep_merge, main
+from model.cli import IN_FLIGHT_PER_JOB, UserError, deep_merge, main, predict_document
 from model.errors import allowed
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -307,6 +308,197 @@ def test_help_exits_0(run: Run) -> None:
     assert "--preset" in out
 
 
+# --- JSON Lines and --jobs ------------------------------------------------------------------
+
+
+def jsonl(docs: list[Any]) -> str:
+    return "".join(json.dumps(d) + "\n" for d in docs)
+
+
+def lines_of(out: str) -> list[dict[str, Any]]:
+    assert out.endswith("\n")
+    return [json.loads(line) for line in out.splitlines()]
+
+
+#: Cheap and dear scenarios mixed, so that with --jobs later lines can be done before earlier ones.
+MIXED = [
+    {"protocols": ["http10"], "page": {"object_count": 40, "object_size_bytes": 20_000}, "network": {"rtt_ms": i}}
+    if i % 5 == 0
+    else {"protocols": ["h2"], "network": {"rtt_ms": i}}
+    for i in range(40)
+]
+
+#: A valid scenario the engine's step budget refuses (model.limits): a 3 MB page in one-byte writes.
+OVER_LIMIT = {"http": {"server_write_bytes": 1}, "page": {"html_bytes": 3_000_000}}
+
+
+def test_jsonl_round_trip_equals_predict_on_each_scenario(run: Run, tmp_path: Path) -> None:
+    scenarios = [SCENARIO, {}, {"protocols": ["pipelined", "h3"], "network": {"rtt_ms": 300}}]
+    file = write(tmp_path, jsonl(scenarios), "scenarios.jsonl")  # a .jsonl name: JSON Lines without --jsonl
+    status, out, err = run("predict", file)
+    assert (status, err) == (0, "")
+    assert len(out.splitlines()) == len(scenarios)  # one compact line per document
+    docs = lines_of(out)
+    for doc, scenario in zip(docs, scenarios, strict=True):
+        expected = predict(scenario)
+        assert [r["page_load_ms"] for r in doc["results"]] == [r["page_load_ms"] for r in expected["results"]]
+        assert doc == expected
+
+
+def test_jsonl_from_stdin_with_preset_merged_under_each_line(run: Run) -> None:
+    lines = [{}, {"network": {"rtt_ms": 1}}, {"protocols": ["http10", "persistent"]}]
+    status, out, err = run("predict", "--jsonl", "--preset", "pm94-remote", "-", stdin=jsonl(lines))
+    assert (status, err) == (0, "")
+    docs = lines_of(out)
+    assert docs == [predict(deep_merge(PRESETS["pm94-remote"].document, line)) for line in lines]
+    assert [d["scenario"]["network"]["rtt_ms"] for d in docs] == [70, 1, 70]
+
+
+def test_jsonl_skips_blank_lines_but_counts_them(run: Run) -> None:
+    text = '\n{"network": {"rtt_ms": 5}}\n   \n\n{"network": {"rtt_ms": -5}}\n'
+    status, out, err = run("predict", "--jsonl", "-", stdin=text)
+    assert status == 2
+    assert [d["scenario"]["network"]["rtt_ms"] for d in lines_of(out)] == [5]
+    assert "error: <stdin>: line 5: network.rtt_ms: " in err
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])  # a file goes to the workers in chunks, stdin line by line
+def test_jsonl_jobs_2_keeps_the_input_order(run: Run, tmp_path: Path, source: str) -> None:
+    if source == "file":
+        status, out, err = run("predict", "--jobs", "2", write(tmp_path, jsonl(MIXED), "mixed.jsonl"))
+    else:
+        status, out, err = run("predict", "--jsonl", "--jobs", "2", "-", stdin=jsonl(MIXED))
+    assert (status, err) == (0, "")
+    docs = lines_of(out)
+    assert [d["scenario"]["network"]["rtt_ms"] for d in docs] == list(range(40))
+    assert docs == [predict(s) for s in MIXED]
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ('{"network": {"rtt_ms": -5}}', "line 3: network.rtt_ms: Input should be greater than or equal to 0"),
+        ('{"network": {"rtt": 5}}', "line 3: network.rtt: "),
+        ('{"network": {"rtt_ms": 5},}', "line 3: invalid JSON: "),
+        ("[{}]", "line 3: the input must be a scenario (a JSON object), not an array"),
+        (json.dumps(OVER_LIMIT), "line 3: this request needs more than the 100,000 model steps"),
+    ],
+)
+def test_jsonl_bad_line_stops_the_stream_naming_the_line(
+    run: Run, tmp_path: Path, jobs: str, line: str, expected: str
+) -> None:
+    text = jsonl([{"network": {"rtt_ms": 1}}, {"network": {"rtt_ms": 2}}]) + line + "\n" + jsonl(MIXED)
+    file = write(tmp_path, text, "bad.jsonl")
+    status, out, err = run("predict", "--jobs", jobs, file)
+    assert status == 2
+    # what came before the bad line is printed, nothing after it
+    assert [d["scenario"]["network"]["rtt_ms"] for d in lines_of(out)] == [1, 2]
+    assert len(err.splitlines()) == 1
+    assert err.startswith(f"python -m model predict: error: {file}: {expected}")
+    assert "Traceback" not in err
+
+
+@pytest.mark.parametrize("source", ["file", "stdin"])
+def test_jsonl_jobs_2_bad_line_deep_in_the_stream(run: Run, tmp_path: Path, source: str) -> None:
+    lines = [*MIXED[:29], OVER_LIMIT, *MIXED[30:]]  # line 30: past the first chunks of a file
+    if source == "file":
+        name = write(tmp_path, jsonl(lines), "deep.jsonl")
+        status, out, err = run("predict", "--jobs", "2", name)
+    else:
+        name = "<stdin>"
+        status, out, err = run("predict", "--jsonl", "--jobs", "2", "-", stdin=jsonl(lines))
+    assert status == 2
+    assert lines_of(out) == [predict(s) for s in MIXED[:29]]
+    assert err.startswith(f"python -m model predict: error: {name}: line 30: this request needs more than")
+
+
+class EndlessInput(io.TextIOBase):
+    """Standard input that never ends (each read makes a line), line ``bad`` a bad scenario; counts the reads."""
+
+    def __init__(self, bad: int) -> None:
+        super().__init__()
+        self.bad = bad
+        self.lines_read = 0
+
+    def readable(self) -> bool:
+        return True
+
+    def readline(self, size: int | None = -1) -> str:
+        self.lines_read += 1
+        rtt = -1 if self.lines_read == self.bad else self.lines_read
+        return json.dumps({"protocols": ["h2"], "network": {"rtt_ms": rtt}}) + "\n"
+
+
+@pytest.mark.parametrize(("jobs", "most"), [("1", 3), ("2", 3 + IN_FLIGHT_PER_JOB * 2 + 2)])
+def test_jsonl_reads_as_it_goes_and_stops_at_a_bad_line(
+    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: str, most: int
+) -> None:
+    """The input is never read whole: one line at a time (with --jobs, at most a bounded window ahead of the
+    output: model.cli.IN_FLIGHT_PER_JOB chunks of one line per worker), and no further than a bad line."""
+    endless = EndlessInput(bad=3)
+    monkeypatch.setattr(sys, "stdin", endless)
+    assert main(["predict", "--jsonl", "--jobs", jobs, "-"]) == 2
+    out, err = capsys.readouterr()
+    assert [d["scenario"]["network"]["rtt_ms"] for d in lines_of(out)] == [1, 2]
+    assert "<stdin>: line 3: network.rtt_ms: " in err
+    assert 3 <= endless.lines_read <= most
+
+
+def test_jsonl_not_utf8_names_the_line(run: Run, tmp_path: Path) -> None:
+    path = tmp_path / "latin1.jsonl"
+    path.write_bytes(b'{}\n{"page": "\xe9"}\n')
+    status, out, err = run("predict", str(path))
+    assert status == 2
+    assert len(lines_of(out)) == 1
+    assert f"{path}: line 2: cannot read: not UTF-8" in err
+
+
+def test_jsonl_usage_errors(run: Run, tmp_path: Path) -> None:
+    status, out, err = run("predict", "--format", "csv", write(tmp_path, "{}\n", "s.jsonl"))
+    assert (status, out) == (2, "")
+    assert "--format csv does not go with JSON Lines" in err
+    status, _, err = run("predict", "--jsonl", "--preset", "h96-lan")
+    assert status == 2 and "--jsonl needs a FILE" in err
+    for jobs in ("0", "-1", "two"):
+        status, _, err = run("predict", "--jobs", jobs, "-")
+        assert status == 2 and "--jobs: must be a whole number" in err
+    status, out, err = run("predict", "--jsonl", str(tmp_path / "missing.jsonl"))
+    assert (status, out) == (2, "")
+    assert "cannot read" in err
+    status, out, err = run("predict", "--jsonl", "--preset", "h96", "-", stdin="{}\n")
+    assert (status, out) == (2, "")
+    assert "unknown preset 'h96'" in err
+
+
+def test_help_says_how_json_lines_is_chosen(run: Run) -> None:
+    status, out, _ = run("predict", "--help")
+    assert status == 0
+    assert "--jsonl" in out and "--jobs N" in out
+    assert "name ends in .jsonl" in out
+
+
+def test_batch_with_jobs_2_equals_one_process(run: Run) -> None:
+    status, out, err = run("predict", "--jobs", "2", "-", stdin=json.dumps(MIXED[:12]))
+    assert (status, err) == (0, "")
+    assert json.loads(out) == [predict(s) for s in MIXED[:12]]
+    status, out, err = run("predict", "--jobs", "2", "-", stdin=json.dumps([{}, {}, OVER_LIMIT, {}]))
+    assert (status, out) == (2, "")
+    assert "error: [2]: this request needs more than" in err
+
+
+def test_predict_document_is_predict_within_the_budget() -> None:
+    assert predict_document(SCENARIO) == predict(SCENARIO)
+    override = {"network": {"rtt_ms": 5}}
+    assert predict_document(override, preset="h96-lan") == predict(deep_merge(PRESETS["h96-lan"].document, override))
+    with pytest.raises(UserError, match=r"^network\.rtt_ms: .*\nnetwork\.bandwidth_bps: "):
+        predict_document({"network": {"rtt_ms": -1, "bandwidth_bps": "x"}})
+    with pytest.raises(UserError, match="max_engine_steps"):
+        predict_document(OVER_LIMIT)
+    with pytest.raises(UserError, match="must be a scenario"):
+        predict_document([SCENARIO])
+
+
 # --- the allowed ranges, from the schema -----------------------------------------------------
 
 
@@ -369,3 +561,44 @@ def test_subprocess_csv_batch_from_stdin() -> None:
     rows = list(csv.DictReader(io.StringIO(proc.stdout)))
     assert [(r["scenario"], r["protocol"]) for r in rows[:3]] == [("0", "http10"), ("0", "persistent"), ("1", "http10")]
     assert len(rows) == 2 + 5
+
+
+@pytest.mark.parametrize("jobs", ["1", "2"])
+def test_subprocess_jsonl_streams(jobs: str) -> None:
+    """Each line is answered before the next is written: the output is not held back until the input ends."""
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "model", "predict", "--jsonl", "--jobs", jobs, "-"],
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdin is not None and proc.stdout is not None and proc.stderr is not None
+    watchdog = threading.Timer(60, proc.kill)  # a stream that does not stream would hang the test
+    watchdog.start()
+    try:
+        for rtt in (10, 20, 30):
+            proc.stdin.write(json.dumps({"network": {"rtt_ms": rtt}}) + "\n")
+            proc.stdin.flush()
+            line = proc.stdout.readline()  # while stdin is still open
+            assert line, proc.stderr.read()
+            assert json.loads(line) == predict({"network": {"rtt_ms": rtt}})
+        proc.stdin.close()
+        assert proc.stdout.read() == ""
+        assert proc.wait() == 0
+        assert proc.stderr.read() == ""
+    finally:
+        watchdog.cancel()
+        proc.kill()
+        proc.wait()
+        for stream in (proc.stdout, proc.stderr):
+            stream.close()
+
+
+def test_subprocess_jsonl_bad_line_exits_2() -> None:
+    proc = _cli("predict", "--jsonl", "--jobs", "2", "-", stdin=jsonl([{}, {"network": {"rtt_ms": -5}}, {}]))
+    assert proc.returncode == 2
+    assert len(proc.stdout.splitlines()) == 1
+    assert proc.stderr.startswith("python -m model predict: error: <stdin>: line 2: network.rtt_ms: ")
+    assert "Traceback" not in proc.stderr

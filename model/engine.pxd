@@ -1,0 +1,20 @@
+# Cython declarations for the compiled build of model/engine.py (pure Python mode: the .py file is the
+# source; this file only gives its classes C layouts and typed fields). Times and byte counts that are
+# floats in a plain run and linear forms in a traced run stay ``object``.
+
+cdef class Packet:
+    cdef public object ack, cause, held, n, obj, payload, prev, seq_end, t_a, t_e, t_q, t_s, tx, wire
+    cdef public int conn, dir, options
+    cdef public str kind
+    cdef public bint fin
+
+cdef class Point:
+    cdef public object t, base, extra
+    cdef public str cat
+
+cdef class Engine:
+    cdef public object q
+    cdef public bint traced
+    cdef public list heap, link_free, link_last, packets
+    cdef public long long seq, cost, start_allowance, max_seq
+    cpdef transmit(self, Packet pkt, object t, tuple cause, object deliver)

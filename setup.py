@@ -1,0 +1,45 @@
+"""Build of latency-lab's compiled engine: Cython compiles the engine's own ``.py`` modules.
+
+The list of modules is :data:`model._backend.COMPILED` (read without importing the package); each
+module's ``.pxd`` beside it gives its classes C layouts. A module that fails to compile is left out
+(``optional``): the Python source then runs, and ``model.engine_backend()`` says so.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from pathlib import Path
+
+from setuptools import Extension, setup
+
+ROOT = Path(__file__).resolve().parent
+
+
+def compiled_modules() -> tuple[str, ...]:
+    tree = ast.parse((ROOT / "model" / "_backend.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "COMPILED":
+            return tuple(ast.literal_eval(node.value))  # type: ignore[arg-type]
+    raise RuntimeError("model/_backend.py has no COMPILED list")
+
+
+def extensions() -> list[Extension]:
+    try:
+        from Cython.Build import cythonize
+    except ImportError:  # no Cython: the pure-Python engine only
+        return []
+    exts = [
+        Extension(name, [name.replace(".", "/") + ".py"], optional=True, extra_compile_args=["-O2"])
+        for name in compiled_modules()
+    ]
+    return cythonize(
+        exts,
+        compiler_directives={"language_level": 3, "binding": True, "annotation_typing": False},
+        nthreads=os.cpu_count() or 1,
+        quiet=True,
+    )
+
+
+# build_ext compiles the C files on every core (the Cython step above is parallel too)
+setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})
