@@ -12,6 +12,7 @@ import os
 from pathlib import Path
 
 from setuptools import Extension, setup
+from setuptools.command.build_ext import build_ext
 
 ROOT = Path(__file__).resolve().parent
 
@@ -41,5 +42,19 @@ def extensions() -> list[Extension]:
     )
 
 
+class BuildExt(build_ext):
+    """build_ext that replaces a compiled module by a new file instead of writing over the old one: a process
+    that has the old one loaded keeps its mapping (writing in place can crash it with SIGBUS)."""
+
+    def copy_file(self, infile, outfile, *args, **kwargs):  # type: ignore[no-untyped-def, override]
+        if os.path.isfile(outfile) and str(outfile).endswith(".so"):
+            os.unlink(outfile)
+        return super().copy_file(infile, outfile, *args, **kwargs)
+
+
 # build_ext compiles the C files on every core (the Cython step above is parallel too)
-setup(ext_modules=extensions(), options={"build_ext": {"parallel": os.cpu_count() or 1}})
+setup(
+    ext_modules=extensions(),
+    cmdclass={"build_ext": BuildExt},
+    options={"build_ext": {"parallel": os.cpu_count() or 1}},
+)

@@ -1,0 +1,440 @@
+"""The README's ``bash scripts/run.sh``, for real: gunicorn on a free port, attacked and then stopped.
+
+One server for the module, started once (after run.sh's venv set-up, gunicorn answers within about two
+seconds) and stopped by the last test (or, if that did not run, by the fixture): the expensive requests
+the model refuses are answered within a second with a 4xx, 20 clients trickling half a request body
+starve neither ``/healthz`` nor a prediction, and SIGTERM ends every process of the server within its
+graceful timeout even with a client stuck mid-request.
+"""
+
+from __future__ import annotations
+
+import ast
+import http.client
+import json
+import os
+import re
+import select
+import signal
+import socket
+import subprocess
+import threading
+import time
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+ROOT = Path(__file__).resolve().parents[2]
+HOST = "127.0.0.1"
+SETUP_TIMEOUT_S = 300.0  # run.sh's venv set-up (pip install, pip install -e . building the engine)
+START_TIMEOUT_S = 60.0  # then from gunicorn listening to a 200 from /healthz
+CRITICAL_LIMIT_S = 1.0  # each expensive request: answered (4xx or a correct 200) within this
+HEALTHZ_LIMIT_S = 0.100  # /healthz under the slow-client attack, every one of the samples
+HEALTHZ_SAMPLES = 5
+SLOW_CLIENTS = 20
+SLOW_BODY_BYTES = 10_000  # each slow client announces this body and sends half of it at once
+TRICKLE_EVERY_S = 0.5  # then one more byte this often
+TRICKLE_FOR_S = 10.0  # for this long in all
+
+
+def _config_value(name: str) -> Any:
+    """A setting of scripts/gunicorn.conf.py, read from its source (running it would read $PORT and $HOST)."""
+    tree = ast.parse((ROOT / "scripts" / "gunicorn.conf.py").read_text(encoding="utf-8"))
+    for node in tree.body:
+        if isinstance(node, ast.Assign) and any(getattr(t, "id", None) == name for t in node.targets):
+            return ast.literal_eval(node.value)
+    raise LookupError(name)
+
+
+GRACEFUL_TIMEOUT_S = float(_config_value("graceful_timeout"))
+STOP_TIMEOUT_S = GRACEFUL_TIMEOUT_S + 5  # a stop, even with a client stuck in a request
+
+
+@dataclass
+class Server:
+    """The ``bash scripts/run.sh`` process (its own session and process group) and its log."""
+
+    proc: subprocess.Popen[bytes]
+    port: int
+    log: Path
+    stopped: bool = False
+    setup_seconds: float | None = None
+    start_seconds: float | None = None
+    stop_seconds: float | None = None
+    leftover: list[int] = field(default_factory=list)
+
+    def output(self, tail: int = 4000) -> str:
+        """The last ``tail`` characters of run.sh's output (pip's and gunicorn's); 0: all of it."""
+        text = self.log.read_text(errors="replace")
+        return text[-tail:] if tail else text
+
+    def group_members(self) -> list[int]:
+        """Live processes (zombies excluded) of the server's process group: gunicorn's master and workers."""
+        pgid = self.proc.pid
+        if not Path("/proc/self/stat").exists():  # no procfs: the signal test (counts zombies too)
+            try:
+                os.killpg(pgid, 0)
+            except ProcessLookupError:
+                return []
+            return [pgid]
+        members = []
+        for entry in Path("/proc").iterdir():
+            if not entry.name.isdigit():
+                continue
+            try:
+                stat = (entry / "stat").read_text()
+            except OSError:  # ended meanwhile
+                continue
+            state, _ppid, group = stat[stat.rindex(")") + 2 :].split()[:3]
+            if int(group) == pgid and state != "Z":
+                members.append(int(entry.name))
+        return members
+
+    def stop(self) -> int:
+        """SIGTERM to the whole group (as a service manager or a terminal's process group would get); SIGKILL
+        to whatever is left after STOP_TIMEOUT_S. Sets ``stop_seconds`` (until the last process of the group
+        ended) and ``leftover`` (what was still running then). Returns the master's exit status."""
+        if self.stopped:
+            return self.proc.returncode
+        self.stopped = True
+        start = time.monotonic()
+        if self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGTERM)
+        try:
+            self.proc.wait(timeout=STOP_TIMEOUT_S)
+        except subprocess.TimeoutExpired:
+            pass
+        # a worker the master killed at the end of its graceful timeout may take a moment to be gone
+        deadline = max(start + STOP_TIMEOUT_S, time.monotonic() + 1)
+        while self.group_members() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        self.stop_seconds = time.monotonic() - start
+        self.leftover = self.group_members()
+        if self.leftover or self.proc.poll() is None:
+            os.killpg(self.proc.pid, signal.SIGKILL)
+        if self.proc.poll() is None:
+            self.proc.wait()
+        return self.proc.returncode
+
+
+@dataclass
+class Answer:
+    status: int
+    content_type: str
+    body: bytes
+    seconds: float
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def json(self) -> Any:
+        return json.loads(self.body)
+
+
+def free_port() -> int:
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
+        s.bind((HOST, 0))
+        return int(s.getsockname()[1])
+
+
+def request(port: int, method: str, path: str, body: Any = None, timeout: float = 10.0) -> Answer:
+    """One request on a new connection; ``seconds`` from before connecting to the last byte of the body."""
+    headers = {"Connection": "close", "Accept-Encoding": "identity"}
+    data = None
+    if body is not None:
+        data = json.dumps(body).encode()
+        headers["Content-Type"] = "application/json"
+    start = time.perf_counter()
+    conn = http.client.HTTPConnection(HOST, port, timeout=timeout)
+    try:
+        conn.request(method, path, body=data, headers=headers)
+        response = conn.getresponse()
+        payload = response.read()
+    finally:
+        conn.close()
+    seconds = time.perf_counter() - start
+    return Answer(
+        status=response.status,
+        content_type=response.getheader("Content-Type", ""),
+        body=payload,
+        seconds=seconds,
+        headers={k.lower(): v for k, v in response.getheaders()},
+    )
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    port = free_port()
+    env = dict(os.environ)
+    env.pop("HOST", None)  # the README's default: loopback
+    env["PORT"] = str(port)
+    log = tmp_path_factory.mktemp("server") / "run.log"
+    with log.open("wb") as out:
+        proc = subprocess.Popen(
+            ["bash", "scripts/run.sh"],
+            cwd=ROOT,
+            env=env,
+            stdin=subprocess.DEVNULL,
+            stdout=out,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,  # its own process group: killpg reaches gunicorn's master and workers
+        )
+    srv = Server(proc=proc, port=port, log=log)
+    try:
+        # run.sh first sets up the venv (pip, and the engine's build); that is not the server's start-up
+        setup_deadline = time.monotonic() + SETUP_TIMEOUT_S
+        while "Listening at:" not in srv.output(0):
+            if proc.poll() is not None:
+                pytest.fail(f"bash scripts/run.sh exited with {proc.returncode} before serving:\n{srv.output()}")
+            if time.monotonic() > setup_deadline:
+                pytest.fail(f"gunicorn not listening after {SETUP_TIMEOUT_S:.0f} s of venv set-up:\n{srv.output()}")
+            time.sleep(0.1)
+        srv.setup_seconds = time.monotonic() - (setup_deadline - SETUP_TIMEOUT_S)
+        deadline = time.monotonic() + START_TIMEOUT_S
+        while True:
+            if proc.poll() is not None:
+                pytest.fail(f"gunicorn exited with {proc.returncode} before serving:\n{srv.output()}")
+            try:
+                if request(port, "GET", "/healthz", timeout=2).status == 200:
+                    break
+            except OSError:
+                pass
+            if time.monotonic() > deadline:
+                pytest.fail(
+                    f"no 200 from /healthz within {START_TIMEOUT_S:.0f} s of gunicorn listening:\n{srv.output()}"
+                )
+            time.sleep(0.1)
+        srv.start_seconds = time.monotonic() - (deadline - START_TIMEOUT_S)
+        yield srv
+    finally:
+        srv.stop()
+
+
+def test_served_by_gunicorn(server: Server) -> None:
+    log = server.output(0)
+    print(f"\nvenv set-up {server.setup_seconds:.1f} s, then /healthz answered {server.start_seconds:.1f} s later")
+    assert "Using worker: gthread" in log, log
+    assert f"Listening at: http://{HOST}:{server.port}" in log, log
+
+
+# --- expensive requests: refused fast (or answered), never a 500, never a hang -------------------------
+
+PAGE_LIMIT = "/?http.server_write_bytes=1&page.html_bytes=3000000"
+CRITICAL: list[tuple[str, str, str, dict[str, Any] | None]] = [
+    (
+        "getall-11MB-html-1-byte-writes",
+        "POST",
+        "/api/v1/predict",
+        {
+            "protocols": ["getall"],
+            "page": {"html_bytes": 11_000_000, "object_bytes": []},
+            "http": {"server_write_bytes": 1},
+        },
+    ),
+    ("page-3MB-html-1-byte-writes", "GET", PAGE_LIMIT, None),
+    (
+        "http10-mss100-64KiB-requests-1000x1000B",
+        "POST",
+        "/api/v1/predict",
+        {
+            "protocols": ["http10"],
+            "tcp": {"mss_bytes": 100},
+            "http": {"request_bytes": 65536},
+            "page": {"html_bytes": 1000, "object_count": 1000, "object_size_bytes": 1000},
+        },
+    ),
+    # the same with objects small enough to pass the scenario's segment cap: the engine's budget refuses it
+    (
+        "http10-mss100-64KiB-requests-1000x500B",
+        "POST",
+        "/api/v1/predict",
+        {
+            "protocols": ["http10"],
+            "tcp": {"mss_bytes": 100},
+            "http": {"request_bytes": 65536},
+            "page": {"html_bytes": 1000, "object_count": 1000, "object_size_bytes": 500},
+        },
+    ),
+    (
+        "tls12-no-resumption-mss100-1000x1000B",
+        "POST",
+        "/api/v1/predict",
+        {
+            "tls": {"version": "1.2", "resumption": "none"},
+            "tcp": {"mss_bytes": 100},
+            "page": {"object_count": 1000, "object_size_bytes": 1000},
+        },
+    ),
+    (
+        "tls12-no-resumption-mss100-1000x500B",
+        "POST",
+        "/api/v1/predict",
+        {
+            "tls": {"version": "1.2", "resumption": "none"},
+            "tcp": {"mss_bytes": 100},
+            "page": {"object_count": 1000, "object_size_bytes": 500},
+        },
+    ),
+    (
+        "page-tls12-no-resumption-mss100-1000x500B",
+        "GET",
+        # the calculator's canonical query order (another order is redirected there)
+        "/?protocols=http10&tcp.mss_bytes=100&page.object_count=1000&page.object_size_bytes=500"
+        "&tls.version=1.2&tls.resumption=none",
+        None,
+    ),
+]
+
+
+@pytest.mark.parametrize(("name", "method", "path", "body"), CRITICAL, ids=[c[0] for c in CRITICAL])
+def test_expensive_request_answered_fast(
+    server: Server, name: str, method: str, path: str, body: dict[str, Any] | None
+) -> None:
+    try:
+        answer = request(server.port, method, path, body, timeout=5 * CRITICAL_LIMIT_S)
+    except TimeoutError:
+        pytest.fail(f"{method} {path}: no answer within {5 * CRITICAL_LIMIT_S:.0f} s")
+    print(f"\n{name}: {answer.status} in {answer.seconds * 1000:.0f} ms")
+    assert answer.status == 200 or 400 <= answer.status < 500, (answer.status, answer.body[:500])
+    assert answer.seconds < CRITICAL_LIMIT_S, f"{answer.status} after {answer.seconds:.2f} s"
+    if path.startswith("/api/"):
+        if answer.status == 200:
+            assert answer.content_type.startswith("application/json"), answer.content_type
+            results = answer.json()["results"]
+            assert [r["protocol"] for r in results] == (body or {}).get("protocols", [r["protocol"] for r in results])
+            assert all(r["page_load_ms"] > 0 for r in results), results
+        else:
+            assert answer.content_type.startswith("application/problem+json"), answer.content_type
+            problem = answer.json()
+            assert problem["status"] == answer.status and problem["detail"], problem
+    else:
+        assert answer.content_type.startswith("text/html"), answer.content_type
+        page = answer.body.decode()
+        if answer.status != 200:  # the form, with a message saying what is wrong
+            assert re.search(r'role="alert"', page) and "The scenario is not valid" in page, page[:2000]
+
+
+# --- slow clients: 20 connections trickling half a request body ------------------------------------------
+
+
+class SlowClient(threading.Thread):
+    """Sends the headers of a predict request and half its body, then a byte every TRICKLE_EVERY_S."""
+
+    def __init__(self, port: int, halt: threading.Event) -> None:
+        super().__init__(daemon=True)
+        self.port = port
+        self.halt = halt
+        self.ready = threading.Event()
+        self.sent = 0
+        self.error: BaseException | None = None
+        self.sock: socket.socket | None = None
+
+    def run(self) -> None:
+        try:
+            sock = socket.create_connection((HOST, self.port), timeout=5)
+            self.sock = sock
+            head = (
+                f"POST /api/v1/predict HTTP/1.1\r\nHost: {HOST}:{self.port}\r\n"
+                f"Content-Type: application/json\r\nContent-Length: {SLOW_BODY_BYTES}\r\n\r\n"
+            ).encode()
+            body = b'{"protocols": ["persistent"]' + b" " * (SLOW_BODY_BYTES - 29) + b"}"
+            assert len(body) == SLOW_BODY_BYTES
+            sock.sendall(head + body[: SLOW_BODY_BYTES // 2])
+            self.sent = SLOW_BODY_BYTES // 2
+            self.ready.set()
+            while not self.halt.wait(TRICKLE_EVERY_S) and self.sent < SLOW_BODY_BYTES - 1:
+                sock.sendall(body[self.sent : self.sent + 1])
+                self.sent += 1
+        except BaseException as error:  # reported by the test
+            self.error = error
+            self.ready.set()
+
+    def answered(self) -> bytes | None:
+        """What the server has sent back so far: None while it is still waiting for the body (nothing to read),
+        else the bytes (b"": it closed the connection)."""
+        assert self.sock is not None
+        readable, _, _ = select.select([self.sock], [], [], 0)
+        return self.sock.recv(65536) if readable else None
+
+
+def test_slow_clients_do_not_starve_the_server(server: Server) -> None:
+    # the figures to compare with: the same requests on the idle server
+    idle = [request(server.port, "GET", "/healthz").seconds for _ in range(HEALTHZ_SAMPLES)]
+
+    stop = threading.Event()
+    clients = [SlowClient(server.port, stop) for _ in range(SLOW_CLIENTS)]
+    start = time.monotonic()
+    for client in clients:
+        client.start()
+    try:
+        for client in clients:
+            assert client.ready.wait(5), "a slow client could not connect"
+            assert client.error is None, client.error
+        time.sleep(1.0)  # every slow request is in a server thread by now, waiting for its body
+
+        healthz: list[float] = []
+        for _ in range(HEALTHZ_SAMPLES):
+            try:
+                answer = request(server.port, "GET", "/healthz", timeout=5)
+            except TimeoutError:
+                pytest.fail(f"GET /healthz: no answer within 5 s while {SLOW_CLIENTS} slow clients send bodies")
+            assert answer.status == 200 and answer.json() == {"status": "ok"}, answer
+            healthz.append(answer.seconds)
+            time.sleep(0.5)
+        predict = request(server.port, "POST", "/api/v1/predict", {"protocols": ["persistent", "pipelined"]}, timeout=5)
+        assert predict.status == 200, predict.body[:500]
+        assert [r["protocol"] for r in predict.json()["results"]] == ["persistent", "pipelined"]
+        page = request(server.port, "GET", "/?preset=n97-wan", timeout=5)
+        assert page.status == 200 and page.content_type.startswith("text/html"), page.status
+
+        # the attack held for the whole time: every slow client still sending, none answered yet
+        while time.monotonic() - start < TRICKLE_FOR_S:
+            time.sleep(0.1)
+        for client in clients:
+            assert client.error is None, client.error
+            assert client.is_alive() and client.sent > SLOW_BODY_BYTES // 2, (client.sent, client.error)
+            assert client.answered() is None, "the server answered a request whose body is not complete"
+    finally:
+        stop.set()
+        for client in clients:
+            client.join(5)
+            if client.sock is not None:
+                client.sock.close()
+
+    print(
+        f"\nidle /healthz: max {max(idle) * 1000:.1f} ms; under {SLOW_CLIENTS} slow clients: "
+        + ", ".join(f"{s * 1000:.1f}" for s in healthz)
+        + f" ms (max {max(healthz) * 1000:.1f}); predict {predict.seconds * 1000:.0f} ms, "
+        f"page {page.seconds * 1000:.0f} ms; slow clients sent {min(c.sent for c in clients)}.."
+        f"{max(c.sent for c in clients)} of {SLOW_BODY_BYTES} bytes over {time.monotonic() - start:.1f} s"
+    )
+    assert max(healthz) < HEALTHZ_LIMIT_S, [round(s * 1000, 1) for s in healthz]
+
+
+# --- shutdown -----------------------------------------------------------------------------------------------
+
+
+def test_stops_cleanly(server: Server) -> None:
+    """Last in the module: SIGTERM to the group ends gunicorn's master and every worker, with status 0,
+    within the graceful timeout, even with a client still in the middle of sending a request body."""
+    workers = re.findall(r"Booting worker with pid: (\d+)", server.output(0))
+    assert len(workers) >= 2, server.output()
+    assert len(server.group_members()) == 1 + len(workers), (server.group_members(), workers)
+    halt = threading.Event()
+    stuck = SlowClient(server.port, halt)
+    stuck.start()
+    try:
+        assert stuck.ready.wait(5) and stuck.error is None, stuck.error
+        time.sleep(0.5)  # in a server thread, waiting for the rest of its body
+        status = server.stop()
+    finally:
+        halt.set()
+        stuck.join(5)
+        if stuck.sock is not None:
+            stuck.sock.close()
+    print(f"\nstopped in {server.stop_seconds:.2f} s with status {status} (one slow client still sending)")
+    assert not server.leftover, f"still running after {STOP_TIMEOUT_S:.0f} s: {server.leftover}"
+    assert status == 0, server.output()
+    assert server.stop_seconds is not None and server.stop_seconds < STOP_TIMEOUT_S
+    assert "Shutting down: Master" in server.output(), server.output()
