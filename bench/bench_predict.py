@@ -1,24 +1,33 @@
-"""Benchmark: how long one full five-protocol prediction takes.
+"""Benchmark: how long one full prediction takes, on the compiled engine and on the Python reference.
 
     python bench/bench_predict.py [--runs N]
 
-Prints, for the 43-object Microscape page (seed 004) and for a one-object page, the median and 90th
-percentile of ``predict`` over N runs, each figure beside its goal and the ratio measured/goal, and
-the cost per packet the model schedules. All figures come from this one run on this machine.
+Prints, for the 43-object Microscape page (seed 004) with all seven protocols and for a one-object page,
+the median and 90th percentile of ``predict`` over N runs on each engine, beside the goal, with the
+ratio measured/goal, the cost per packet the model schedules and the compiled engine's speed-up. The
+compiled engine runs in this process (``pip install -e .`` builds it); the Python reference runs the
+same cases in a child process started with ``LATENCY_LAB_ENGINE=python`` (:mod:`model._backend`). All
+figures come from this one run on this machine; Python's garbage collector is paused while timing.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
 import gc
+import json
+import os
 import statistics
+import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+ROOT = Path(__file__).resolve().parents[1]
+sys.path.insert(0, str(ROOT))
 
-from model import ALL_PROTOCOLS, Scenario, predict, preset
+from model import ALL_PROTOCOLS, Scenario, engine_backend, predict, preset  # noqa: E402
 
 GOALS_MS = {"microscape-43-objects": 2.0, "one-object": 0.2}
 
@@ -47,20 +56,56 @@ def measure(s: Scenario, runs: int) -> list[float]:
     return times
 
 
+def figures(runs: int) -> dict[str, Any]:
+    """This process's engine over every case: ``{"engine", "cases": {name: {median, p90, packets}}}``."""
+    out: dict[str, Any] = {"engine": engine_backend(), "cases": {}}
+    for name, s in scenarios().items():
+        times = sorted(measure(s, runs))
+        packets = sum(r["counts"]["packets"] for r in predict(s)["results"])
+        out["cases"][name] = {
+            "median": statistics.median(times),
+            "p90": times[int(0.9 * (len(times) - 1))],
+            "packets": packets,
+        }
+    return out
+
+
+def reference(runs: int) -> dict[str, Any]:
+    """The same figures from the Python engine, in a child process."""
+    env = {**os.environ, "LATENCY_LAB_ENGINE": "python"}
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--runs", str(runs), "--json"]
+    done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=True)
+    return json.loads(done.stdout)  # type: ignore[no-any-return]
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--runs", type=int, default=200)
+    ap.add_argument("--json", action="store_true", help="print this process's figures as JSON (one engine)")
     args = ap.parse_args(argv)
-    print(f"{'case':<24}{'median ms':>10}{'p90 ms':>9}{'goal ms':>9}{'median/goal':>13}{'packets':>9}{'us/packet':>11}")
-    for name, s in scenarios().items():
-        times = sorted(measure(s, args.runs))
-        med = statistics.median(times)
-        p90 = times[int(0.9 * (len(times) - 1))]
-        packets = sum(r["counts"]["packets"] for r in predict(s)["results"])
-        goal = GOALS_MS[name]
-        print(
-            f"{name:<24}{med:>10.3f}{p90:>9.3f}{goal:>9.2f}{med / goal:>13.2f}{packets:>9}{1000 * med / packets:>11.2f}"
-        )
+    if args.json:
+        print(json.dumps(figures(args.runs)))
+        return 0
+    rows = [figures(args.runs)]
+    if rows[0]["engine"] == "compiled":
+        rows.append(reference(args.runs))
+    else:
+        print("the compiled engine is not built (pip install -e .): the Python engine only")
+    print(f"{datetime.date.today()}, {os.cpu_count()} cores, {args.runs} runs each, garbage collector paused")
+    head = f"{'case':<24}{'engine':>10}{'median ms':>11}{'p90 ms':>9}{'goal ms':>9}{'median/goal':>13}"
+    print(head + f"{'packets':>9}{'us/packet':>11}")
+    for name, goal in GOALS_MS.items():
+        for row in rows:
+            c = row["cases"][name]
+            med = c["median"]
+            print(
+                f"{name:<24}{row['engine']:>10}{med:>11.3f}{c['p90']:>9.3f}{goal:>9.2f}{med / goal:>13.2f}"
+                f"{c['packets']:>9}{1000 * med / c['packets']:>11.2f}"
+            )
+    if len(rows) == 2:
+        for name in GOALS_MS:
+            fast, slow = rows[0]["cases"][name]["median"], rows[1]["cases"][name]["median"]
+            print(f"speed-up of the compiled engine, {name}: {slow / fast:.2f}x")
     return 0
 
 

@@ -2,6 +2,14 @@
 # source; this file only gives its classes C layouts and typed fields). Times and byte counts that are
 # floats in a plain run and linear forms in a traced run stay ``object``.
 
+cdef class Quantities:
+    cdef public object p, zero, o, server_think, client_think, dack, conn_overhead, mss, header, request, rwnd
+    cdef public object mux, dns
+    cdef public tuple d, k, rwnd_n, rwnds
+
+cdef class Traced(Quantities):
+    pass
+
 cdef class Packet:
     cdef public object ack, cause, held, n, obj, payload, prev, seq_end, t_a, t_e, t_q, t_s, tx, wire
     cdef public int conn, dir, options
@@ -13,7 +21,7 @@ cdef class Point:
     cdef public str cat
 
 cdef class Engine:
-    cdef public object q
+    cdef public Quantities q
     cdef public bint traced
     cdef public list heap, link_free, link_last, packets
     cdef public long long seq, cost, start_allowance, max_seq

@@ -1,8 +1,9 @@
 # Cython declarations for the compiled build of model/tcp.py (see model/engine.pxd).
-from model.engine cimport Engine, Packet
+from model.engine cimport Engine, Packet, Quantities
 
 cdef class Endpoint:
-    cdef public object conn, q, name, mss, rwnd, profile, dack, dack_ms, rto, idle_restart
+    cdef public Quantities q
+    cdef public object conn, name, mss, rwnd, profile, dack, dack_ms, rto, idle_restart
     cdef public Engine eng
     cdef public int dir
     cdef public long long mss_n, rwnd_n, cwnd, cwnd_cap, dack_segments, quickacks
