@@ -8,6 +8,7 @@ counts, the objects' timings, every idle period with its reason and, on request,
 
 from __future__ import annotations
 
+import functools
 import gc
 from collections.abc import Callable
 from typing import Any
@@ -140,6 +141,10 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
     return out
 
 
+def _run(p: Params, protocol: str, packets: bool) -> dict[str, Any]:
+    return result(simulate(p, protocol), protocol, packets)
+
+
 def _quietly(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
     """``run()`` with Python's cyclic garbage collector paused: a schedule allocates thousands of packets and
     tuples, none of them garbage until it ends, and the collector's passes over them took a quarter of the
@@ -164,7 +169,7 @@ def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formu
     """
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     p = resolve(s)
-    results = [_quietly(lambda proto=proto: result(simulate(p, proto), proto, packets)) for proto in s.protocols]
+    results = [_quietly(functools.partial(_run, p, proto, packets)) for proto in s.protocols]
     out: dict[str, Any] = {"scenario": s.model_dump(mode="json"), "results": results}
     if formulas:
         used: set[str] = set()
