@@ -9,8 +9,14 @@
 - ``GET /api/openapi.json`` (OpenAPI 3.1, from the pydantic models) and ``GET /api/docs``.
 
 Predict and sweep answer CSV for ``?format=csv`` or ``Accept: text/csv``. Every error is a problem
-document (:mod:`app.problems`); the limits (body size, query length, work units, sweep points) are
-in :mod:`model.limits` and the app's config, and listed on the docs page.
+document (:mod:`app.problems`); the limits (body size, query length, JSON nesting, work units, sweep
+points) are in :mod:`model.limits`, :mod:`model.errors` and the app's config, and listed on the docs
+page.
+
+A body is read as the command line reads a file: at most ``API_MAX_BODY_BYTES`` (with Content-Length
+or chunked), then strict JSON (:func:`model.errors.loads_strict`: nesting checked on the text before
+anything parses, merges or validates it; no repeated keys, no ``NaN``), then strict types
+(:func:`model.errors.validate_scenario`).
 """
 
 from __future__ import annotations
@@ -27,13 +33,14 @@ from typing import Any
 from flask import Blueprint, Response, current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 from pydantic import ValidationError
+from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 
 from app.cache import Entry, ResponseCache
 from app.problems import ApiError, invalid
 from app.query import only_options, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.cli import csv_rows, deep_merge
-from model.errors import Problem, problems
+from model.errors import Describe, JsonInputError, Problem, allowed, loads_strict, problems, validate_scenario
 from model.limits import (
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
@@ -81,8 +88,48 @@ def _check_query_size() -> None:
         raise ApiError("query-too-long", detail, [where], Limit("max_query_bytes", limit, size, detail))
 
 
-def json_body() -> dict[str, Any]:
-    """The request's body as a JSON object; :class:`ApiError` (415, 413, 400, 422) otherwise."""
+def _body_bytes() -> bytes:
+    """The request body: at most ``API_MAX_BODY_BYTES``, else 413, whether or not it came with a Content-Length.
+
+    A body without Content-Length (``Transfer-Encoding: chunked``) is read from the server's stream when the
+    server ends it (``wsgi.input_terminated``: gunicorn, werkzeug's server): at most one byte past the limit,
+    so a longer one is refused (413), never cut short. A body that cannot be read (a malformed chunk: gunicorn
+    raises its own parse errors, werkzeug an OSError) is a 400.
+    """
+    most = int(current_app.config["API_MAX_BODY_BYTES"])
+    if request.content_length is not None and request.content_length > most:
+        raise RequestEntityTooLarge()
+    try:
+        if "wsgi.input_terminated" not in request.environ:
+            # Content-Length bounds the stream (no Content-Length: werkzeug gives an empty one)
+            return request.get_data(cache=False)
+        stream = request.environ["wsgi.input"]
+        data = bytearray()
+        while len(data) <= most:
+            part = stream.read(most + 1 - len(data))
+            if not part:
+                break
+            data += part
+    except HTTPException:
+        raise
+    except Exception as exc:  # the server's stream: a malformed chunked body, or the client gone
+        chunked = "chunked" in request.headers.get("Transfer-Encoding", "").lower()
+        what = "its chunked encoding is malformed" if chunked else "the connection failed"
+        detail = f"the body could not be read: {what} ({type(exc).__name__}: {str(exc)[:200]})"
+        where = _problem("", detail, "body_unreadable", "a complete body: Content-Length, or well-formed chunks")
+        raise ApiError("invalid-json", detail, [where], headers={"Connection": "close"}) from None
+    if len(data) > most:
+        raise RequestEntityTooLarge()
+    return bytes(data)
+
+
+def json_body(describe: Describe | None = allowed) -> dict[str, Any]:
+    """The request's body as a JSON object; :class:`ApiError` (415, 413, 400, 422) otherwise.
+
+    Strict JSON (:func:`model.errors.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
+    limit problem naming the path where it went past; a repeated key, ``NaN`` or ``Infinity`` a 400 naming
+    its path; an integer too long to read a 422 naming the field (``describe(loc)``: what it allows).
+    """
     mimetype = request.mimetype
     if mimetype != JSON and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
         got = request.content_type or "no Content-Type"
@@ -92,7 +139,7 @@ def json_body() -> dict[str, Any]:
     if charset not in ("utf-8", "utf8"):
         detail = f"got charset={charset}; send the body as UTF-8"
         raise ApiError("unsupported-media-type", detail, [_problem("Content-Type", detail, "media_type", MEDIA)])
-    data = request.get_data(cache=False)  # over MAX_CONTENT_LENGTH: werkzeug raises 413
+    data = _body_bytes()
     if not data.strip():
         raise _bad_json("the body is empty; send a JSON object ({} for every default)")
     try:
@@ -100,10 +147,18 @@ def json_body() -> dict[str, Any]:
     except UnicodeDecodeError as exc:
         raise _bad_json(f"the body is not UTF-8 ({exc.reason} at byte {exc.start})") from None
     try:
-        doc = json.loads(text)
+        doc = loads_strict(text, describe=describe)
     except json.JSONDecodeError as exc:
         raise _bad_json(f"invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except (ValueError, RecursionError) as exc:  # too many digits in an integer, too deeply nested
+    except JsonInputError as exc:
+        if exc.limit is not None:
+            raise invalid(exc.problems, exc.limit) from None
+        if exc.not_json:
+            lines = [p.text for p in exc.problems]
+            detail = "not strict JSON: " + (f"{len(lines)} problems: " if len(lines) > 1 else "") + "; ".join(lines)
+            raise ApiError("invalid-json", detail, exc.problems) from None
+        raise invalid(exc.problems) from None
+    except (ValueError, RecursionError) as exc:  # pragma: no cover - loads_strict raises the two above
         raise _bad_json(f"invalid JSON: {exc}") from None
     if not isinstance(doc, dict):
         kind = "an array" if isinstance(doc, list) else "null" if doc is None else type(doc).__name__
@@ -111,6 +166,11 @@ def json_body() -> dict[str, Any]:
             [Problem(path="", message=f"the body must be a JSON object, not {kind}", type="model_type", loc=())]
         )
     return doc
+
+
+def _sweep_allowed(loc: tuple[str | int, ...]) -> str | None:
+    """What the field at ``loc`` of a sweep request allows, in words, where it is a scenario field."""
+    return allowed(loc[1:]) if loc[:1] == ("scenario",) else None
 
 
 def output_format(allowed: Sequence[str] = ("json", "csv")) -> str:
@@ -203,7 +263,7 @@ def scenario_input(options: Iterable[str]) -> dict[str, Any]:
 def validate(doc: dict[str, Any]) -> Scenario:
     """The scenario, validated strictly (JSON types: ``"70"`` is not a number); 422 naming each problem."""
     try:
-        return Scenario.model_validate(doc, strict=True)
+        return validate_scenario(doc)  # the command line's validation too
     except ValidationError as exc:
         raise invalid(problems(exc)) from None
 
@@ -292,7 +352,7 @@ def sweep_endpoint() -> Response:
     if found:
         raise invalid(found)
     fmt = output_format()
-    doc = json_body()
+    doc = json_body(_sweep_allowed)
     try:
         req = SweepRequest.model_validate(doc, strict=True)
     except ValidationError as exc:

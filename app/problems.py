@@ -40,7 +40,13 @@ class Kind:
 KINDS: dict[str, Kind] = {
     k.name: k
     for k in (
-        Kind("invalid-json", 400, "The body is not valid JSON", "The body could not be read as UTF-8 JSON."),
+        Kind(
+            "invalid-json",
+            400,
+            "The body is not valid JSON",
+            "The body could not be read as strict UTF-8 JSON: a syntax error, a key given twice in one object, NaN "
+            "or Infinity (not JSON), or a body whose chunked encoding is malformed; errors[] names the path of each.",
+        ),
         Kind(
             "invalid-request",
             422,
@@ -52,8 +58,8 @@ KINDS: dict[str, Kind] = {
             "limit-exceeded",
             422,
             "The request is over a limit",
-            "The request would take the model too long; limit names the documented limit, its maximum and what the "
-            "request asked.",
+            "The request would take the model too long, or its JSON nests deeper than max_json_depth; limit names "
+            "the documented limit, its maximum and what the request asked, errors[] the path where it went past.",
         ),
         Kind("not-found", 404, "Not found", "No such endpoint, preset or protocol."),
         Kind("method-not-allowed", 405, "Method not allowed", "The endpoint does not take this method; see Allow."),

@@ -14,6 +14,7 @@ Imported by :mod:`model` before any other module, so it must import nothing of t
 
 from __future__ import annotations
 
+import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
@@ -105,9 +106,32 @@ def install() -> None:
         sys.meta_path.insert(0, _SourceFirst())
 
 
+def build_stamp() -> str:
+    """A hash of what the compiled build is made from: the build files and each compiled module's source and
+    ``.pxd`` (``scripts/venv.sh`` rebuilds when it changes)."""
+    digest = hashlib.sha256()
+    files = [_ROOT / "setup.py", _ROOT / "pyproject.toml"]
+    for module in COMPILED:
+        src = source_path(module)
+        files += [src, src.with_suffix(".pxd")]
+    for path in files:
+        digest.update(path.name.encode())
+        digest.update(path.read_bytes() if path.exists() else b"-")
+    return digest.hexdigest()
+
+
 def engine_backend() -> str:
     """``"compiled"`` if the engine's modules run compiled in this process, else ``"python"``."""
     import model.engine as engine  # here, not at the top: after install() has chosen
 
     origin = getattr(engine, "__file__", "") or ""
     return "compiled" if origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "python"
+
+
+if __name__ == "__main__":  # scripts/venv.sh: ``stamp`` prints build_stamp(); ``built`` exits 1 if a module is missing
+    if sys.argv[1:] == ["stamp"]:
+        print(build_stamp())
+    elif sys.argv[1:] == ["built"]:
+        sys.exit(any(compiled_path(m) is None for m in COMPILED))
+    else:
+        sys.exit("usage: python model/_backend.py stamp|built")

@@ -4,6 +4,9 @@
 prints the output document (or an array of them) as JSON, or as CSV with ``--format csv``.
 ``--preset NAME`` starts from a preset's document and merges the file's fields on top. Bad input
 exits with status 2 and one line per problem on stderr, naming the field path and what it allows.
+Input is read and validated exactly as the JSON API reads a body: strict JSON
+(:func:`model.errors.loads_strict`: nesting at most ``max_json_depth`` deep, no repeated keys, no
+``NaN``) and strict types (:func:`model.errors.validate_scenario`: ``"70"`` is not a number).
 
 ``predict --jsonl FILE`` (or a FILE named ``*.jsonl``) streams JSON Lines: one scenario a line in,
 one output document a line out, in input order, each written as soon as it and the lines before it
@@ -35,7 +38,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from model import engine_backend, limits
-from model.errors import problems
+from model.errors import MAX_JSON_DEPTH, JsonInputError, allowed, check_depth, loads_strict, problems, validate_scenario
 from model.expected_loss import CAUSES
 from model.predict import predict
 from model.presets import PRESETS
@@ -51,15 +54,58 @@ class UserError(Exception):
 # --- reading and merging input ---------------------------------------------------------------
 
 
-def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """``override`` on top of ``base``: nested dicts merge, anything else (lists too) replaces."""
-    out = copy.deepcopy(base)
-    for key, value in override.items():
-        if isinstance(value, dict) and isinstance(out.get(key), dict):
-            out[key] = deep_merge(out[key], value)
+def copy_json(value: Any) -> Any:
+    """A deep copy of a parsed JSON document (dicts and lists copied, without recursion: any depth)."""
+    root: list[Any] = [None]
+    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]  # (where the copy goes, its key there, the original)
+    while stack:
+        parent, key, item = stack.pop()
+        if isinstance(item, dict):
+            new: dict[Any, Any] = dict.fromkeys(item)
+            parent[key] = new
+            stack.extend((new, k, v) for k, v in item.items())
+        elif isinstance(item, list):
+            items: list[Any] = [None] * len(item)
+            parent[key] = items
+            stack.extend((items, i, v) for i, v in enumerate(item))
         else:
-            out[key] = copy.deepcopy(value)
+            parent[key] = copy.deepcopy(item)
+    return root[0]
+
+
+def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
+    """``override`` on top of ``base``: nested dicts merge, anything else (lists too) replaces.
+
+    Neither is changed; without recursion, so a document of any depth merges (or is refused by the caller's
+    depth check, :func:`model.errors.check_depth`, never by a RecursionError)."""
+    out: dict[str, Any] = copy_json(base)
+    stack: list[tuple[dict[str, Any], dict[str, Any]]] = [(out, override)]
+    while stack:
+        target, over = stack.pop()
+        for key, value in over.items():
+            here = target.get(key)
+            if isinstance(value, dict) and isinstance(here, dict):
+                stack.append((here, value))  # here is already a copy: merged into in place
+            else:
+                target[key] = copy_json(value)
     return out
+
+
+def _allowed_in_input(loc: tuple[str | int, ...]) -> str | None:
+    """What the scenario field at ``loc`` of an input (a scenario, or ``[i]`` of a batch) allows, in words."""
+    return allowed(loc[1:] if loc and isinstance(loc[0], int) else loc)
+
+
+def loads_input(text: str, prefix: str = "", one_line: bool = False) -> Any:
+    """JSON input (a scenario or a batch; ``one_line``: a JSON Lines line) read as the API reads a body
+    (:func:`model.errors.loads_strict`); :class:`UserError` with one line per problem, each after ``prefix``."""
+    try:
+        return loads_strict(text, describe=_allowed_in_input)
+    except json.JSONDecodeError as exc:
+        where = f"column {exc.colno}" if one_line else f"line {exc.lineno} column {exc.colno}"
+        raise UserError(f"{prefix}invalid JSON: {exc.msg} at {where}") from None
+    except JsonInputError as exc:
+        raise UserError("\n".join(f"{prefix}{p.text}" for p in exc.problems)) from None
 
 
 def _json_type(value: Any) -> str:
@@ -89,10 +135,7 @@ def read_json(path: str) -> Any:
         raise UserError(f"{name}: cannot read: {exc.strerror or exc}") from None
     except UnicodeDecodeError as exc:
         raise UserError(f"{name}: cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    try:
-        return json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"{name}: invalid JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    return loads_input(text, f"{name}: ")
 
 
 def scenario_documents(data: Any, base: dict[str, Any] | None, source: str) -> list[dict[str, Any]]:
@@ -126,12 +169,13 @@ def preset_document(name: str) -> dict[str, Any]:
 
 
 def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
-    """Validate every document; :class:`UserError` listing all problems of all documents."""
+    """Validate every document as the API does (strict JSON types: :func:`model.errors.validate_scenario`);
+    :class:`UserError` listing all problems of all documents."""
     scenarios: list[Scenario] = []
     lines: list[str] = []
     for i, doc in enumerate(docs):
         try:
-            scenarios.append(Scenario.model_validate(doc))
+            scenarios.append(validate_scenario(doc))
         except ValidationError as exc:
             lines.extend(p.text for p in problems(exc, at=(i,) if batch else ()))
     if lines:
@@ -166,6 +210,10 @@ def predict_document(
     """
     if not isinstance(scenario, dict):
         raise UserError(f"the input must be a scenario (a JSON object), not {_json_type(scenario)}")
+    try:
+        check_depth(scenario)  # before merging: as deep as JSON input may be (max_json_depth)
+    except JsonInputError as exc:
+        raise UserError("\n".join(p.text for p in exc.problems)) from None
     base = preset_document(preset) if preset is not None else None
     [valid] = validate(scenario_documents(scenario, base, "the input"), batch=False)
     return _predict_budgeted(valid, packets, formulas)
@@ -180,10 +228,7 @@ def _predict_line(line: bytes | str, preset: str | None = None, packets: bool = 
         text = line.decode("utf-8") if isinstance(line, bytes) else line
     except UnicodeDecodeError as exc:
         raise UserError(f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise UserError(f"invalid JSON: {exc.msg} at column {exc.colno}") from None
+    data = loads_input(text, one_line=True)
     document = predict_document(data, preset=preset, packets=packets, formulas=formulas)
     return json.dumps(document, allow_nan=False, separators=(",", ":"))
 
@@ -519,7 +564,9 @@ def build_parser() -> argparse.ArgumentParser:
         "predict",
         help="predict a scenario (or a batch of them) and print the output document",
         description="Print the output document of a scenario (a JSON object) as JSON, or an array of output "
-        "documents for an array of scenarios. Problems in the input exit with status 2.",
+        "documents for an array of scenarios. Problems in the input exit with status 2. Input is read as the JSON "
+        f"API reads a body: strict JSON (arrays and objects nested at most {MAX_JSON_DEPTH} deep, max_json_depth; "
+        'no key twice in an object; no NaN or Infinity) and strict types ("70" and true are not numbers).',
         epilog="JSON Lines (--jsonl, or a FILE whose name ends in .jsonl):\n"
         "  FILE (or standard input, -) is read one line at a time, never whole: each non-blank line is one\n"
         "  scenario (a JSON object; --preset merges under each). Each line's output document is printed as\n"

@@ -144,6 +144,17 @@ def budget(steps: int = MAX_ENGINE_STEPS) -> Iterator[None]:
         _budget.reset(token)
 
 
+@contextmanager
+def unbudgeted() -> Iterator[None]:
+    """Run the body outside any request's budget: each run gets the default. Only for work that no request
+    chooses (the seed studies the gallery shows, the same for everyone and computed once per process)."""
+    token = _budget.set(None)
+    try:
+        yield
+    finally:
+        _budget.reset(token)
+
+
 def allowance() -> int:
     """Engine steps left in the current budget (a run outside any budget gets the whole default)."""
     left = _budget.get()

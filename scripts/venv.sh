@@ -1,18 +1,16 @@
 # Sourced by run.sh and test.sh: use (and if needed create) the project's virtual environment in .venv,
 # install the requirements file given as $1 into it, then install latency-lab itself in editable mode:
 # that compiles the engine (setup.py: Cython and the machine's gcc, about a minute on 2 cores) and adds the
-# `latency-lab` command. The build is skipped while the build files and the model's sources are unchanged
-# since the last one (a stamp in .venv) and every compiled module is in place.
+# `latency-lab` command. The build is skipped while the build files and the compiled modules' sources are
+# unchanged since the last one (a stamp in .venv: model/_backend.py build_stamp) and every module is in place.
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
 python -m pip install --quiet --disable-pip-version-check -r "$1"
-_stamp=$(cat setup.py pyproject.toml requirements.txt model/*.py model/*.pxd model/protocols/*.py model/protocols/*.pxd \
-    | sha256sum | cut -d' ' -f1)
-if [ "$(cat .venv/.latency-lab-build 2>/dev/null)" != "$_stamp" ] \
-    || ! python -c 'import sys; from model import _backend as b; sys.exit(any(b.compiled_path(m) is None for m in b.COMPILED))' 2>/dev/null; then
+_stamp=$(python model/_backend.py stamp)
+if [ "$(cat .venv/.latency-lab-build 2>/dev/null)" != "$_stamp" ] || ! python model/_backend.py built; then
     echo "== pip install -e . (compiling the engine)" >&2
     python -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
     echo "$_stamp" > .venv/.latency-lab-build

@@ -9,6 +9,7 @@ import subprocess
 import sys
 import threading
 from collections.abc import Callable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -602,3 +603,115 @@ def test_subprocess_jsonl_bad_line_exits_2() -> None:
     assert len(proc.stdout.splitlines()) == 1
     assert proc.stderr.startswith("python -m model predict: error: <stdin>: line 2: network.rtt_ms: ")
     assert "Traceback" not in proc.stderr
+
+
+# --- hostile input: the API's strict JSON and strict types, one clear line, never a traceback ------------------
+
+
+def test_deep_merge_is_not_recursive() -> None:
+    """A document far deeper than Python's recursion limit merges (and copies) without a RecursionError."""
+    deep: dict[str, Any] = {}
+    inner = deep
+    for _ in range(50_000):
+        inner["a"] = {}
+        inner = inner["a"]
+    inner["leaf"] = [1, [2]]
+    base = {"a": {"b": 1}, "c": [1]}
+    merged = deep_merge(base, {"a": deep})
+    assert merged["a"]["b"] == 1 and merged["c"] == [1] and base == {"a": {"b": 1}, "c": [1]}
+    node = merged["a"]["a"]
+    for _ in range(49_999):
+        node = node["a"]
+    assert node == {"leaf": [1, [2]]} and node["leaf"] is not inner["leaf"]
+
+
+def test_predict_document_refuses_deep_input_before_merging() -> None:
+    deep: dict[str, Any] = {"network": {}}
+    inner = deep["network"]
+    for _ in range(600):
+        inner["a"] = {}
+        inner = inner["a"]
+    with pytest.raises(UserError, match=r"^network(\.a){31}: .*max_json_depth"):
+        predict_document(deep, preset="h96-lan")
+
+
+#: Scenario documents the API refuses for their JSON types: the command line must refuse each too, by path.
+STRICT_TYPES = [
+    ({"network": {"rtt_ms": True}}, "network.rtt_ms"),
+    ({"network": {"rtt_ms": "70"}}, "network.rtt_ms"),
+    ({"tcp": {"mss_bytes": 1460.0}}, "tcp.mss_bytes"),
+    ({"tcp": {"mss_bytes": "1460"}}, "tcp.mss_bytes"),
+    ({"tcp": {"nagle": 1}}, "tcp.nagle"),
+    ({"tcp": {"nagle": "false"}}, "tcp.nagle"),
+    ({"page": {"object_bytes": [100, "200"]}}, "page.object_bytes[1]"),
+]
+
+
+@pytest.mark.parametrize(("doc", "path"), STRICT_TYPES, ids=[p + ":" + json.dumps(d) for d, p in STRICT_TYPES])
+def test_cli_validates_types_as_strictly_as_the_api(run: Run, tmp_path: Path, doc: dict[str, Any], path: str) -> None:
+    from app import create_app
+
+    status, out, err = run("predict", write(tmp_path, doc))
+    assert (status, out) == (2, "")
+    [line] = err.splitlines()
+    assert line.startswith(f"python -m model predict: error: {path}: "), line
+    api = create_app({"TESTING": True}).test_client().post("/api/v1/predict", json=doc)
+    assert api.status_code == 422
+    body = api.get_json()
+    assert [f"python -m model predict: error: {e['text']}" for e in body["errors"]] == [line]  # the API's words
+
+
+def _deep_field(depth: int) -> str:
+    return '{"network": ' + '{"a": ' * depth + "1" + "}" * depth + "}"
+
+
+DIGITS = "9" * 5000
+
+
+@dataclass(frozen=True)
+class Hostile:
+    """Input that must exit 2 with one clear line naming ``named``, never a traceback."""
+
+    id: str
+    text: str  # FILE's content (standard input)
+    named: tuple[str, ...]  # each in the error line: the field's path, the limit's name, ...
+    args: tuple[str, ...] = ()
+
+
+HOSTILE = [
+    Hostile("true for a number", '{"network": {"rtt_ms": true}}', ("network.rtt_ms", "valid number")),
+    Hostile("string for a number", '{"network": {"rtt_ms": "70"}}', ("network.rtt_ms", "valid number")),
+    Hostile("nested 10,000 deep", "[" * 10_000 + "]" * 10_000, ("max_json_depth", "[0]" * 32 + ":")),
+    Hostile("object nested 10,000 deep", '{"a": ' * 10_000 + "1" + "}" * 10_000, ("max_json_depth", "a" + ".a" * 31)),
+    Hostile("5,000-digit integer", '{"page": {"html_bytes": ' + DIGITS + "}}", ("page.html_bytes", "100,000,000")),
+    Hostile("5,000-digit negative", '{"network": {"rtt_ms": -' + DIGITS + "}}", ("network.rtt_ms", "10,000 ms")),
+    Hostile(
+        "preset and a field 600 deep",
+        _deep_field(600),
+        ("max_json_depth", "network" + ".a" * 31 + ":"),
+        ("--preset", "h96-lan"),
+    ),
+    Hostile("duplicate key", '{"network": {"rtt_ms": 1, "rtt_ms": 2}}', ("network.rtt_ms", "2 times")),
+    Hostile("NaN", '{"network": {"rtt_ms": NaN}}', ("network.rtt_ms", "NaN")),
+    Hostile("Infinity in a batch", '[{}, {"http": {"server_think_ms": -Infinity}}]', ("[1].http.server_think_ms",)),
+    Hostile("5,000-digit integer in a batch", '[{"page": {"html_bytes": ' + DIGITS + "}}]", ("[0].page.html_bytes",)),
+    Hostile(
+        "deep JSON Lines line", "{}\n" + "[" * 10_000 + "]" * 10_000 + "\n", ("line 2", "max_json_depth"), ("--jsonl",)
+    ),
+    Hostile("duplicate key, JSON Lines", '{"tcp": {}, "tcp": {}}\n', ("line 1", "tcp:", "2 times"), ("--jsonl",)),
+]
+
+
+@pytest.mark.parametrize("case", HOSTILE, ids=[h.id for h in HOSTILE])
+def test_cli_hostile_table(case: Hostile) -> None:
+    """``python -m model predict`` on each hostile input: exit 2, one line naming the field or the limit."""
+    proc = _cli("predict", *case.args, "-", stdin=case.text)
+    assert proc.returncode == 2, (proc.returncode, proc.stderr[-2000:])
+    assert "Traceback" not in proc.stderr, proc.stderr[-2000:]
+    errors = [line for line in proc.stderr.splitlines() if line.startswith("python -m model predict: error: ")]
+    assert len(errors) == 1, proc.stderr[-2000:]
+    assert len(errors[0]) < 1000, errors[0][:2000]
+    for name in case.named:
+        assert name in errors[0], errors[0]
+    if "--jsonl" not in case.args:
+        assert proc.stdout == ""
