@@ -433,6 +433,12 @@ class Scenario(_Strict):
             )
         if "h3" in self.protocols:  # QUIC packets carry max_datagram_bytes less 30 (model.quic)
             mss = min(mss, self.quic.max_datagram_bytes - 30)
+            if rwnd < self.quic.max_datagram_bytes - 30:
+                raise ValueError(
+                    f"tcp.receive_window_bytes ({rwnd}) must be at least quic.max_datagram_bytes less 30 "
+                    f"({self.quic.max_datagram_bytes - 30}) for h3: a window smaller than one QUIC packet's "
+                    "data would never let a full packet leave"
+                )
         segments = self.session.pages * sum(-(-(header + size) // mss) for size in [html, *objects])
         legs = 3 if self.proxy.architecture == "split_proxy" else 1  # each segment is relayed over every leg
         if segments * legs > MAX_SEGMENTS:
