@@ -99,7 +99,7 @@ def test_split_proxies_relay_plain_http_only(extra: dict[str, object], named: st
 def test_h3_needs_a_window_of_one_quic_packet() -> None:
     """A window below one QUIC packet's data stalled h3 for ever (an AssertionError, a 500 in the API); found
     by the differential test's random scenarios. The smallest window that works is accepted."""
-    with pytest.raises(ValidationError, match="quic.max_datagram_bytes less 30"):
+    with pytest.raises(ValidationError, match=r"quic\.max_datagram_bytes less 30"):
         Scenario.model_validate(
             {"protocols": ["h3"], "tcp": {"receive_window_bytes": 8192}, "quic": {"max_datagram_bytes": 9000}}
         )
