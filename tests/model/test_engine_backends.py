@@ -285,11 +285,7 @@ def test_features_handed_to_the_python_engine_none(request: pytest.FixtureReques
 PYTHON_HELPERS = (
     "model.content",  # effective_page, from Scenario.page.transferred in resolve
     "model.limits",  # allowance, spend: the step budget
-    "model.lin",  # value: every time put in the output
-    "model.loss",  # the loss closed forms expected_loss applies
-    "model.quic",  # configure, handshake: h3's endpoints and its handshake flights
     "model.scenario",  # resolve: the scenario's numbers, once per prediction
-    "model.tls",  # handshake, resumed: the TLS flights
 )
 
 
