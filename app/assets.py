@@ -2,19 +2,31 @@
 
 - Pages and static files are compressed (flask-compress: brotli, zstd or gzip, whichever the
   client accepts first in that order). Blueprints named in ``COMPRESS_SKIP_BLUEPRINTS`` (default:
-  the JSON API, whose in-process schemathesis run reads bodies undecoded) are sent as they are. Static files are compressed once per file version and algorithm and kept
-  in memory: the plotly bundle (1.2 MB) costs the compressor once, not on every first view.
+  the JSON API, whose in-process schemathesis run reads bodies undecoded) are sent as they are.
 - Every ``url_for('static', filename=...)`` gets ``?v=<first 12 hex digits of the file's
   SHA-256>``: a changed file gets a new address, so a versioned address is cached for a year
   (``immutable``); an address without the current version is cached for five minutes only.
+- Static files are compressed once per algorithm for their *current* version and kept in memory
+  (:class:`_StaticCompressed`): the plotly bundle (1.2 MB) costs the compressor once, not on every
+  first view. Only a request naming the current version stores an entry, and a file's entry is
+  replaced when its version changes, so the memory held is at most every static file compressed
+  once per algorithm (about 1.3 MB, nearly all of it the plotly bundle), however many ``?v=`` are
+  asked for.
+- A request with another ``?v=`` (a page from before the file changed: an open tab, a page restored
+  from the browser's history or cache) gets the current file, from the current version's entry when
+  there is one, cached for five minutes. That is what such a page can use: the old file is gone, a
+  404 would leave the page without its scripts and styles, and a redirect to the current address
+  would only add a round trip before the same bytes. Not ``immutable``, so the old address is asked
+  again soon.
 """
 
 from __future__ import annotations
 
 import hashlib
 import threading
+from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, cast
 
 from flask import Flask, Response, current_app, request
 from flask_compress import Compress
@@ -25,26 +37,81 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 SHORT = "public, max-age=300"
 
 
-class _StaticCompressed:
-    """flask-compress's cache backend: compressed static files, keyed by algorithm, path and version.
+#: Ends the cache key of a static request that does not name the file's current version: it may read the
+#: current version's entry but never stores one.
+_READ_ONLY = "#read-only"
 
-    Keys of other responses (``cache_key`` gives them ``""``) are neither stored nor looked up:
-    a page's body depends on more than its address (the ``HX-Request`` header, a POST body).
+
+class _StaticCompressed:
+    """flask-compress's cache backend: each static file's current version, compressed, once per algorithm.
+
+    flask-compress asks with ``<algorithm>;<key>``, the key from :func:`_cache_key`: ``<path>@<version>`` (the
+    file's current version) for a request naming that version, the same with :data:`_READ_ONLY` for any other
+    request of the file, ``""`` for every other response (a page's body depends on more than its address:
+    the ``HX-Request`` header, a POST body), which is neither stored nor looked up. One entry per algorithm
+    and path, holding the version it was made from: a lookup with another version misses, and a new version
+    replaces the old entry.
     """
 
     def __init__(self) -> None:
-        self._data: dict[str, bytes] = {}
+        self._data: dict[str, tuple[str, bytes]] = {}  # "<algorithm>;<path>" -> (version, compressed body)
         self._lock = threading.Lock()
 
-    def get(self, key: str) -> bytes | None:
+    def __len__(self) -> int:
+        return len(self._data)
+
+    @property
+    def size(self) -> int:
+        """Bytes of compressed bodies held."""
         with self._lock:
-            return self._data.get(key)
+            return sum(len(body) for _, body in self._data.values())
+
+    @staticmethod
+    def _parse(key: str) -> tuple[str, str, bool] | None:
+        """``(slot, version, read_only)`` of a key, ``None`` for a response that is not cached."""
+        algorithm, _, rest = key.partition(";")
+        if not rest:
+            return None
+        read_only = rest.endswith(_READ_ONLY)
+        if read_only:
+            rest = rest[: -len(_READ_ONLY)]
+        path, _, version = rest.rpartition("@")
+        return f"{algorithm};{path}", version, read_only
+
+    def get(self, key: str) -> bytes | None:
+        parsed = self._parse(key)
+        if parsed is None:
+            return None
+        slot, version, _ = parsed
+        with self._lock:
+            held = self._data.get(slot)
+        return held[1] if held is not None and held[0] == version else None
 
     def set(self, key: str, value: bytes) -> None:
-        if key.endswith(";"):
+        parsed = self._parse(key)
+        if parsed is None or parsed[2]:
             return
+        slot, version, _ = parsed
         with self._lock:
-            self._data[key] = value
+            self._data[slot] = (version, value)
+
+
+class _SizedBody:
+    """A static file's body with a length (werkzeug then does not call it streamed), read when iterated."""
+
+    def __init__(self, chunks: Iterable[bytes]) -> None:
+        self._chunks = chunks
+
+    def __len__(self) -> int:
+        return 1  # only asked whether there is a length (werkzeug's Response.is_streamed)
+
+    def __iter__(self) -> Iterator[bytes]:
+        return iter(self._chunks)
+
+    def close(self) -> None:
+        close = getattr(self._chunks, "close", None)
+        if close is not None:
+            close()
 
 
 class _Compress(Compress):
@@ -57,9 +124,15 @@ class _Compress(Compress):
 
 
 def _cache_key(req: Any) -> str:
-    if req.endpoint == "static" and req.args.get("v"):
-        return f"{req.path}?v={req.args['v']}"
-    return ""
+    """The key of :class:`_StaticCompressed` for a request (see there)."""
+    if req.endpoint != "static":
+        return ""
+    versions: Versions = current_app.extensions["static_versions"]
+    current = versions.of(str((req.view_args or {}).get("filename", "")))
+    if current is None:
+        return ""
+    key = f"{req.path}@{current}"
+    return key if req.args.get("v") == current else key + _READ_ONLY
 
 
 class Versions:
@@ -106,7 +179,8 @@ def init_app(app: Flask) -> None:
             "image/svg+xml",
         ],
     )
-    _Compress(app)
+    compress = _Compress(app)
+    app.extensions["static_compressed"] = compress.cache  # a _StaticCompressed (tests read its size)
     assert app.static_folder is not None
     versions = Versions(Path(app.static_folder))
     app.extensions["static_versions"] = versions
@@ -128,7 +202,10 @@ def init_app(app: Flask) -> None:
         versioned = current is not None and request.args.get("v") == current
         response.headers["Cache-Control"] = IMMUTABLE if versioned else SHORT
         if response.status_code == 200 and response.is_streamed:
-            # A whole file in memory, so flask-compress compresses it once (see _StaticCompressed).
+            # Sized, so flask-compress takes it as a whole body and looks in its cache (see _StaticCompressed);
+            # read only on a miss (or when sent uncompressed), not on every request.
+            body = _SizedBody(cast(Iterable[bytes], response.response))  # send_file's file wrapper: bytes
             response.direct_passthrough = False
-            response.set_data(response.get_data())
+            response.response = body
+            response.call_on_close(body.close)  # a cache hit replaces the body without reading or closing it
         return response
