@@ -25,6 +25,7 @@ from model.api_schema import (
     ProblemDetails,
     SweepOutput,
 )
+from model.errors import MAX_JSON_DEPTH
 from model.limits import (
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
@@ -85,6 +86,12 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "what": "Work of a formula (one protocol run on linear forms, then simplified).",
         },
         {"name": "max_sweep_points", "value": MAX_SWEEP_POINTS, "what": "Values of a sweep (values or steps)."},
+        {
+            "name": "max_json_depth",
+            "value": MAX_JSON_DEPTH,
+            "what": "Nesting of a JSON body (objects and arrays), checked before anything else reads it; over it: "
+            "422 limit-exceeded naming the path where it was passed.",
+        },
         {
             "name": "max_engine_steps",
             "value": MAX_ENGINE_STEPS,

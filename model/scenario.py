@@ -371,6 +371,7 @@ class Scenario(_Strict):
         default_factory=lambda: list(SEED_PROTOCOLS),
         min_length=1,
         max_length=len(ALL_PROTOCOLS),
+        json_schema_extra={"uniqueItems": True},  # the validator refuses a repeat
         description="The protocols to compare, each once: http10 (one connection per object), http10_parallel, "
         "persistent, pipelined, getall (the seeds' five, the default), h2 (HTTP/2 streams on one TCP connection), "
         "h3 (HTTP/3 over QUIC).",

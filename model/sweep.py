@@ -99,6 +99,7 @@ class SweepRequest(BaseModel):
         None,
         min_length=1,
         max_length=7,
+        json_schema_extra={"uniqueItems": True},  # the validator refuses a repeat
         description="Protocols to predict (no repeats); default: the base scenario's protocols.",
     )
 
