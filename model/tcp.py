@@ -165,7 +165,9 @@ class Endpoint:
                     # paced after an idle period: wait for the next slot (seed 000, 2.4)
                     self.eng.at(self.next_pace, self._paced_output)
                     return
-                if self.last_paced is not None:
+                if self.last_paced is not None and not t > self.next_pace:
+                    # it leaves at its slot: one interval after the segment before. Later than the slot it
+                    # left for its own cause (an ACK, a write), which the critical path follows instead
                     cause = ("pace", self.last_paced, self.pace_interval)
                 self.next_pace = t + self.pace_interval
             if first:

@@ -101,3 +101,27 @@ def test_scenario_objects_as_count_and_size() -> None:
 def test_accepts_scenario_object_or_document() -> None:
     s = Scenario()
     assert predict(s) == predict(s.model_dump())
+
+
+def test_a_paced_restart_keeps_the_parts_adding_up() -> None:
+    """A paced segment that left later than its slot (an ACK or a write let it go) follows its own cause on the
+    critical path: filed as one pacing interval after the segment before, the parts lost the gap (1253.0 ms of
+    load, 914.3 in the parts). Found by the differential test's random scenarios."""
+    doc = {
+        "network": {"uplink_bandwidth_bps": 9600},
+        "tcp": {"nagle": False, "idle_restart": "paced", "rto_min_ms": 1},
+        "protocols": ["pipelined"],
+    }
+    r = predict(doc)["results"][0]
+    assert sum(r["breakdown_ms"].values()) == pytest.approx(r["page_load_ms"], rel=1e-12)
+    assert r["page_load_ms"] == pytest.approx(1253.0155440414508, rel=1e-12)  # the schedule itself is unchanged
+
+
+def test_the_parts_add_up_over_every_feature() -> None:
+    """The breakdown sums to the page load time for every protocol of 300 random scenarios of every feature
+    (a third of them with paced restarts)."""
+    from tests.model.scenarios import every_feature
+
+    for doc in every_feature(300, seed=31):
+        for r in predict(doc)["results"]:
+            assert sum(r["breakdown_ms"].values()) == pytest.approx(r["page_load_ms"], rel=1e-9, abs=1e-9), doc
