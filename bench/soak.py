@@ -1,6 +1,6 @@
 """Memory soak of the served app: the README's ``bash scripts/run.sh`` under a mix of never-repeated requests.
 
-    python bench/soak.py [--seconds 60] [--warmup SECONDS] [--clients N] [--interval 1]
+    python bench/soak.py [--seconds 60] [--warmup SECONDS] [--clients N] [--interval 1] [--mmap-threshold BYTES]
 
 Starts ``bash scripts/run.sh`` on a free loopback port (its own session; the whole process group is stopped
 at the end), then for ``--seconds`` sends, from ``--clients`` threads (default: two per gunicorn worker, at
@@ -23,11 +23,22 @@ sample; then each worker's memory after the warm-up (default: the first half) an
 median of the samples of the last 5 s. tests/app/test_memory.py runs the same soak and asserts the end
 within 10 % of the warm-up's figure.
 
-Figures from one run each (2026-11-25, 2-core machine shared with other jobs, 2 workers, 4 clients, 60 s,
-30 s warm-up, every request answered 200 or 303):
+``--mmap-threshold 131072`` serves with ``MALLOC_MMAP_THRESHOLD_=131072`` (see :data:`MMAP_ENV`; the test
+does): without it glibc's heap fragments for minutes and the workers creep whatever the caches do.
 
-- before the caches were bounded by bytes (app code of commit 7f13c99): FIGURES_BEFORE
-- after: FIGURES_AFTER
+Figures, one run each unless said (2026-11-25, a 2-core machine shared with other jobs, hence the request
+rates; 2 workers, 4 clients, 60 s, 30 s warm-up; every request answered 200 or 303); per worker, MB after the
+warm-up -> at the end:
+
+- before the caches were bounded by bytes (the app of commit 7f13c99; static compression kept per ``?v=``,
+  results kept by count): 326 -> 457 and 310 -> 435 (+40 %, 59 requests/s); with the fixed mmap threshold
+  251 -> 316 and 255 -> 305 (+26 %, +20 %; 43/s). Still growing at the end.
+- after, with the fixed mmap threshold (two runs): 155.2 -> 156.2, 155.3 -> 156.1 (+0.6 %, 80/s) and
+  156.1 -> 157.7, 152.5 -> 154.3 (+1.0 %, +1.2 %; 71/s).
+- after, as run.sh serves today (three runs; the first, and the 300 s one, before static files stopped being
+  read on cache hits): 230 -> 251, 251 -> 263 (+9.1 %, +4.4 %; 115/s), 222 -> 248,
+  218 -> 233 (+11.8 %, +6.7 %; 134/s), 237 -> 244, 238 -> 245 (+2.8 %, +3.0 %; 135/s); over 300 s one
+  worker went 237 -> 268 MB by 170 s (when max_requests recycled both workers), the other 241 -> 249.
 """
 
 from __future__ import annotations
@@ -67,6 +78,11 @@ PRESET = "n97-wan"
 ENCODINGS = ("br", "zstd", "gzip")
 #: One client's round of requests (a client starts at its own offset in it).
 ROUND = ("static", "page", "api", "static", "sweep", "api", "static", "page", "api", "big")
+#: glibc's malloc: with this set (to its default, 128 KiB) the threshold above which a block gets its own mapping
+#: stays fixed, instead of rising to the largest block freed so far (up to 32 MiB), which leaves the big passing
+#: buffers of a page (a few MB) in the heap between cached values, where the holes they leave keep the heap growing.
+MMAP_ENV = "MALLOC_MMAP_THRESHOLD_"
+MMAP_THRESHOLD = 128 * 1024
 #: Seconds of samples whose median gives the memory at the end of the warm-up and at the end of the soak.
 WINDOW_S = 5.0
 
@@ -74,11 +90,13 @@ WINDOW_S = 5.0
 # --- the server ----------------------------------------------------------------------------------------------
 
 
-def start_server(log: Path, port: int | None = None) -> Server:
-    """``bash scripts/run.sh`` on ``port`` (a free one if ``None``), answering ``/healthz``; RuntimeError if not."""
+def start_server(log: Path, port: int | None = None, env_extra: dict[str, str] | None = None) -> Server:
+    """``bash scripts/run.sh`` on ``port`` (a free one if ``None``), with ``env_extra`` added to its environment,
+    answering ``/healthz``; RuntimeError if not."""
     port = port or free_port()
     env = dict(os.environ)
     env.pop("HOST", None)  # the README's default: loopback only
+    env.update(env_extra or {})
     env["PORT"] = str(port)
     with log.open("wb") as out:
         proc = subprocess.Popen(
@@ -356,9 +374,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--clients", type=int, default=None, help="client threads (default: 2 a worker, at least 4)")
     parser.add_argument("--interval", type=float, default=1.0, help="seconds between memory samples")
     parser.add_argument("--port", type=int, default=None, help="port to serve on (default: a free one)")
+    parser.add_argument(
+        "--mmap-threshold",
+        type=int,
+        default=None,
+        metavar="BYTES",
+        help=f"serve with {MMAP_ENV}=BYTES (glibc's malloc: a fixed threshold; tests/app/test_memory.py: {MMAP_THRESHOLD})",
+    )
     args = parser.parse_args(argv)
+    extra = {MMAP_ENV: str(args.mmap_threshold)} if args.mmap_threshold is not None else {}
     with tempfile.TemporaryDirectory() as tmp:
-        server = start_server(Path(tmp) / "run.log", args.port)
+        server = start_server(Path(tmp) / "run.log", args.port, extra)
+        if extra:
+            print(f"serving with {MMAP_ENV}={args.mmap_threshold}")
         try:
             result = soak(server, args.seconds, args.warmup, args.clients, args.interval)
         finally:
