@@ -50,7 +50,6 @@ import itertools
 import json
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 import threading
@@ -66,11 +65,8 @@ if str(ROOT) not in sys.path:
 
 from tests.app.test_server import (  # noqa: E402  (after the path set-up above)
     HOST,
-    SETUP_TIMEOUT_S,
-    START_TIMEOUT_S,
     Server,
-    free_port,
-    request,
+    start_server,
 )
 
 PLOTLY = "/static/vendor/plotly-basic-4.1.1.min.js"
@@ -88,49 +84,6 @@ WINDOW_S = 5.0
 
 
 # --- the server ----------------------------------------------------------------------------------------------
-
-
-def start_server(log: Path, port: int | None = None, env_extra: dict[str, str] | None = None) -> Server:
-    """``bash scripts/run.sh`` on ``port`` (a free one if ``None``), with ``env_extra`` added to its environment,
-    answering ``/healthz``; RuntimeError if not."""
-    port = port or free_port()
-    env = dict(os.environ)
-    env.pop("HOST", None)  # the README's default: loopback only
-    env.update(env_extra or {})
-    env["PORT"] = str(port)
-    with log.open("wb") as out:
-        proc = subprocess.Popen(
-            ["bash", "scripts/run.sh"],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.DEVNULL,
-            stdout=out,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,  # its own process group: killpg reaches gunicorn's master and workers
-        )
-    srv = Server(proc=proc, port=port, log=log)
-    try:
-        deadline = time.monotonic() + SETUP_TIMEOUT_S  # run.sh's venv set-up (and an engine rebuild)
-        while "Listening at:" not in srv.output(0):
-            if proc.poll() is not None:
-                raise RuntimeError(f"bash scripts/run.sh exited with {proc.returncode}:\n{srv.output()}")
-            if time.monotonic() > deadline:
-                raise RuntimeError(f"gunicorn not listening after {SETUP_TIMEOUT_S:.0f} s:\n{srv.output()}")
-            time.sleep(0.1)
-        deadline = time.monotonic() + START_TIMEOUT_S
-        while True:
-            try:
-                if request(port, "GET", "/healthz", timeout=2).status == 200:
-                    break
-            except OSError:
-                pass
-            if proc.poll() is not None or time.monotonic() > deadline:
-                raise RuntimeError(f"no 200 from /healthz:\n{srv.output()}")
-            time.sleep(0.1)
-    except BaseException:
-        srv.stop()
-        raise
-    return srv
 
 
 def workers(master: int) -> list[int]:

@@ -163,13 +163,15 @@ def request(port: int, method: str, path: str, body: Any = None, timeout: float 
     )
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    port = free_port()
+def start_server(log: Path, port: int | None = None, env_extra: dict[str, str] | None = None) -> Server:
+    """``bash scripts/run.sh`` on ``port`` (a free one if ``None``), with ``env_extra`` added to its environment,
+    answering ``/healthz``; RuntimeError saying why if not (the server is then stopped). Also used by
+    bench/soak.py."""
+    port = port or free_port()
     env = dict(os.environ)
     env.pop("HOST", None)  # the README's default: loopback
+    env.update(env_extra or {})
     env["PORT"] = str(port)
-    log = tmp_path_factory.mktemp("server") / "run.log"
     with log.open("wb") as out:
         proc = subprocess.Popen(
             ["bash", "scripts/run.sh"],
@@ -186,26 +188,41 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
         setup_deadline = time.monotonic() + SETUP_TIMEOUT_S
         while "Listening at:" not in srv.output(0):
             if proc.poll() is not None:
-                pytest.fail(f"bash scripts/run.sh exited with {proc.returncode} before serving:\n{srv.output()}")
+                raise RuntimeError(f"bash scripts/run.sh exited with {proc.returncode} before serving:\n{srv.output()}")
             if time.monotonic() > setup_deadline:
-                pytest.fail(f"gunicorn not listening after {SETUP_TIMEOUT_S:.0f} s of venv set-up:\n{srv.output()}")
+                raise RuntimeError(
+                    f"gunicorn not listening after {SETUP_TIMEOUT_S:.0f} s of venv set-up:\n{srv.output()}"
+                )
             time.sleep(0.1)
         srv.setup_seconds = time.monotonic() - (setup_deadline - SETUP_TIMEOUT_S)
         deadline = time.monotonic() + START_TIMEOUT_S
         while True:
             if proc.poll() is not None:
-                pytest.fail(f"gunicorn exited with {proc.returncode} before serving:\n{srv.output()}")
+                raise RuntimeError(f"gunicorn exited with {proc.returncode} before serving:\n{srv.output()}")
             try:
                 if request(port, "GET", "/healthz", timeout=2).status == 200:
                     break
             except OSError:
                 pass
             if time.monotonic() > deadline:
-                pytest.fail(
+                raise RuntimeError(
                     f"no 200 from /healthz within {START_TIMEOUT_S:.0f} s of gunicorn listening:\n{srv.output()}"
                 )
             time.sleep(0.1)
         srv.start_seconds = time.monotonic() - (deadline - START_TIMEOUT_S)
+    except BaseException:
+        srv.stop()
+        raise
+    return srv
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    try:
+        srv = start_server(tmp_path_factory.mktemp("server") / "run.log")
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
         yield srv
     finally:
         srv.stop()
