@@ -1,7 +1,7 @@
 """latency-lab's web app: a thin Flask front end on :mod:`model`.
 
 The app only parses requests, calls the model and renders the answer; every number and every
-reason it shows comes from :func:`model.predict`.
+reason it shows comes from :func:`model.analysis.predict`.
 """
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from typing import Any
 
 from flask import Flask, Response, g
 
-from model import limits
+from model.scenario import limits
 
 _ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     @app.before_request
     def _open_budget() -> None:
-        # every request draws its engine steps from one budget (model.limits: the hard limit inside the engine)
+        # every request draws its engine steps from one budget (model.scenario.limits: the hard limit inside the engine)
         g.budget = limits.budget()
         g.budget.__enter__()
 

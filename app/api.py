@@ -1,8 +1,8 @@
 """The JSON API, versioned under ``/api/v1``: scripted what-if questions over the model.
 
 - ``GET|POST /api/v1/predict``: a scenario (JSON body, or query parameters: :mod:`app.query`) in,
-  :func:`model.predict`'s output document out; ``packets=true`` adds the packet schedules.
-- ``POST /api/v1/sweep``: a :class:`model.sweep.SweepRequest` in, one series per protocol out.
+  :func:`model.analysis.predict`'s output document out; ``packets=true`` adds the packet schedules.
+- ``POST /api/v1/sweep``: a :class:`model.analysis.sweep.SweepRequest` in, one series per protocol out.
 - ``GET /api/v1/presets``, ``GET /api/v1/presets/{name}``: the seeds' setups.
 - ``GET|POST /api/v1/formulas/{protocol}``: a protocol's page load time as a formula (text, LaTeX,
   MathML) with the glossary of its symbols.
@@ -10,13 +10,13 @@
 
 Predict and sweep answer CSV for ``?format=csv`` or ``Accept: text/csv``. Every error is a problem
 document (:mod:`app.problems`); the limits (body size, query length, JSON nesting, work units, sweep
-points) are in :mod:`model.limits`, :mod:`model.errors` and the app's config, and listed on the docs
+points) are in :mod:`model.scenario.limits`, :mod:`model.scenario.errors` and the app's config, and listed on the docs
 page.
 
 A body is read as the command line reads a file: at most ``API_MAX_BODY_BYTES`` (with Content-Length
-or chunked), then strict JSON (:func:`model.errors.loads_strict`: nesting checked on the text before
+or chunked), then strict JSON (:func:`model.scenario.errors.loads_strict`: nesting checked on the text before
 anything parses, merges or validates it; no repeated keys, no ``NaN``), then strict types
-(:func:`model.errors.validate_scenario`).
+(:func:`model.scenario.errors.validate_scenario`).
 """
 
 from __future__ import annotations
@@ -39,9 +39,11 @@ from app.cache import Entry, ResponseCache
 from app.problems import ApiError, invalid
 from app.query import only_options, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
+from model.analysis.sweep import SweepError, SweepRequest, request_problems, sweep
+from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.cli import csv_rows, deep_merge
-from model.errors import Describe, JsonInputError, Problem, allowed, loads_strict, problems, validate_scenario
-from model.limits import (
+from model.scenario.errors import Describe, JsonInputError, Problem, allowed, loads_strict, problems, validate_scenario
+from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
     MAX_WORK_UNITS,
@@ -49,8 +51,6 @@ from model.limits import (
     check,
     work_units,
 )
-from model.sweep import SweepError, SweepRequest, request_problems, sweep
-from model.sweep import csv_rows as sweep_csv_rows
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -126,7 +126,7 @@ def _body_bytes() -> bytes:
 def json_body(describe: Describe | None = allowed) -> dict[str, Any]:
     """The request's body as a JSON object; :class:`ApiError` (415, 413, 400, 422) otherwise.
 
-    Strict JSON (:func:`model.errors.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
+    Strict JSON (:func:`model.scenario.errors.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
     limit problem naming the path where it went past; a repeated key, ``NaN`` or ``Infinity`` a 400 naming
     its path; an integer too long to read a 422 naming the field (``describe(loc)``: what it allows).
     """

@@ -7,7 +7,7 @@
 - ``GET /experiments/<slug>.csv``: every plotted point of the page, one row each;
 - ``GET /experiments/<slug>/comparisons.csv``: the comparison table.
 
-The numbers come from :mod:`model.experiments` (computed once per process); the figures' JSON and
+The numbers come from :mod:`model.studies.experiments` (computed once per process); the figures' JSON and
 the CSV files are built once per process too, and each page is rendered once per app.
 """
 
@@ -25,8 +25,9 @@ from flask import Blueprint, Response, abort, current_app, render_template, url_
 
 from app.figures import to_json
 from app.figures.gallery import figure as plotly_figure
-from model import PRESETS, limits
-from model.experiments import SLUGS, Comparison, Experiment, Figure, experiment
+from model import PRESETS
+from model.scenario import limits
+from model.studies.experiments import SLUGS, Comparison, Experiment, Figure, experiment
 
 bp = Blueprint("gallery", __name__, url_prefix="/experiments")
 

@@ -1,7 +1,7 @@
 """The API's OpenAPI 3.1 document, generated from the pydantic models, and the docs page's content.
 
 The schemas are pydantic's JSON Schema (draft 2020-12, which OpenAPI 3.1 uses) of the model's
-request models (:class:`~model.scenario.Scenario`, :class:`~model.sweep.SweepRequest`) and of the
+request models (:class:`~model.scenario.schema.Scenario`, :class:`~model.analysis.sweep.SweepRequest`) and of the
 answers (:mod:`model.api_schema`); the GET query parameters are the scenario's fields, one per
 dotted path (:mod:`app.query`). Nothing here is written by hand that the models already say.
 """
@@ -17,6 +17,7 @@ from pydantic.json_schema import models_json_schema
 from app.problems import KINDS, type_uri
 from app.query import SCENARIO_PARAMS
 from model import PRESETS, Scenario
+from model.analysis.sweep import SWEEPABLE_FIELDS, SweepRequest
 from model.api_schema import (
     FormulaOutput,
     PredictOutput,
@@ -25,8 +26,8 @@ from model.api_schema import (
     ProblemDetails,
     SweepOutput,
 )
-from model.errors import MAX_JSON_DEPTH
-from model.limits import (
+from model.scenario.errors import MAX_JSON_DEPTH
+from model.scenario.limits import (
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
@@ -35,8 +36,7 @@ from model.limits import (
     OBJECT_UNITS,
     TRACED_STEP_COST,
 )
-from model.scenario import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
-from model.sweep import SWEEPABLE_FIELDS, SweepRequest
+from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
 
 REF = "#/components/schemas/{model}"
 

@@ -3,7 +3,7 @@
 Every error under ``/api/`` is answered with one document: ``type`` (a URI reference to the
 kind's section of the API documentation), ``title``, ``status``, ``detail``, ``instance`` (the
 request's path), ``errors`` (each problem with its ``path``, message and ``allowed`` range, from
-:mod:`model.errors`) and, past a documented limit, ``limit`` (its name, maximum and what the request
+:mod:`model.scenario.errors`) and, past a documented limit, ``limit`` (its name, maximum and what the request
 asked). Werkzeug's HTTP errors (404, 405, 413, ...) get the same shape, and so would an internal
 error (500), which bad input never causes.
 """
@@ -19,8 +19,8 @@ from typing import Any
 from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
-from model.errors import Problem
-from model.limits import Limit, WorkLimitExceeded
+from model.scenario.errors import Problem
+from model.scenario.limits import Limit, WorkLimitExceeded
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -111,7 +111,7 @@ def invalid(problems: Sequence[Problem], limit: Limit | None = None) -> ApiError
 
 
 def problem_item(p: Problem) -> dict[str, Any]:
-    """A :class:`model.errors.Problem` as an item of ``errors``."""
+    """A :class:`model.scenario.errors.Problem` as an item of ``errors``."""
     value = p.value
     if isinstance(value, str) and len(value) > 200:
         value = value[:200] + "..."

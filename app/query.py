@@ -25,7 +25,7 @@ from pydantic import BaseModel
 from werkzeug.datastructures import MultiDict
 
 from model import Scenario
-from model.errors import FieldSpec, Problem, spec
+from model.scenario.errors import FieldSpec, Problem, spec
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"-?(?:0|[1-9]\d*)")

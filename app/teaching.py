@@ -31,10 +31,11 @@ from app.api import scenario_input, validate
 from app.figures import PROTOCOL_COLOURS, to_json
 from app.figures.ladder import MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
 from app.problems import ApiError
-from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict, symbolic
-from model.errors import Problem
-from model.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
-from model.scenario import resolve
+from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
+from model.analysis import symbolic
+from model.scenario.errors import Problem
+from model.scenario.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
+from model.scenario.schema import resolve
 
 bp = Blueprint("teaching", __name__)
 
@@ -357,7 +358,7 @@ def explain() -> tuple[str, int]:
     try:
         doc, scenario, protocol, scale = read_query()
         context = panel_context(doc, scenario, protocol, scale)
-    except WorkLimitExceeded as exc:  # the engine's hard budget (model.limits)
+    except WorkLimitExceeded as exc:  # the engine's hard budget (model.scenario.limits)
         problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")
         return render_template(template, errors=[problem_line(problem)], calculator_url=calculator), 422
     except BadQuery as exc:

@@ -4,7 +4,7 @@
 dotted fields (``network.rtt_ms=70``, ``page.object_bytes=2544,1000``, ``protocols=http10,getall``),
 and ``sweep=FIELD`` choosing the sweep plot's field. A field left out or blank keeps the preset's
 value (or the model's default; TCP fields follow the TCP profile). Three rules let a field replace
-what the preset gave in another form (the ones :mod:`model.sweep` uses): ``page.object_count`` or
+what the preset gave in another form (the ones :mod:`model.analysis.sweep` uses): ``page.object_count`` or
 ``page.object_size_bytes`` replace the preset's ``page.object_bytes`` (and the reverse), and
 ``network.rtt_ms`` replaces both one-way delays.
 
@@ -41,11 +41,11 @@ from app.cache import ByteLRU
 from app.figures import compare as charts
 from app.query import SCENARIO_PARAMS, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
+from model.analysis.sweep import SweepError, SweepRequest, sweep
+from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.cli import deep_merge
-from model.errors import FieldSpec, Problem, problems, words
-from model.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
-from model.sweep import SweepError, SweepRequest, sweep
-from model.sweep import csv_rows as sweep_csv_rows
+from model.scenario.errors import FieldSpec, Problem, problems, words
+from model.scenario.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
 
 bp = Blueprint("web", __name__)
 
@@ -167,7 +167,7 @@ SWEEPS: dict[str, SweepChoice] = {
     )
 }
 DEFAULT_SWEEP = "network.rtt_ms"
-#: Most work (see :mod:`model.limits`) the sweep plot may cost; costlier points are left out. About 55 ms of
+#: Most work (see :mod:`model.scenario.limits`) the sweep plot may cost; costlier points are left out. About 55 ms of
 #: model time at 10 µs a unit: seven points of a Microscape page (739 units each, three protocols), so a form
 #: change stays under 150 ms (bench/bench_ui.py).
 SWEEP_WORK_BUDGET = 5_200
@@ -700,7 +700,7 @@ def index() -> Response:
     if valid:
         try:
             results, announce = _results_html(state)
-        except WorkLimitExceeded as exc:  # the engine's hard budget (model.limits)
+        except WorkLimitExceeded as exc:  # the engine's hard budget (model.scenario.limits)
             state.add("", exc.limit.message)
             valid = False
     context = {

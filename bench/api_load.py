@@ -2,7 +2,7 @@
 
     bash bench/api_load.sh                    # installs wrk if needed, then runs this (about 3 minutes)
     python bench/api_load.py [--duration 60] [--short 20] [--connections 4] [--port 8765]
-    python bench/api_load.py --calibrate      # µs of model time per work unit (model/limits.py)
+    python bench/api_load.py --calibrate      # µs of model time per work unit (model/scenario/limits.py)
     python bench/api_load.py --limits         # time the largest requests the limits allow
 
 Runs, each against the goals of issue 6 (predict: at least 1000 requests/s with p99 under 50 ms;
@@ -244,12 +244,12 @@ def report(results: list[WrkResult], memory: Memory) -> None:
 
 
 def calibrate() -> int:
-    """Model time per work unit for a spread of pages and protocols (the basis of model/limits.py)."""
+    """Model time per work unit for a spread of pages and protocols (the basis of model/scenario/limits.py)."""
     sys.path.insert(0, str(ROOT))
     from model import ALL_PROTOCOLS, Scenario
-    from model.limits import work_units
-    from model.predict import result, simulate
-    from model.scenario import resolve
+    from model.analysis.predict import result, simulate
+    from model.scenario.limits import work_units
+    from model.scenario.schema import resolve
 
     print(f"{'page':<34}{'protocol':<17}{'units':>7}{'ms':>9}{'us/unit':>9}")
     worst = 0.0
@@ -284,7 +284,7 @@ def limits() -> int:
     sys.path.insert(0, str(ROOT))
     from app import create_app
     from model import Scenario
-    from model.limits import work_units
+    from model.scenario.limits import work_units
 
     client = create_app({"TESTING": True, "API_CACHE_BYTES": 0}).test_client()
     big = {"page": {"object_count": 999, "object_size_bytes": 13800}}  # 9,995 segments: the scenario's cap

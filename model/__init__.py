@@ -16,10 +16,10 @@ from model import _backend
 _backend.install()  # before any engine module is imported: compiled or Python (model._backend)
 
 from model._backend import engine_backend  # noqa: E402
-from model.predict import expression, predict  # noqa: E402
-from model.presets import PRESETS, preset  # noqa: E402
-from model.scenario import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
-from model.symbolic import GLOSSARY  # noqa: E402
+from model.analysis.predict import expression, predict  # noqa: E402
+from model.analysis.symbolic import GLOSSARY  # noqa: E402
+from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
+from model.studies.presets import PRESETS, preset  # noqa: E402
 
 __all__ = [
     "ALL_PROTOCOLS",

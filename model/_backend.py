@@ -27,8 +27,8 @@ from types import ModuleType
 
 #: The modules the build compiles (``setup.py`` reads this list), the engine's hot path first.
 COMPILED: tuple[str, ...] = (
-    "model.engine",
-    "model.tcp",
+    "model.engine.core",
+    "model.engine.tcp",
     "model.protocols.base",
     "model.protocols.http10",
     "model.protocols.http10_parallel",
@@ -37,20 +37,20 @@ COMPILED: tuple[str, ...] = (
     "model.protocols.getall",
     "model.protocols.h2",
     "model.protocols.h3",
-    "model.multiplex",
-    "model.secure_setup",
-    "model.proxy",
-    "model.slow_start",
-    "model.delayed_ack",
-    "model.nagle",
-    "model.connection_setup",
-    "model.quic",
-    "model.tls",
-    "model.lin",
-    "model.loss",
-    "model.critical_path",
-    "model.expected_loss",
-    "model.predict",
+    "model.protocols.multiplex",
+    "model.protocols.secure_setup",
+    "model.protocols.proxy",
+    "model.mechanisms.slow_start",
+    "model.mechanisms.delayed_ack",
+    "model.mechanisms.nagle",
+    "model.mechanisms.connection_setup",
+    "model.mechanisms.quic",
+    "model.mechanisms.tls",
+    "model.engine.lin",
+    "model.mechanisms.loss",
+    "model.analysis.critical_path",
+    "model.analysis.expected_loss",
+    "model.analysis.predict",
 )
 
 _ROOT = Path(__file__).resolve().parent.parent
@@ -126,7 +126,7 @@ def build_stamp() -> str:
 
 def engine_backend() -> str:
     """``"compiled"`` if the engine's modules run compiled in this process, else ``"python"``."""
-    import model.engine as engine  # here, not at the top: after install() has chosen
+    import model.engine.core as engine  # here, not at the top: after install() has chosen
 
     origin = getattr(engine, "__file__", "") or ""
     return "compiled" if origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "python"

@@ -1,7 +1,7 @@
 """The JSON API's documents as pydantic models: what a request sends and what a response holds.
 
-Requests are the model's own schema (:class:`~model.scenario.Scenario`, :class:`~model.sweep.SweepRequest`);
-this module describes the answers (:func:`model.predict`'s output document, a sweep's series, the
+Requests are the model's own schema (:class:`~model.scenario.schema.Scenario`, :class:`~model.analysis.sweep.SweepRequest`);
+this module describes the answers (:func:`model.analysis.predict`'s output document, a sweep's series, the
 presets, a formula) and the error document (RFC 9457 problem details). The OpenAPI document of the
 web app is generated from these models, and the tests check real answers against them.
 
@@ -17,11 +17,11 @@ from typing import TYPE_CHECKING, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
-from model.critical_path import CATEGORIES
-from model.expected_loss import CAUSES
-from model.predict import predict
-from model.scenario import Protocol, Scenario
-from model.sweep import Value
+from model.analysis.critical_path import CATEGORIES
+from model.analysis.expected_loss import CAUSES
+from model.analysis.predict import predict
+from model.analysis.sweep import Value
+from model.scenario.schema import Protocol, Scenario
 
 #: The counts every result has, read from one prediction so the schema follows the model.
 COUNT_NAMES: tuple[str, ...] = tuple(
@@ -54,7 +54,7 @@ BREAKDOWN_DOC = "Where the page load time went along the critical path (ms); the
 if TYPE_CHECKING:
 
     class Breakdown(_Open):
-        """The breakdown: one number (ms) per part of model.critical_path.CATEGORIES."""
+        """The breakdown: one number (ms) per part of model.analysis.critical_path.CATEGORIES."""
 
 else:
     Breakdown = create_model(
@@ -127,7 +127,7 @@ else:
 
 class ExpectedWithLoss(_Open):
     """Random loss at network.loss_rate: an expected value in closed form, beside the lossless schedule
-    (model.expected_loss). With loss_rate 0 every figure is 0 and page_load_ms equals the result's."""
+    (model.analysis.expected_loss). With loss_rate 0 every figure is 0 and page_load_ms equals the result's."""
 
     loss_rate: float = Field(description="network.loss_rate: probability each packet is lost (per packet).")
     page_load_ms: float = Field(description="Expected page load time (ms): the deterministic one plus extra_ms.")

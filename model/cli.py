@@ -5,8 +5,8 @@ prints the output document (or an array of them) as JSON, or as CSV with ``--for
 ``--preset NAME`` starts from a preset's document and merges the file's fields on top. Bad input
 exits with status 2 and one line per problem on stderr, naming the field path and what it allows.
 Input is read and validated exactly as the JSON API reads a body: strict JSON
-(:func:`model.errors.loads_strict`: nesting at most ``max_json_depth`` deep, no repeated keys, no
-``NaN``) and strict types (:func:`model.errors.validate_scenario`: ``"70"`` is not a number).
+(:func:`model.scenario.errors.loads_strict`: nesting at most ``max_json_depth`` deep, no repeated keys, no
+``NaN``) and strict types (:func:`model.scenario.errors.validate_scenario`: ``"70"`` is not a number).
 
 ``predict --jsonl FILE`` (or a FILE named ``*.jsonl``) streams JSON Lines: one scenario a line in,
 one output document a line out, in input order, each written as soon as it and the lines before it
@@ -37,12 +37,21 @@ from typing import IO, Any
 
 from pydantic import ValidationError
 
-from model import engine_backend, limits
-from model.errors import MAX_JSON_DEPTH, JsonInputError, allowed, check_depth, loads_strict, problems, validate_scenario
-from model.expected_loss import CAUSES
-from model.predict import predict
-from model.presets import PRESETS
-from model.scenario import Scenario
+from model import engine_backend
+from model.analysis.expected_loss import CAUSES
+from model.analysis.predict import predict
+from model.scenario import limits
+from model.scenario.errors import (
+    MAX_JSON_DEPTH,
+    JsonInputError,
+    allowed,
+    check_depth,
+    loads_strict,
+    problems,
+    validate_scenario,
+)
+from model.scenario.schema import Scenario
+from model.studies.presets import PRESETS
 
 PROG = "python -m model"
 
@@ -77,7 +86,7 @@ def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]
     """``override`` on top of ``base``: nested dicts merge, anything else (lists too) replaces.
 
     Neither is changed; without recursion, so a document of any depth merges (or is refused by the caller's
-    depth check, :func:`model.errors.check_depth`, never by a RecursionError)."""
+    depth check, :func:`model.scenario.errors.check_depth`, never by a RecursionError)."""
     out: dict[str, Any] = copy_json(base)
     stack: list[tuple[dict[str, Any], dict[str, Any]]] = [(out, override)]
     while stack:
@@ -98,7 +107,7 @@ def _allowed_in_input(loc: tuple[str | int, ...]) -> str | None:
 
 def loads_input(text: str, prefix: str = "", one_line: bool = False) -> Any:
     """JSON input (a scenario or a batch; ``one_line``: a JSON Lines line) read as the API reads a body
-    (:func:`model.errors.loads_strict`); :class:`UserError` with one line per problem, each after ``prefix``."""
+    (:func:`model.scenario.errors.loads_strict`); :class:`UserError` with one line per problem, each after ``prefix``."""
     try:
         return loads_strict(text, describe=_allowed_in_input)
     except json.JSONDecodeError as exc:
@@ -169,7 +178,7 @@ def preset_document(name: str) -> dict[str, Any]:
 
 
 def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
-    """Validate every document as the API does (strict JSON types: :func:`model.errors.validate_scenario`);
+    """Validate every document as the API does (strict JSON types: :func:`model.scenario.errors.validate_scenario`);
     :class:`UserError` listing all problems of all documents."""
     scenarios: list[Scenario] = []
     lines: list[str] = []
@@ -187,7 +196,7 @@ def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
 
 
 def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool = False) -> dict[str, Any]:
-    """``predict`` within one request's work budget (the API's, :func:`model.limits.budget`); over it a
+    """``predict`` within one request's work budget (the API's, :func:`model.scenario.limits.budget`); over it a
     :class:`UserError` with the limit's message."""
     try:
         with limits.budget():  # one scenario, one request's budget

@@ -11,7 +11,7 @@ Why ``gthread`` (threads in each of a few worker processes), not ``sync`` (one r
   takes to send its request, so as many slow clients as there are workers take the whole server down.
   Here each worker has ``threads`` threads and the worker's main loop keeps accepting and dispatching
   connections to the free ones.
-- The app's work is CPU-bound Python (the model's engine; ``model.limits`` caps one request at about half a
+- The app's work is CPU-bound Python (the model's engine; ``model.scenario.limits`` caps one request at about half a
   second), and a process runs one thread of Python at a time: the number of *workers* sets how many
   predictions run at once (one per core), while the extra *threads* only wait on sockets (slow clients,
   kept-alive connections) or take turns with a prediction for the few milliseconds a cheap answer
@@ -92,7 +92,7 @@ worker_connections = 1000
 
 # --- time limits --------------------------------------------------------------------------------------------
 # A worker whose main loop is silent this long (a hang, not a slow request: see above) is killed and
-# replaced. Predictions take at most about a second (model.limits), so 30 s is only ever a real hang.
+# replaced. Predictions take at most about a second (model.scenario.limits), so 30 s is only ever a real hang.
 timeout = 30
 # On stop or restart (SIGTERM, SIGHUP) workers finish the requests they hold for at most this long, then
 # are killed (a worker recycled by max_requests: see above). Requests take about a second at most; this

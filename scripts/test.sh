@@ -35,5 +35,7 @@ echo "== ruff format --check ${paths[*]}"
 ruff format --check "${paths[@]}"
 echo "== mypy model app validation"
 mypy model app validation
+echo "== import contracts (lint-imports)"
+lint-imports --no-cache
 echo "== pytest"
 python -m pytest

@@ -11,7 +11,7 @@ from collections import Counter
 from typing import Any
 
 from model import predict
-from model.scenario import Scenario, resolve
+from model.scenario.schema import Scenario, resolve
 from validation.sim import PACKET_OVERHEAD_BYTES, Simulator, as_scenario, differences
 
 #: Counts compared between the model and ns-3 for each run.

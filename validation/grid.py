@@ -5,7 +5,7 @@ every machine: RTT 1-700 ms, 28.8 kb/s-100 Mb/s, MSS 536 and 1460, initial windo
 off, header flush on and off, delayed ACK 40 and 200 ms after 1 or 2 segments, asymmetric delays and
 rates, 1-50 objects of 100 B-100 KB, the seeds' five protocols and h2 (issue 7), always with ``tcp.profile`` ``ns3`` and
 ``packet_overhead_bytes`` 42 (what ns-3 puts on the wire). Every scenario stays within the model's
-schema limits (at most :data:`model.scenario.MAX_SEGMENTS` response segments).
+schema limits (at most :data:`model.scenario.schema.MAX_SEGMENTS` response segments).
 
 :func:`run` puts every scenario through one :class:`~validation.sim.Simulator` and returns compact
 records (no per-packet lists): per protocol, both page load times, both sides' counts, each
@@ -22,7 +22,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from model.scenario import MAX_SEGMENTS, Scenario
+from model.scenario.schema import MAX_SEGMENTS, Scenario
 from validation.compare import COUNT_KEYS, compare
 from validation.sim import PACKET_OVERHEAD_BYTES, SIMULATED_PROTOCOLS, SimulationError, Simulator
 

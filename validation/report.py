@@ -24,8 +24,8 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from model import tls
-from model.scenario import MAX_SEGMENTS, Scenario, resolve
+from model.mechanisms import tls
+from model.scenario.schema import MAX_SEGMENTS, Scenario, resolve
 from validation import grid as G
 from validation.compare import COUNT_KEYS
 from validation.sim import fast_open_syn_max
@@ -640,7 +640,7 @@ def markdown(data: dict[str, Any]) -> str:
         "slow uplink each new connection's SYN waited one ACK serialization: the first run of this grid showed "
         "HTTP/1.0 errors up to 3.1% (g105: uplink 28.8 kb/s, 34 objects, 11.67 ms an ACK, 6.38 ms later an "
         "object). The ns3 profile now delivers before it acknowledges (`deliver_before_ack` in "
-        "`model/profiles.py`); in this run the worst HTTP/1.0 error is "
+        "`model/scenario/profiles.py`); in this run the worst HTTP/1.0 error is "
         + pct(max((abs(r["error"]) for r in rows if r["protocol"] in ("http10", "http10_parallel")), default=0.0), 4)
         + "."
     )
@@ -649,7 +649,7 @@ def markdown(data: dict[str, Any]) -> str:
         "**B. Window-scaling options on SYN and SYN-ACK.** With `receive_window_bytes` above 65,535 ns-3 "
         "negotiates window scaling and its SYN and SYN-ACK carry 4 bytes more. The first run of this grid found "
         "the bytes on the wire exactly 8 a connection short in the model wherever window scaling was on, and 0 "
-        "elsewhere. The model now adds the option (`model.connection_setup.syn_option_bytes`); "
+        "elsewhere. The model now adds the option (`model.mechanisms.connection_setup.syn_option_bytes`); "
         + (
             "in this run bytes on the wire agree in every run."
             if bytes_b
@@ -777,8 +777,8 @@ def _tls_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
     )
     add("")
     add(
-        "ns-3 runs the handshakes as the model defines them (`model/tls.py`, `model/secure_setup.py`): the "
-        "flights are application writes on each TCP connection, with the sizes `model.tls.handshake` gives for "
+        "ns-3 runs the handshakes as the model defines them (`model/mechanisms/tls.py`, `model/protocols/secure_setup.py`): the "
+        "flights are application writes on each TCP connection, with the sizes `model.mechanisms.tls.handshake` gives for "
         "the connection (connection n resumes when `tls.resumption` is `all`, or `after_first` and n > 0); each "
         "side writes its next flight when the other side's previous flight has fully arrived; the client flight "
         "the first request goes with (1.3's Finished, 1.2's on resumption, the ClientHello with 0-RTT) is held "
@@ -798,7 +798,7 @@ def _tls_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
     add("")
     add(
         "The first run of the TLS block found two ns-3 rules the ns3 profile did not follow; both are in it now "
-        "(`model/secure_setup.py`, `last_ack_any_ack` in `model/profiles.py`):"
+        "(`model/protocols/secure_setup.py`, `last_ack_any_ack` in `model/scenario/profiles.py`):"
     )
     add("")
     add(
@@ -863,7 +863,7 @@ def _tfo_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         "ns-3 3.44's TCP has no Fast Open, so the harness builds it on `TcpSocketBase` (`TfoSocket` in "
         "`validation/harness.cc`, about 150 lines; everything else, windows, ACKs, Nagle, delayed ACKs and the "
         "close, is ns-3's own): the client's SYN carries what the application wrote before it, up to one MSS less "
-        "the SYN's option bytes (`model.connection_setup.fast_open_syn_data_bytes`); the server's socket takes that "
+        "the SYN's option bytes (`model.mechanisms.connection_setup.fast_open_syn_data_bytes`); the server's socket takes that "
         "data into its receive buffer before its SYN-ACK (which acknowledges it), opens at once and hands the data "
         "to the application, which answers before the handshake completes (RFC 7413 4.2.2); the handshake's ACK then "
         "ends the handshake (it is not a duplicate ACK of the data already in flight); the client takes the SYN-ACK "
@@ -897,7 +897,7 @@ def _tfo_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         "- **F. Quick ACK after the spill.** With a request longer than the SYN takes, the client sends the rest on "
         "the SYN-ACK; ns-3's `ProcessSynSent` sends it and only then fills the delayed-ACK count, so the first "
         "response segment is still ACKed at once. The model had cleared its quick-ACK when the rest left: 23 runs "
-        "off by up to 2.5 %. The ns3 profile now keeps it (`model/tcp.py`, `synack_arrived`)."
+        "off by up to 2.5 %. The ns3 profile now keeps it (`model/engine/tcp.py`, `synack_arrived`)."
     )
     add(
         "- **G. A release by the SYN-ACK is not a slow-start round.** The trace analysis filed the rest of such a "
@@ -918,7 +918,7 @@ def _h2_section(rows: Sequence[dict[str, Any]]) -> list[str]:
     add("## HTTP/2 (issue 7)")
     add("")
     add(
-        "Every scenario runs `h2` beside the seed protocols: streams on one TCP connection as `model/multiplex.py` "
+        "Every scenario runs `h2` beside the seed protocols: streams on one TCP connection as `model/protocols/multiplex.py` "
         "defines them. The harness's client writes the HTML's request, then all the object requests in one write "
         "(each `multiplex.request_bytes`, HPACK-compressed); the server answers the requests each arrival completes "
         "as one batch after one think time, writing the batch's responses (header and body) as DATA frames of "

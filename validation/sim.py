@@ -3,7 +3,7 @@
 ``Simulator`` owns one worker process (:mod:`validation.worker`) that imports ns-3 once (about
 15 s) and then runs scenario after scenario (a few ms to a few s each). ``simulate`` is the
 one-shot form. The scenario is validated with :class:`model.Scenario` and resolved with
-:func:`model.scenario.resolve`, so ns-3 gets exactly the numbers the model computes with.
+:func:`model.scenario.schema.resolve`, so ns-3 gets exactly the numbers the model computes with.
 
 What ns-3 is given (see ``harness.cc`` for the topology and the applications):
 
@@ -32,11 +32,11 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from model import connection_setup, tls
-from model.scenario import SEED_PROTOCOLS, Params, Scenario, resolve
+from model.mechanisms import connection_setup, tls
+from model.scenario.schema import SEED_PROTOCOLS, Params, Scenario, resolve
 from validation.analyze import analyze
 
-#: The protocols the harness runs: the seeds' five and HTTP/2 (streams on one TCP connection, model/multiplex.py).
+#: The protocols the harness runs: the seeds' five and HTTP/2 (streams on one TCP connection, model/protocols/multiplex.py).
 #: h3 is refused: ns-3 3.44 has no QUIC.
 SIMULATED_PROTOCOLS = (*SEED_PROTOCOLS, "h2")
 
@@ -132,16 +132,16 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
 
 
 def fast_open_syn_max(p: Params) -> int:
-    """The most data a Fast Open SYN carries, as the model computes it (:mod:`model.connection_setup`)."""
+    """The most data a Fast Open SYN carries, as the model computes it (:mod:`model.mechanisms.connection_setup`)."""
     return connection_setup.fast_open_syn_data_bytes(p.mss, connection_setup.syn_option_bytes(p.rwnd, fast_open=True))
 
 
-#: Which connection (numbered from 0 in opening order) is the first to resume a TLS session (model.tls.resumed).
+#: Which connection (numbered from 0 in opening order) is the first to resume a TLS session (model.mechanisms.tls.resumed).
 RESUME_FROM = {"none": 1 << 30, "after_first": 1, "all": 0}
 
 
 def _secure_fields(p: Params) -> list[tuple[str, Any]]:
-    """DNS and TLS keys: the lookup time, and both handshakes' flights as :func:`model.tls.handshake` defines them."""
+    """DNS and TLS keys: the lookup time, and both handshakes' flights as :func:`model.mechanisms.tls.handshake` defines them."""
     out: list[tuple[str, Any]] = []
     dns_ms = getattr(p, "dns_ms", 0.0)
     if dns_ms > 0:
@@ -296,7 +296,7 @@ class Simulator:
         return out
 
     def predict(self, scenario: Scenario | dict[str, Any], *, quickack: bool = True) -> dict[str, Any]:
-        """Like :func:`model.predict`: every protocol the scenario asks for, ``{"scenario", "results"}``."""
+        """Like :func:`model.analysis.predict`: every protocol the scenario asks for, ``{"scenario", "results"}``."""
         s = as_scenario(scenario)
         results = [self.run(s, proto, quickack=quickack) for proto in s.protocols]
         return {"scenario": s.model_dump(mode="json"), "results": results}

@@ -1,6 +1,6 @@
 """The calculator's comparison charts: breakdown bars, the sweep's lines, each protocol's waterfall.
 
-Each function takes the model's output (:func:`model.predict`'s results, :func:`model.sweep.sweep`'s
+Each function takes the model's output (:func:`model.analysis.predict`'s results, :func:`model.analysis.sweep.sweep`'s
 series) and returns a plotly figure; the page puts its data table beside it as the text
 alternative. Protocols keep their colour (:data:`~app.figures.PROTOCOL_COLOURS`) and are always
 named too (legend, axis labels), so colour is never the only signal.

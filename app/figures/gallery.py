@@ -1,4 +1,4 @@
-"""The experiments gallery's figures: a :class:`model.experiments.Figure` (numbers) drawn with plotly.
+"""The experiments gallery's figures: a :class:`model.studies.experiments.Figure` (numbers) drawn with plotly.
 
 Model lines and bars take the protocol's colour where they have one (:data:`PROTOCOL_COLOURS`);
 published numbers are black diamonds with their accepted range as error bars, or a grey band where
@@ -12,7 +12,7 @@ from typing import Any
 import plotly.graph_objects as go
 
 from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
-from model.experiments import Figure, Series
+from model.studies.experiments import Figure, Series
 
 #: Colours for model series without a protocol (Okabe-Ito, after the protocol colours).
 OTHER_COLOURS = ("#CC79A7", "#009E73", "#D55E00", "#0072B2", "#E69F00", "#56B4E9", "#999999")

@@ -353,7 +353,7 @@ def ladder(
     scale: Scale = "steps",
     max_packets: int = MAX_PACKETS,
 ) -> Ladder:
-    """The ladder diagram of one protocol's result (:func:`model.predict` with ``packets=True``)."""
+    """The ladder diagram of one protocol's result (:func:`model.analysis.predict` with ``packets=True``)."""
     protocol = str(result["protocol"])
     colour = PROTOCOL_COLOURS.get(protocol, "#0072B2")
     packets = sorted(result["packets"], key=lambda p: (p["sent_ms"], p["n"]))

@@ -1,7 +1,10 @@
-"""Each protocol's schedule: which connections open, which requests leave and when.
+"""Layer 4, the protocols: each protocol's schedule, which connections open, which requests leave and when.
 
 One module per protocol, each with ``run(session, names, start)`` loading one page's objects from
-``start``; :data:`SCHEDULES` names them.
+``start``; :data:`SCHEDULES` names them. Beside them the session they drive (:mod:`~model.protocols.base`)
+and what several protocols share: streams multiplexed on one connection (:mod:`~model.protocols.multiplex`),
+TLS and QUIC handshakes as packets (:mod:`~model.protocols.secure_setup`) and split proxies
+(:mod:`~model.protocols.proxy`). Imports only the layers below (scenario, mechanisms, engine).
 """
 
 from __future__ import annotations

@@ -1,6 +1,6 @@
-# Cython declarations for the compiled build of model/protocols/base.py (see model/engine.pxd).
-from model.engine cimport Engine, Packet
-from model.tcp cimport Connection
+# Cython declarations for the compiled build of model/protocols/base.py (see model/engine/core.pxd).
+from model.engine.core cimport Engine, Packet
+from model.engine.tcp cimport Connection
 
 cdef class ObjectRecord:
     cdef public str name

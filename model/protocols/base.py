@@ -8,7 +8,7 @@ its FIN with the last data. The client waits its think time before each request.
 complete when its last byte reaches the client; a page when all its objects are. A session loads
 the page ``session.pages`` times, each after the user's think time (seed 000, 2.4; seed 001, 5.2):
 a persistent connection carries over unless the server's idle timeout closed it. On a split-proxy
-path (seed 003) the client's connections end at the local proxy, which relays (:mod:`model.proxy`).
+path (seed 003) the client's connections end at the local proxy, which relays (:mod:`model.protocols.proxy`).
 """
 
 from __future__ import annotations
@@ -16,11 +16,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model import secure_setup
-from model.engine import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
-from model.lin import value
-from model.proxy import SplitProxy
-from model.tcp import Connection, Endpoint
+from model.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
+from model.engine.lin import value
+from model.engine.tcp import Connection, Endpoint
+from model.protocols import secure_setup
+from model.protocols.proxy import SplitProxy
 
 DoneFn = Callable[[str, Any, Packet], None]
 
@@ -160,7 +160,7 @@ class Session:
 
     # ------------------------------------------------------------ connections
     def add_connection(self, leg: int) -> Connection:
-        """A new connection on ``leg`` (:data:`model.engine.PATH` and the rest), numbered in order."""
+        """A new connection on ``leg`` (:data:`model.engine.core.PATH` and the rest), numbered in order."""
         conn = Connection(self, len(self.conns), leg)
         self.conns.append(conn)
         return conn
@@ -189,7 +189,7 @@ class Session:
             conn.client.send_control("ACK", t, cause)
         conn.client.send_control("FIN", t, cause, fin=True)
         if conn.client.profile.last_ack_any_ack:
-            conn.client.last_ack = False  # LAST_ACK: the next ACK closes (model.profiles)
+            conn.client.last_ack = False  # LAST_ACK: the next ACK closes (model.scenario.profiles)
 
     def think(self, point: Point) -> Point:
         """The client's think time before a request (seed 000, figure 2: 0.650 ms)."""
@@ -251,7 +251,7 @@ class Session:
         p, q = self.p, self.q
         if conn.tls is not None:
             conn.tls.server_data(t, pkt)
-        if conn.mux is not None:  # h2, h3: streams (model.multiplex)
+        if conn.mux is not None:  # h2, h3: streams (model.protocols.multiplex)
             conn.mux.server_data(t, pkt)
             return
         done = int(conn.server.app_received() // p.request)

@@ -7,7 +7,7 @@ think time; only the window limits the stream.
 
 from __future__ import annotations
 
-from model.engine import Point
+from model.engine.core import Point
 from model.protocols.base import Session
 
 

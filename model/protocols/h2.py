@@ -1,5 +1,5 @@
 """HTTP/2 (RFC 9113): one TCP connection, every embedded object's request at once after the HTML, the
-responses interleaved by stream (:mod:`model.multiplex`).
+responses interleaved by stream (:mod:`model.protocols.multiplex`).
 
 Like pipelining (seed 002, 5.2; seed 004) the requests after the HTML leave without waiting, but each is
 small (HPACK) and the responses share the connection frame by frame instead of queueing whole; one
@@ -11,10 +11,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.engine import Packet, Point
-from model.multiplex import Mux
+from model.engine.core import Packet, Point
+from model.engine.tcp import Connection
 from model.protocols.base import Session
-from model.tcp import Connection
+from model.protocols.multiplex import Mux
 
 
 def load(s: Session, conn: Connection, names: list[str], point: Point) -> None:

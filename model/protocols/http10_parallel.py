@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.engine import Packet, Point
+from model.engine.core import Packet, Point
 from model.protocols.base import Session
 
 

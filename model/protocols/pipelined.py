@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.engine import Packet, Point
+from model.engine.core import Packet, Point
+from model.engine.tcp import Connection
 from model.protocols.base import Session
-from model.tcp import Connection
 
 
 def run(s: Session, names: list[str], start: Point) -> None:

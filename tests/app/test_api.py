@@ -25,16 +25,16 @@ from werkzeug.test import TestResponse
 from app import SECURITY_HEADERS, create_app
 from app.problems import KINDS, type_uri
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
+from model.analysis.sweep import SweepRequest, sweep
 from model.api_schema import FormulaOutput, PredictOutput, PresetDetail, PresetList, ProblemDetails, SweepOutput
-from model.limits import (
+from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
     work_units,
 )
-from model.scenario import MAX_OBJECTS, MAX_SEGMENTS
-from model.sweep import SweepRequest, sweep
+from model.scenario.schema import MAX_OBJECTS, MAX_SEGMENTS
 
 TEN = {"page": {"object_count": 10, "object_size_bytes": 2544}}
 
@@ -723,7 +723,7 @@ def test_benchmark_sweep_is_within_the_limits() -> None:
     req = SweepRequest.model_validate(
         {"field": "network.rtt_ms", "start": 10, "stop": 1000, "steps": 200, "spacing": "log", "scenario": TEN}
     )
-    from model.sweep import work
+    from model.analysis.sweep import work
 
     assert work(req) <= MAX_WORK_UNITS
     assert len(sweep(SweepRequest.model_validate({**req.model_dump(), "steps": 2}))["values"]) == 2

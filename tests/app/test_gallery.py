@@ -18,8 +18,8 @@ from werkzeug.datastructures import MultiDict
 from app.gallery import COMPARISON_COLUMNS, CSV_COLUMNS, number
 from app.query import scenario_document
 from model import PRESETS, predict
-from model import experiments as E
-from model.scenario import Scenario
+from model.scenario.schema import Scenario
+from model.studies import experiments as E
 
 _FIGURE = re.compile(r'<script type="application/json" id="figure-([\w-]+)">(.*?)</script>', re.S)
 
@@ -235,7 +235,7 @@ def test_n97_page_shows_the_packet_factors_test_content_checks(client: FlaskClie
 
 
 def test_m98_page_shows_the_seed_tests_ratios(client: FlaskClient) -> None:
-    """Seed 003's four figures as tests/model/test_seed_cases_m98.py computes them (model.experiments.m98_ratios),
+    """Seed 003's four figures as tests/model/test_seed_cases_m98.py computes them (model.studies.experiments.m98_ratios),
     each within the seed test's range, on the six presets the tests use."""
     page = client.get("/experiments/m98").text
     r = E.m98_ratios()

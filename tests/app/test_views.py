@@ -19,7 +19,7 @@ from app.assets import IMMUTABLE
 from app.query import SCENARIO_PARAMS
 from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, overlay, read
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
-from model.errors import words
+from model.scenario.errors import words
 
 HX = {"HX-Request": "true"}
 ROOT = Path(__file__).resolve().parents[2]

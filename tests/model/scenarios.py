@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from model.scenario import ALL_PROTOCOLS, SEED_PROTOCOLS
+from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS
 
 
 def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -83,7 +83,7 @@ def split_spread(n: int, seed: int = 11) -> list[dict[str, Any]]:
             "mux_overhead_bytes": rng.choice([0, 20]),
         }
         d["tcp"]["handshake"] = rng.choice(["three_way", "none", "ttcp", "fast_open"])
-        # the split proxies relay plain HTTP/1.x (model.scenario refuses TLS, h2 and h3 on them)
+        # the split proxies relay plain HTTP/1.x (model.scenario.schema refuses TLS, h2 and h3 on them)
         d.pop("tls", None)
         d["protocols"] = [name for name in d.get("protocols", SEED_PROTOCOLS) if name not in ("h2", "h3")]
         d["tcp"]["idle_restart"] = rng.choice(["slow_start", "keep", "fast_start", "paced"])
@@ -219,7 +219,7 @@ def every_feature(n: int, seed: int) -> list[dict[str, Any]]:
     most 12 KB, HTML up to 16 KB) so each predicts in milliseconds; a draw the schema refuses is drawn again."""
     from pydantic import ValidationError
 
-    from model.scenario import Scenario
+    from model.scenario.schema import Scenario
 
     rng = random.Random(seed)
     out: list[dict[str, Any]] = []

@@ -17,7 +17,7 @@ import pytest
 
 from model import PRESETS, predict
 from model.cli import IN_FLIGHT_PER_JOB, UserError, deep_merge, main, predict_document
-from model.errors import allowed
+from model.scenario.errors import allowed
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -329,7 +329,7 @@ MIXED = [
     for i in range(40)
 ]
 
-#: A valid scenario the engine's step budget refuses (model.limits): a 3 MB page in one-byte writes.
+#: A valid scenario the engine's step budget refuses (model.scenario.limits): a 3 MB page in one-byte writes.
 OVER_LIMIT = {"http": {"server_write_bytes": 1}, "page": {"html_bytes": 3_000_000}}
 
 

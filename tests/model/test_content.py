@@ -1,4 +1,4 @@
-"""Content and caching (model.content) and seed 004's claims on the Microscape page."""
+"""Content and caching (model.scenario.content) and seed 004's claims on the Microscape page."""
 
 from __future__ import annotations
 
@@ -7,8 +7,8 @@ from typing import Any
 import pytest
 
 from model import predict, preset
-from model.content import compressed_bytes, effective_page
-from model.presets import MICROSCAPE_HTML_BYTES, MICROSCAPE_OBJECT_BYTES
+from model.scenario.content import compressed_bytes, effective_page
+from model.studies.presets import MICROSCAPE_HTML_BYTES, MICROSCAPE_OBJECT_BYTES
 
 
 def test_microscape_page_matches_the_seed_description() -> None:

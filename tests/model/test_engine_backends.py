@@ -37,7 +37,7 @@ from pydantic import ValidationError
 
 import model
 from model import _backend
-from model.scenario import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario
+from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario
 from tests.model import differential
 from tests.model.scenarios import every_feature
 
@@ -237,21 +237,21 @@ def test_compiled_engine_equals_python_engine(
         pytest.fail(f"{len(g.differences)} of {g.scenarios} {group} scenarios differ between the engines:\n{shown}")
 
 
-#: The modules :func:`model.predict.simulate` and :func:`model.predict.result` run through, the engine proper.
+#: The modules :func:`model.analysis.predict.simulate` and :func:`model.analysis.predict.result` run through, the engine proper.
 SIMULATE_PATH = (
-    "model.engine",
-    "model.tcp",
+    "model.engine.core",
+    "model.engine.tcp",
     *(f"model.protocols.{m.name}" for m in pkgutil.iter_modules(model.protocols.__path__)),  # type: ignore[attr-defined]
-    "model.multiplex",
-    "model.secure_setup",
-    "model.proxy",
-    "model.slow_start",
-    "model.delayed_ack",
-    "model.nagle",
-    "model.connection_setup",
-    "model.critical_path",
-    "model.expected_loss",
-    "model.predict",
+    "model.protocols.multiplex",
+    "model.protocols.secure_setup",
+    "model.protocols.proxy",
+    "model.mechanisms.slow_start",
+    "model.mechanisms.delayed_ack",
+    "model.mechanisms.nagle",
+    "model.mechanisms.connection_setup",
+    "model.analysis.critical_path",
+    "model.analysis.expected_loss",
+    "model.analysis.predict",
 )
 
 
@@ -283,9 +283,9 @@ def test_features_handed_to_the_python_engine_none(request: pytest.FixtureReques
 #: predicts (measured with a profiler over every_feature's scenarios): helpers, not the engine. Listed so
 #: that a new call from the compiled engine into Python code is noticed (and can be compiled too).
 PYTHON_HELPERS = (
-    "model.content",  # effective_page, from Scenario.page.transferred in resolve
-    "model.limits",  # allowance, spend: the step budget
-    "model.scenario",  # resolve: the scenario's numbers, once per prediction
+    "model.scenario.content",  # effective_page, from Scenario.page.transferred in resolve
+    "model.scenario.limits",  # allowance, spend: the step budget
+    "model.scenario.schema",  # resolve: the scenario's numbers, once per prediction
 )
 
 

@@ -1,4 +1,4 @@
-"""model.errors: a scenario's fields and validation errors in words."""
+"""model.scenario.errors: a scenario's fields and validation errors in words."""
 
 from __future__ import annotations
 
@@ -9,8 +9,8 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from model.errors import FieldSpec, Problem, allowed, field_path, problems, spec, unit, words
-from model.scenario import MAX_OBJECTS, Scenario
+from model.scenario.errors import FieldSpec, Problem, allowed, field_path, problems, spec, unit, words
+from model.scenario.schema import MAX_OBJECTS, Scenario
 
 
 def problems_of(document: Any, at: tuple[str | int, ...] = ()) -> list[Problem]:

@@ -1,4 +1,4 @@
-"""Random loss wired into the results (model.expected_loss): expected_with_loss beside the lossless schedule."""
+"""Random loss wired into the results (model.analysis.expected_loss): expected_with_loss beside the lossless schedule."""
 
 from __future__ import annotations
 
@@ -9,11 +9,12 @@ from typing import Any
 import pytest
 from pydantic import ValidationError
 
-from model import expected_loss, loss
+from model.analysis import expected_loss
+from model.analysis.predict import predict, simulate
 from model.cli import csv_rows
-from model.errors import problems
-from model.predict import predict, simulate
-from model.scenario import ALL_PROTOCOLS, Scenario, resolve
+from model.mechanisms import loss
+from model.scenario.errors import problems
+from model.scenario.schema import ALL_PROTOCOLS, Scenario, resolve
 from tests.model import scenarios
 
 #: A multi-object page (the default network, 20 objects of 10 KB).

@@ -1,6 +1,6 @@
-"""model.experiments: the seed studies' setups, published numbers and the model over the papers' axes.
+"""model.studies.experiments: the seed studies' setups, published numbers and the model over the papers' axes.
 
-The published numbers are held twice on purpose: in model/experiments.py (the gallery shows them) and in
+The published numbers are held twice on purpose: in model/studies/experiments.py (the gallery shows them) and in
 tests/data/seed_cases.json (copied from the seeds' reference); the first test proves the copies agree.
 """
 
@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from model import PRESETS, predict
-from model import experiments as E
+from model.studies import experiments as E
 
 CASES = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
 

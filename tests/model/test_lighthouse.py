@@ -12,9 +12,9 @@ import pytest
 import sympy
 
 from model import expression, predict, preset
-from model.presets import LIGHTHOUSE_DOWN_BPS, LIGHTHOUSE_RTT_MS, LIGHTHOUSE_UP_BPS, PRESETS
-from model.scenario import Scenario, resolve
-from model.symbolic import RTT
+from model.analysis.symbolic import RTT
+from model.scenario.schema import Scenario, resolve
+from model.studies.presets import LIGHTHOUSE_DOWN_BPS, LIGHTHOUSE_RTT_MS, LIGHTHOUSE_UP_BPS, PRESETS
 
 #: Lantern's figure: 3 one-way delays + 1 RTT (TLS) + 1 one-way delay (the response), server latency 0.
 LANTERN_TTFB_MS = 3 * LIGHTHOUSE_RTT_MS / 2 + LIGHTHOUSE_RTT_MS + LIGHTHOUSE_RTT_MS / 2
@@ -59,7 +59,7 @@ def test_cold_connection_time_to_first_byte_matches_lantern() -> None:
 
 
 def _subs(p: object) -> dict[sympy.Symbol, float]:
-    from model.symbolic import substitutions
+    from model.analysis.symbolic import substitutions
 
     return substitutions(p)  # type: ignore[arg-type]
 

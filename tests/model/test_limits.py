@@ -1,4 +1,4 @@
-"""model.limits: the hard step budget the engine checks while it runs (issue "Serve it for a classroom")."""
+"""model.scenario.limits: the hard step budget the engine checks while it runs (issue "Serve it for a classroom")."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ import time
 
 import pytest
 
-from model import limits, predict
+from model import predict
+from model.scenario import limits
 
 #: Requests the work estimate used to let through and that held a worker for 30 s (issue 14, critical).
 RUNAWAYS = [

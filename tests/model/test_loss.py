@@ -1,10 +1,10 @@
-"""Expected cost of random loss in closed form (model.loss): Cardwell et al. 2000, Padhye et al. 1998."""
+"""Expected cost of random loss in closed form (model.mechanisms.loss): Cardwell et al. 2000, Padhye et al. 1998."""
 
 from __future__ import annotations
 
 import pytest
 
-from model import loss
+from model.mechanisms import loss
 
 
 def test_handshake_extra() -> None:

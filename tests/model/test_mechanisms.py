@@ -1,10 +1,11 @@
-"""Each mechanism's formula (model.link, connection_setup, slow_start, delayed_ack, nagle) and its effect."""
+"""Each mechanism's formula (model.mechanisms.link, connection_setup, slow_start, delayed_ack, nagle) and its effect."""
 
 from __future__ import annotations
 
 import pytest
 
-from model import connection_setup, delayed_ack, link, nagle, predict, slow_start
+from model import predict
+from model.mechanisms import connection_setup, delayed_ack, link, nagle, slow_start
 
 
 def test_link_serialization_and_arrival() -> None:
@@ -154,9 +155,9 @@ def test_window_limited_transfer_over_a_satellite(tcp: dict, bandwidth_bps: floa
     receive window limits the flight, so two megabytes more go at ``W/RTT`` (slow_start.window_limited_rate_bps,
     22 full segments per round trip) on an E3 as on a T1; the flight never exceeds the window."""
     from model import Scenario
-    from model.predict import simulate
-    from model.scenario import resolve
-    from model.slow_start import window_limited_rate_bps
+    from model.analysis.predict import simulate
+    from model.mechanisms.slow_start import window_limited_rate_bps
+    from model.scenario.schema import resolve
 
     def doc(size: int) -> dict:
         return {

@@ -1,4 +1,4 @@
-"""h2 and h3: streams on one connection (model.multiplex, model.quic, model.protocols.h2/h3)."""
+"""h2 and h3: streams on one connection (model.protocols.multiplex, model.mechanisms.quic, model.protocols.h2/h3)."""
 
 from __future__ import annotations
 
@@ -6,8 +6,9 @@ from typing import Any
 
 import pytest
 
-from model import predict, preset, quic
-from model.multiplex import round_robin
+from model import predict, preset
+from model.mechanisms import quic
+from model.protocols.multiplex import round_robin
 
 RTT = 100.0
 

@@ -1,7 +1,7 @@
 """Two ns-3 rules the ns3 profile follows once TLS is on (found by the validation grid's TLS block).
 
 1. A TLS flight written in answer to arriving data leaves after that arrival's ACK (ns-3's ``Send()`` defers
-   the transmission by one time step), as the server's responses do (model.secure_setup.Dialogue).
+   the transmission by one time step), as the server's responses do (model.protocols.secure_setup.Dialogue).
 2. A client in LAST_ACK closes at the first ACK that arrives, whatever it acknowledges; the ACK of its FIN
    then draws an RST (``profiles.last_ack_any_ack``). With TLS 1.3 early data on HTTP/1.0 the server's ACK of
    EndOfEarlyData can arrive after the client's FIN.

@@ -1,4 +1,4 @@
-"""The output document's parts agree with each other (model.predict, model.critical_path)."""
+"""The output document's parts agree with each other (model.analysis.predict, model.analysis.critical_path)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from model import ALL_PROTOCOLS, Scenario, predict
-from model.critical_path import CATEGORIES
+from model.analysis.critical_path import CATEGORIES
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).with_name("scenarios.py"))
 assert _spec and _spec.loader

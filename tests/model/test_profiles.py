@@ -1,11 +1,12 @@
-"""The named TCP profiles (model.profiles): rfc5681 and linux beside the seeds' bsd and ns-3's ns3."""
+"""The named TCP profiles (model.scenario.profiles): rfc5681 and linux beside the seeds' bsd and ns-3's ns3."""
 
 from __future__ import annotations
 
 import pytest
 
-from model import Scenario, predict, slow_start
-from model.profiles import PROFILES
+from model import Scenario, predict
+from model.mechanisms import slow_start
+from model.scenario.profiles import PROFILES
 
 
 def _one(tcp: dict, html: int, **extra: dict) -> dict:

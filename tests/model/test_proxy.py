@@ -1,4 +1,4 @@
-"""Split proxies (model.proxy; seed 003, "US and NZ proxies", "US Proxy Model", table 1)."""
+"""Split proxies (model.protocols.proxy; seed 003, "US and NZ proxies", "US Proxy Model", table 1)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 from pydantic import ValidationError
 
 from model import Scenario, predict
-from model.engine import DOWN
-from model.predict import expression, simulate
-from model.scenario import resolve
+from model.analysis.predict import expression, simulate
+from model.engine.core import DOWN
+from model.scenario.schema import resolve
 
 #: A satellite round trip (seed 003, table 1: 320 ms each way) on an E3, one 12,925-byte object,
 #: legs at either end too short and fast to matter, Nagle off and an ACK per segment.
@@ -196,8 +196,8 @@ def test_a_split_page_is_limited_by_its_relayed_segments() -> None:
 
 
 def test_split_paths_cost_three_legs_of_work() -> None:
-    """The API's work estimate (model.limits) counts every segment on each of the three legs."""
-    from model.limits import work_units
+    """The API's work estimate (model.scenario.limits) counts every segment on each of the three legs."""
+    from model.scenario.limits import work_units
 
     direct, split = (work_units(Scenario.model_validate(_doc(a))) for a in ("direct", "split_proxy"))
     assert split == 3 * direct

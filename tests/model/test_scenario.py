@@ -1,4 +1,4 @@
-"""The scenario schema (model.scenario, model.profiles) and the model's purity."""
+"""The scenario schema (model.scenario.schema, model.scenario.profiles) and the model's purity."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from model import PRESETS, Scenario, predict
-from model.scenario import resolve
+from model.scenario.schema import resolve
 
 ROOT = Path(__file__).parents[2]
 
@@ -72,7 +72,7 @@ def test_every_preset_runs_and_cites_its_seed() -> None:
 
 
 def test_model_imports_neither_flask_nor_plotly() -> None:
-    code = "import sys, model, model.presets, model.predict; bad = {'flask', 'plotly', 'app'} & set(sys.modules); print(sorted(bad)); sys.exit(1 if bad else 0)"
+    code = "import sys, model, model.studies.presets, model.analysis.predict; bad = {'flask', 'plotly', 'app'} & set(sys.modules); print(sorted(bad)); sys.exit(1 if bad else 0)"
     done = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout + done.stderr
 

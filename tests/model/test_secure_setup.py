@@ -1,4 +1,4 @@
-"""DNS, TLS 1.2/1.3 and TCP Fast Open before the first request (model.dns, model.tls, model.secure_setup).
+"""DNS, TLS 1.2/1.3 and TCP Fast Open before the first request (model.mechanisms.dns, model.mechanisms.tls, model.protocols.secure_setup).
 
 On a path with no serialization cost, each setup adds the round trips RFC 8446 (TLS 1.3: 1, 0 with early
 data on resumption), RFC 5246 (TLS 1.2: 2, 1 when resumed) and RFC 7413 (Fast Open: the request on the
@@ -11,8 +11,9 @@ from typing import Any
 
 import pytest
 
-from model import connection_setup, dns, predict, tls
-from model.connection_setup import FAST_OPEN_OPTION_BYTES
+from model import predict
+from model.mechanisms import connection_setup, dns, tls
+from model.mechanisms.connection_setup import FAST_OPEN_OPTION_BYTES
 
 RTT = 100.0
 

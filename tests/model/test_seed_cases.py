@@ -14,8 +14,8 @@ from typing import Any
 import pytest
 
 from model import PRESETS, predict, preset
-from model.experiments import h96_document, p98_factors, pm94_round_trips, pm94_times
-from model.experiments import load_ms as _load_ms
+from model.studies.experiments import h96_document, p98_factors, pm94_round_trips, pm94_times
+from model.studies.experiments import load_ms as _load_ms
 
 CASES = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
 
@@ -25,7 +25,7 @@ H96 = CASES["H96"]
 
 
 def _h96(row: str, **changes: Any) -> float:
-    """Table 1's ``row`` on the h96-lan preset (model.experiments sets it up), with ``changes``."""
+    """Table 1's ``row`` on the h96-lan preset (model.studies.experiments sets it up), with ``changes``."""
     doc = h96_document(row, **changes)
     r = H96["rows"][row]
     assert (doc["protocols"], doc["http"]["header_flush"], doc["tcp"]["nagle"]) == (

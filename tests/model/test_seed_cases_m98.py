@@ -2,7 +2,7 @@
 proxies, with and without persistence (tests/data/seed_cases.json, "M98").
 
 The seed's results come from a trace-driven simulation, so its ratios are compared, not its absolute times.
-The presets m98-{tt,ss,st}-{direct,proxy} say what they assume; model.experiments sets the cases up on them,
+The presets m98-{tt,ss,st}-{direct,proxy} say what they assume; model.studies.experiments sets the cases up on them,
 for these tests and the gallery alike. One value is fitted (the US-side time per request, to the SS/TT ratio),
 and the sensitivity test shows the other ratios across its plausible range.
 """
@@ -16,11 +16,11 @@ import pytest
 
 from model import PRESETS
 
-# The cases are set up by model.experiments, the same setup the gallery's M98 page draws: _times(link, arch,
+# The cases are set up by model.studies.experiments, the same setup the gallery's M98 page draws: _times(link, arch,
 # **changes) is each protocol's result on preset m98-<link>-<arch>; _ratios(**changes) the four figures.
-from model.experiments import m98_ratios as _ratios
-from model.experiments import m98_results as _times
-from model.presets import M98_SERVER_MS
+from model.studies.experiments import m98_ratios as _ratios
+from model.studies.experiments import m98_results as _times
+from model.studies.presets import M98_SERVER_MS
 
 M98 = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())["M98"]
 TOL = M98["tolerance_rel"]

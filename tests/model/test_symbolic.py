@@ -1,4 +1,4 @@
-"""The symbolic expression and the numeric path agree (model.symbolic, model.predict.expression)."""
+"""The symbolic expression and the numeric path agree (model.analysis.symbolic, model.analysis.predict.expression)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import pytest
 import sympy
 
 from model import GLOSSARY, Scenario, predict, preset
-from model.predict import evaluate, expression
-from model.scenario import resolve
-from model.symbolic import RTT, d_d, render
+from model.analysis.predict import evaluate, expression
+from model.analysis.symbolic import RTT, d_d, render
+from model.scenario.schema import resolve
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).with_name("scenarios.py"))
 assert _spec and _spec.loader
@@ -80,7 +80,7 @@ def test_expression_is_exact_for_a_neighbouring_scenario_on_the_same_path() -> N
 
 
 def _subs(s: Scenario) -> dict:
-    from model.symbolic import substitutions
+    from model.analysis.symbolic import substitutions
 
     return substitutions(resolve(s))
 

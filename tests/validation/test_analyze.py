@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from model.scenario import Scenario, resolve
+from model.scenario.schema import Scenario, resolve
 from validation.analyze import analyze, parse
 from validation.sim import SimulationError, as_scenario, setup_text, unsupported
 
@@ -110,7 +110,7 @@ def test_split_proxies_are_refused_by_name() -> None:
 
 
 def test_tls_and_dns_reach_the_harness_as_the_model_defines_them() -> None:
-    """Each handshake's flights (model.tls.handshake), which connection resumes first, and the DNS lookup time."""
+    """Each handshake's flights (model.mechanisms.tls.handshake), which connection resumes first, and the DNS lookup time."""
     doc = json.loads((DATA / "persistent_nagle.json").read_text())
     doc["tls"] = {"version": "1.3", "resumption": "after_first", "early_data": True, "server_flight_bytes": 5000}
     doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": 25}

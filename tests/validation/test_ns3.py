@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from model.scenario import resolve
+from model.scenario.schema import resolve
 from validation.compare import compare
 from validation.sim import SimulationError, as_scenario, setup_text
 
@@ -112,7 +112,7 @@ def test_tls_handshakes_agree_packet_for_packet(ns3_sim: Any, tls: dict[str, Any
 
 
 def test_0rtt_rst_after_last_ack(ns3_sim: Any) -> None:
-    """ns-3 forgets a LAST_ACK connection at the first ACK; the ACK of the FIN then draws an RST (model.profiles,
+    """ns-3 forgets a LAST_ACK connection at the first ACK; the ACK of the FIN then draws an RST (model.scenario.profiles,
     last_ack_any_ack). TLS 1.3 0-RTT on HTTP/1.0, ACKing every segment: the server's ACK of EndOfEarlyData comes
     after its FIN."""
     doc = {
@@ -217,7 +217,7 @@ def test_fast_open_with_loss_is_refused(ns3_sim: Any) -> None:
     ids=["plain", "tls13", "fast_open", "think"],
 )
 def test_h2_streams_agree_packet_for_packet(ns3_sim: Any, extra: dict[str, Any]) -> None:
-    """Issue 7: HTTP/2 in ns-3 as model/multiplex.py defines it (harness.cc's StreamRequests/StreamRespond): 30
+    """Issue 7: HTTP/2 in ns-3 as model/protocols/multiplex.py defines it (harness.cc's StreamRequests/StreamRespond): 30
     object requests of 40 bytes in one write after the HTML (more than one segment at MSS 536, so the server
     answers them in several batches), responses interleaved round-robin by 16 KB frame; each object ends when
     its last frame arrives."""

@@ -1,9 +1,9 @@
 """The model's one seam: a scenario in, the output document out.
 
 ``predict`` runs each asked protocol's schedule (:mod:`model.protocols`) on the mechanisms, walks
-its critical path (:mod:`model.critical_path`) and reports the page load time, its breakdown, the
+its critical path (:mod:`model.analysis.critical_path`) and reports the page load time, its breakdown, the
 counts, the objects' timings, every idle period with its reason and, on request, the packets.
-``expression`` gives the same page load time as a sympy expression (:mod:`model.symbolic`).
+``expression`` gives the same page load time as a sympy expression (:mod:`model.analysis.symbolic`).
 """
 
 from __future__ import annotations
@@ -15,15 +15,15 @@ from typing import Any
 
 import sympy
 
-from model import expected_loss, symbolic
-from model.critical_path import CATEGORIES, walk
-from model.engine import Quantities, Traced
-from model.lin import value
+from model.analysis import expected_loss, symbolic
+from model.analysis.critical_path import CATEGORIES, walk
+from model.engine.core import Quantities, Traced
+from model.engine.lin import value
 from model.protocols import SCHEDULES
 from model.protocols.base import Session
-from model.scenario import Params, Scenario, resolve
+from model.scenario.schema import Params, Scenario, resolve
 
-#: The legs of a split-proxy path by index (:data:`model.engine.PATH` and the rest), as the packets name them.
+#: The legs of a split-proxy path by index (:data:`model.engine.core.PATH` and the rest), as the packets name them.
 LEG_NAMES = ("long_haul", "client", "server")
 
 

@@ -35,8 +35,8 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
 
-from model.limits import Limit
-from model.scenario import Scenario
+from model.scenario.limits import Limit
+from model.scenario.schema import Scenario
 
 #: Units named by a field's suffix.
 UNITS: dict[str, str] = {

@@ -1,6 +1,6 @@
 """The page load time as a formula a student can read: sympy expressions over one glossary.
 
-A :class:`~model.lin.Lin` form is a linear combination over the basis the mechanisms use: one-way
+A :class:`~model.engine.lin.Lin` form is a linear combination over the basis the mechanisms use: one-way
 delays, think times, the delayed-ACK timer, and serialization times ``8000 x / B`` of byte counts
 ``x`` (a full segment ``M``, a header ``h``, a request ``q``, the per-packet overhead ``o``,
 plain byte counts). :func:`to_sympy` writes it with the symbols of :data:`GLOSSARY`; the integer
@@ -14,14 +14,14 @@ from typing import Any
 
 import sympy
 
-from model.lin import Lin
-from model.scenario import Params
+from model.engine.lin import Lin
+from model.scenario.schema import Params
 
 RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
 B, B_u = sympy.symbols("B B_u", positive=True)
 M, o, h, q, W_r = sympy.symbols("M o h q W_r", positive=True)
 t_s, t_c, T_d, t_o, T_dns = sympy.symbols("t_s t_c T_d t_o T_dns", nonnegative=True)
-# split-proxy paths (seed 003, model.proxy): the legs at either end of the long-haul link
+# split-proxy paths (seed 003, model.protocols.proxy): the legs at either end of the long-haul link
 d_c, d_s, m = sympy.symbols("d_c d_s m", nonnegative=True)
 B_c, B_s, W_c, W_s, W_x = sympy.symbols("B_c B_s W_c W_s W_x", positive=True)
 

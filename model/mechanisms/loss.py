@@ -1,6 +1,6 @@
 """Random loss: its expected cost in closed form, added to the lossless schedule and labelled as such.
 
-The schedule (:mod:`model.engine`) has no loss. With a loss rate ``p`` per packet, independent, the
+The schedule (:mod:`model.engine.core`) has no loss. With a loss rate ``p`` per packet, independent, the
 short-transfer TCP latency literature gives the expected extra time in closed form; the model adds it to
 its deterministic page load time as an **expected value** (``expected_with_loss`` in a result), never to the
 schedule, its breakdown or its formula. Per connection on the page's path:
@@ -13,7 +13,7 @@ schedule, its breakdown or its formula. Per connection on the page's path:
   Kurose 1998, eq. for ``Q^(w)``: too few segments follow it in a window of ``w`` for three duplicate ACKs),
   costing ``E[Z_TO] = T_0 (1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6) / (1 - p)`` (backed-off timeouts),
   else by fast retransmit, about one RTT: ``E[T_loss] = l (Q E[Z_TO] + (1 - Q) RTT)`` (:func:`data_extra_ms`).
-  (:func:`data_extra_ms` is this first-loss form; :mod:`model.expected_loss` counts every loss, ``d p``
+  (:func:`data_extra_ms` is this first-loss form; :mod:`model.analysis.expected_loss` counts every loss, ``d p``
   (:func:`expected_losses`), with the timeout chance at the segment's place (:func:`position_timeout_probability`)
   and the slower sending after it.)
 

@@ -9,7 +9,7 @@ request follows the arrival that prompted it plus its think time. Every step add
 term, so the parts add up to the page load time exactly, and the number of server-to-client
 crossings on the path is the coefficient of the round-trip time in the symbolic expression.
 
-On a split-proxy path (seed 003, :mod:`model.proxy`) the round-trip time ``RTT`` is the long-haul
+On a split-proxy path (seed 003, :mod:`model.protocols.proxy`) the round-trip time ``RTT`` is the long-haul
 link's (``network``), the one the seed varies: round trips count the path's crossings of the
 long-haul link toward the client. The legs at either end have their own delays (``d_c``, ``d_s``),
 whose coefficients count the crossings of each leg; their time is filed in the same categories.
@@ -19,7 +19,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from model.engine import DOWN, Packet, Point, Quantities
+from model.engine.core import DOWN, Packet, Point, Quantities
 
 CATEGORIES = (
     "dns",
@@ -39,7 +39,7 @@ def category_of(pkt: Packet) -> str:
     kind = pkt.kind
     if kind in ("SYN", "SYNACK", "FIN", "RST") or (kind == "ACK" and pkt.cause and pkt.cause[0] == "handshake"):
         return "connection_setup"
-    if pkt.obj == "tls":  # a TLS handshake flight (model.secure_setup)
+    if pkt.obj == "tls":  # a TLS handshake flight (model.protocols.secure_setup)
         return "tls_setup"
     return "transmission" if pkt.dir & 1 else "request"  # odd links carry data toward the client
 

@@ -6,7 +6,7 @@ alternatives with ``max``. Run on plain floats it is fast; run on :class:`Lin` v
 the very same numbers and, beside each, the linear combination of basis terms that produced it.
 ``max`` then keeps the form of the bound that binds, so the final form is the active piece of the
 piecewise-linear (max-plus) expression for the page load time: exact for this scenario and every
-scenario that takes the same path. :mod:`model.symbolic` turns a form into a sympy expression.
+scenario that takes the same path. :mod:`model.analysis.symbolic` turns a form into a sympy expression.
 """
 
 from __future__ import annotations

@@ -1,8 +1,8 @@
 """The expected cost of random loss on a protocol's lossless schedule, in closed form (``expected_with_loss``).
 
-The schedule (:mod:`model.engine`) has no loss; ``network.loss_rate`` ``p`` only enters here. From the
+The schedule (:mod:`model.engine.core`) has no loss; ``network.loss_rate`` ``p`` only enters here. From the
 deterministic schedule this module reads, for every connection whose delay delays the page, its SYN and its
-data segments, each with the window it leaves in, and applies :mod:`model.loss`'s closed forms (Cardwell,
+data segments, each with the window it leaves in, and applies :mod:`model.mechanisms.loss`'s closed forms (Cardwell,
 Savage & Anderson 2000, "Modeling TCP latency", 3.1 and 3.3, with Padhye et al. 1998's timeout terms; RFC
 9002 for QUIC). The result is an **expected value** added to the deterministic page load time; the schedule,
 its breakdown and its formula stay as they are.
@@ -21,7 +21,7 @@ Per connection on the page's path (see *Which connections*):
     retransmission arrives: ``q = 1 - (1 - Q_m)(1 - p)`` (:func:`repair_timeout_probability`). ``Q_m`` is the
     chance that fewer than three of the ``m`` segments the flow sent after the lost one (before its ACK was
     due) arrive, Padhye's case analysis at the segment's known place: in a burst only the last segments time
-    out, whatever the window (:func:`model.loss.position_timeout_probability`, ``m`` counted up to 10); ``p``
+    out, whatever the window (:func:`model.mechanisms.loss.position_timeout_probability`, ``m`` counted up to 10); ``p``
     the chance that the fast retransmission is lost too, which without SACK only the timer finds (RFC 6582);
   - QUIC repair: ``C(w) = PTO / w + (1 - 1/w) RTT`` (only a tail loss, one in ``w``, waits for the probe
     timeout; any other is found within about an RTT by a later acknowledgement, RFC 9002 6.1). ``PTO = 3 RTT
@@ -43,7 +43,7 @@ byte after it, of every stream, until it is repaired (RFC 9114 1.2; RFC 9113 5):
 so a loss holds back only its own stream: the page waits ``max(0, C - slack)``, where ``slack`` is how long
 before the page's last byte that stream's object ended in the schedule (0 for the HTML, whose arrival
 starts the other requests, and for handshake packets). ``head_of_line_ms`` reports the time the *other*
-streams in flight wait behind the loss, :func:`model.loss.head_of_line_ms` (``C (n - 1)`` on TCP, 0 on QUIC),
+streams in flight wait behind the loss, :func:`model.mechanisms.loss.head_of_line_ms` (``C (n - 1)`` on TCP, 0 on QUIC),
 weighted the same way: a stream-time, not part of the page's extra time. Both transports also shrink their
 window after a loss (RFC 5681 3.2, RFC 9002 7.3.2): TCP to one segment after a timeout, QUIC to half, and
 QUIC's congestion avoidance counts bytes (one packet a window), TCP's ACKs; both are in the slower sending
@@ -83,8 +83,8 @@ from typing import Any
 
 import sympy
 
-from model import loss
-from model.engine import PATH, Packet, Point
+from model.engine.core import PATH, Packet, Point
+from model.mechanisms import loss
 from model.protocols.base import Session
 
 #: QUIC's probe timeout before an RTT sample (ms): ``3 kInitialRtt`` (RFC 9002 6.2.2, ``kInitialRtt = 333 ms``).
@@ -470,7 +470,7 @@ def repair_timeout_probability(p: float, m: int) -> float:
     """Probability that a lost TCP segment followed by ``m`` others of its flow is repaired only by a timeout
     (dimensionless): ``1 - (1 - Q_m)(1 - p)``.
 
-    Fewer than three duplicate ACKs come (``Q_m``, :func:`model.loss.position_timeout_probability`; Padhye et
+    Fewer than three duplicate ACKs come (``Q_m``, :func:`model.mechanisms.loss.position_timeout_probability`; Padhye et
     al. 1998, eq. (25)'s case analysis), or they come and the fast retransmission (or NewReno's retransmission
     on a partial ACK) is itself lost, with probability ``p``: without SACK nothing but the retransmission
     timer finds a lost retransmission (RFC 6582 3.2; RFC 5681 3.2; RFC 6298 5), so the repair waits
@@ -755,7 +755,7 @@ def max_expr(chains: list[tuple[Atoms, int]]) -> sympy.Expr:
 def expression(st: Structure) -> sympy.Expr:
     """The expected extra time as a sympy expression in ``p``, ``RTT``, ``T_0``, ``T_s``, ``T_d`` and ``A`` (ms).
 
-    Built from :mod:`model.loss`'s sympy forms run by run; the schedule's windows, counts, slacks and the
+    Built from :mod:`model.mechanisms.loss`'s sympy forms run by run; the schedule's windows, counts, slacks and the
     extra rounds after a loss are numbers in it. With connections off the page's path, the expectation of
     the latest chain (:func:`max_expr`). Equal to :func:`expected`'s ``extra_ms`` at the scenario's values
     for ``p > 0`` (tests prove it).

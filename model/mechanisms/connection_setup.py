@@ -4,7 +4,7 @@ Seed 002, section 3 (mandatory round trip 1: the SYN exchange) and seed 001, sec
 connection establishment is dominated by the SYN round trip, plus host processing). The client
 sends SYN; the server answers SYN-ACK at once; the client sends the final ACK and may then send
 its request. On a BSD server the final ACK also opens the congestion window by one segment
-(seed 000, 2.2, footnote 1; see :mod:`model.slow_start`).
+(seed 000, 2.2, footnote 1; see :mod:`model.mechanisms.slow_start`).
 """
 
 from __future__ import annotations

@@ -27,16 +27,16 @@ What each proxy does, with the seed's assumption that proxy processing takes no 
   long-haul connection) waits for it, so each client connection gets its replies in order. It closes
   an HTTP/1.0 client connection after the reply's last byte, as the server closed its own.
 
-Each leg is its own pair of FIFO links (:mod:`model.engine`); the round-trip time ``RTT`` and the
-round trips counted are the long-haul link's (:mod:`model.critical_path`).
+Each leg is its own pair of FIFO links (:mod:`model.engine.core`); the round-trip time ``RTT`` and the
+round trips counted are the long-haul link's (:mod:`model.analysis.critical_path`).
 """
 
 from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from model.engine import CLIENT_LEG, PATH, SERVER_LEG, Packet, Point
-from model.tcp import Connection, Endpoint
+from model.engine.core import CLIENT_LEG, PATH, SERVER_LEG, Packet, Point
+from model.engine.tcp import Connection, Endpoint
 
 if TYPE_CHECKING:
     from model.protocols.base import Session

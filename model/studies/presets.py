@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.scenario import Scenario
+from model.scenario.schema import Scenario
 
 #: The Microscape page of seed 004 ("Test Web Site"): 42 KB of HTML and 42 GIFs totalling 125 KB,
 #: from 70 B to 40 KB, 19 under 1 KB, 7 between 1 and 2 KB, 6 between 2 and 3 KB. The seed gives

@@ -23,9 +23,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model.engine import Packet, Point
-from model.lin import value
-from model.tcp import Connection
+from model.engine.core import Packet, Point
+from model.engine.lin import value
+from model.engine.tcp import Connection
 
 DoneFn = Callable[[str, Any, Packet], None]
 

@@ -16,7 +16,7 @@ defaults and the TCP profile), with two rules so the field takes effect:
   dropped.
 
 Generated values of an integer field are rounded, and repeats dropped. Every point is validated
-before anything runs, and the whole sweep must fit :data:`~model.limits.MAX_WORK_UNITS`; problems
+before anything runs, and the whole sweep must fit :data:`~model.scenario.limits.MAX_WORK_UNITS`; problems
 raise :class:`SweepError`, each naming where in the request it is (``values[3]``, ``start``, ...).
 
 Pure: the model and pydantic only.
@@ -32,11 +32,11 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
-from model import errors
-from model.errors import FieldSpec, Problem, allowed, problems, spec, words
-from model.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, work_units
-from model.predict import predict
-from model.scenario import Protocol, Scenario
+from model.analysis.predict import predict
+from model.scenario import errors
+from model.scenario.errors import FieldSpec, Problem, allowed, problems, spec, words
+from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, work_units
+from model.scenario.schema import Protocol, Scenario
 
 #: Scenario sections (the fields that are objects) whose scalar fields can be swept.
 SECTIONS: tuple[str, ...] = tuple(
@@ -131,7 +131,7 @@ def _request_spec(loc: Sequence[str | int]) -> FieldSpec | None:
 def request_problems(exc: ValidationError) -> list[Problem]:
     """The errors of validating a :class:`SweepRequest`, with what each field allows.
 
-    Errors inside ``scenario`` read as :func:`model.errors.problems` has them (path ``scenario.network.rtt_ms``);
+    Errors inside ``scenario`` read as :func:`model.scenario.errors.problems` has them (path ``scenario.network.rtt_ms``);
     the request's own fields are described from :class:`SweepRequest`.
     """
     out: list[Problem] = []
@@ -168,7 +168,7 @@ def _problem(path: str, message: str, kind: str, given: Any = None, allowed_word
 
 
 def field_spec(field: str) -> FieldSpec:
-    """What a sweepable field accepts (see :func:`model.errors.spec`)."""
+    """What a sweepable field accepts (see :func:`model.scenario.errors.spec`)."""
     section, name = field.split(".", 1)
     found = spec((section, name))
     assert found is not None, field
@@ -316,7 +316,7 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
 
 
 def work(req: SweepRequest) -> int:
-    """Work units of a sweep (see :mod:`model.limits`); raises :class:`SweepError` like :func:`points`."""
+    """Work units of a sweep (see :mod:`model.scenario.limits`); raises :class:`SweepError` like :func:`points`."""
     seen = {json.dumps(v): s for v, s in points(req)}
     return sum(work_units(s) for s in seen.values())
 
@@ -329,7 +329,7 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
 
     ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "expected_with_loss_ms":
     [...], "counts": {name: [...]}}``, each list in the order of ``values``. ``expected_with_loss_ms`` is the
-    expected page load time with random loss at the point's ``network.loss_rate`` (:mod:`model.expected_loss`,
+    expected page load time with random loss at the point's ``network.loss_rate`` (:mod:`model.analysis.expected_loss`,
     an expected value; equal to ``page_load_ms`` where the loss rate is 0), so a sweep of the loss rate is not
     flat. ``scenario`` is the base scenario as computed.
     """

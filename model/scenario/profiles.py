@@ -70,7 +70,7 @@ ProfileName = Literal["bsd", "ns3", "rfc5681", "linux"]
 
 @dataclass(frozen=True, slots=True)
 class TcpProfile:
-    name: str  # a ProfileName, or "quic" for QUIC's rules (model.quic)
+    name: str  # a ProfileName, or "quic" for QUIC's rules (model.mechanisms.quic)
     description: str
     syn_ack_opens_window: bool
     ack_counts_bytes: bool

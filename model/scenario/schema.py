@@ -1,7 +1,7 @@
 """The scenario document: one pydantic schema for the CLI, the API, the form and the presets.
 
 Every field is optional and has a default; units are in the field names. TCP fields left out
-(``None``) take the value of the chosen TCP profile (see :mod:`model.profiles`); fields given
+(``None``) take the value of the chosen TCP profile (see :mod:`model.scenario.profiles`); fields given
 explicitly override the profile. :func:`resolve` turns a validated scenario into the flat,
 all-numbers :class:`Params` the model computes with.
 """
@@ -14,8 +14,8 @@ from typing import Literal
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from model.content import effective_page
-from model.profiles import PROFILES, ProfileName, TcpProfile
+from model.scenario.content import effective_page
+from model.scenario.profiles import PROFILES, ProfileName, TcpProfile
 
 Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall", "h2", "h3"]
 #: The seeds' protocols over HTTP/1.x (the default set of a scenario).
@@ -34,7 +34,7 @@ ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + MODERN_PROTOCOLS
 MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
 MAX_SEGMENTS = 10_000  # about one second for all five protocols (bench/)
-#: Highest network.loss_rate: the closed forms of model.loss need p < 1/2 (handshake) and are a lower bound
+#: Highest network.loss_rate: the closed forms of model.mechanisms.loss need p < 1/2 (handshake) and are a lower bound
 #: that drifts from the truth as losses pile up; 0.2 keeps them meaningful.
 MAX_LOSS_RATE = 0.2
 
@@ -80,7 +80,7 @@ class Network(_Strict):
         le=MAX_LOSS_RATE,
         description="Probability that a packet is lost, each packet independently (dimensionless, 0 to 0.2; "
         "0.01 is 1 %). The schedule stays lossless; each result adds the loss's expected cost in closed "
-        "form as expected_with_loss (model.expected_loss).",
+        "form as expected_with_loss (model.analysis.expected_loss).",
     )
 
     @model_validator(mode="after")
@@ -111,7 +111,7 @@ class Tcp(_Strict):
     profile: ProfileName = Field(
         "bsd",
         description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks), ns3, rfc5681 (generic) "
-        "or linux (see model.profiles).",
+        "or linux (see model.scenario.profiles).",
     )
     mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
     initial_window_segments: int | None = Field(None, ge=1, le=100, description="Initial congestion window (segments).")
@@ -172,7 +172,7 @@ class Http(_Strict):
 
 
 class Dns(_Strict):
-    """Looking up the server's name before the session's first connection (model.dns)."""
+    """Looking up the server's name before the session's first connection (model.mechanisms.dns)."""
 
     lookup: Literal["cached", "resolver"] = Field(
         "cached",
@@ -185,7 +185,7 @@ class Dns(_Strict):
 
 
 class Tls(_Strict):
-    """TLS on every connection (model.tls): handshake flights as packets with realistic sizes."""
+    """TLS on every connection (model.mechanisms.tls): handshake flights as packets with realistic sizes."""
 
     version: Literal["none", "1.2", "1.3"] = Field(
         "none",
@@ -214,7 +214,7 @@ class Tls(_Strict):
 
 
 class Multiplex(_Strict):
-    """HTTP/2 and HTTP/3: streams on one connection (model.multiplex)."""
+    """HTTP/2 and HTTP/3: streams on one connection (model.protocols.multiplex)."""
 
     frame_bytes: int = Field(
         16_384,
@@ -233,7 +233,7 @@ class Multiplex(_Strict):
 
 
 class Quic(_Strict):
-    """QUIC's transport rules for h3 (model.quic)."""
+    """QUIC's transport rules for h3 (model.mechanisms.quic)."""
 
     max_datagram_bytes: int = Field(
         1200,
@@ -352,7 +352,7 @@ class Page(_Strict):
         return [self.object_size_bytes or 0] * (self.object_count or 0)
 
     def transferred(self, html_compression_ratio: float = 1.0) -> tuple[int, list[int]]:
-        """The HTML's and objects' body bytes on the wire after the content what-ifs (:mod:`model.content`)."""
+        """The HTML's and objects' body bytes on the wire after the content what-ifs (:mod:`model.scenario.content`)."""
         return effective_page(
             self.html_bytes,
             self.sizes(),
@@ -412,7 +412,7 @@ class Scenario(_Strict):
                 if window is not None and window < mss:
                     raise ValueError(f"{name} ({window}) must be at least tcp.mss_bytes ({mss})")
             # The proxies of seed 003 relay plain HTTP/1.x requests and replies: they do not carry TLS
-            # end to end, HTTP/2 streams or QUIC (model.proxy counts requests by http.request_bytes).
+            # end to end, HTTP/2 streams or QUIC (model.protocols.proxy counts requests by http.request_bytes).
             if self.tls.version != "none":
                 raise ValueError(
                     f"tls.version {self.tls.version!r} cannot be used with proxy.architecture 'split_proxy' "
@@ -432,7 +432,7 @@ class Scenario(_Strict):
                 "with http.response_header_bytes 0 every response must carry at least one byte: "
                 "page.html_bytes and each object must be at least 1, and page.revalidate false"
             )
-        if "h3" in self.protocols:  # QUIC packets carry max_datagram_bytes less 30 (model.quic)
+        if "h3" in self.protocols:  # QUIC packets carry max_datagram_bytes less 30 (model.mechanisms.quic)
             mss = min(mss, self.quic.max_datagram_bytes - 30)
             if rwnd < self.quic.max_datagram_bytes - 30:
                 raise ValueError(
@@ -453,7 +453,7 @@ class Scenario(_Strict):
 
 @dataclass(frozen=True, slots=True)
 class ProxyParams:
-    """The split-proxy path's numbers (seed 003), in model units; see :mod:`model.proxy`."""
+    """The split-proxy path's numbers (seed 003), in model units; see :mod:`model.protocols.proxy`."""
 
     d_c: float  # one-way delay of the client leg (ms)
     k_c: float  # serialization time per wire byte on the client leg (ms/byte)
@@ -513,7 +513,7 @@ class Params:
     mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
-    loss: float = 0.0  # probability each packet is lost (network.loss_rate); only model.expected_loss uses it
+    loss: float = 0.0  # probability each packet is lost (network.loss_rate); only model.analysis.expected_loss uses it
 
 
 def resolve(s: Scenario) -> Params:

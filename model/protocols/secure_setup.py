@@ -1,18 +1,18 @@
 """Setting a connection up for the first request beyond TCP's handshake: DNS, TLS, TCP Fast Open.
 
-:mod:`model.dns` and :mod:`model.tls` give the quantities; this module runs them on a connection of the
-schedule. A :class:`Dialogue` writes a TLS handshake's flights (:func:`model.tls.handshake`) as data on
+:mod:`model.mechanisms.dns` and :mod:`model.mechanisms.tls` give the quantities; this module runs them on a connection of the
+schedule. A :class:`Dialogue` writes a TLS handshake's flights (:func:`model.mechanisms.tls.handshake`) as data on
 the connection, each side writing its next flight when the other's previous one has fully arrived, and
 hands the connection to the protocol (the first request) at the flight the handshake names. Handshake
 bytes are marked in the writer's stream (``Endpoint.hs_ranges``) so the applications count only their
 own bytes (``Endpoint.app_received``). Packets carrying them are filed under ``tls_setup`` on the
-critical path (:mod:`model.critical_path`).
+critical path (:mod:`model.analysis.critical_path`).
 
 TCP Fast Open (RFC 7413) is ``tcp.handshake = "fast_open"``: as T/TCP (``ttcp``, RFC 1644) the client's
 first bytes ride on the SYN and the server answers before the handshake completes, but on every
 connection (the cookie, RFC 7413 4.1, came from an earlier visit), at most one MSS less the SYN's option
-bytes of data on the SYN (:func:`model.connection_setup.fast_open_syn_data_bytes`),
-and the SYN carries the cookie option (:data:`model.connection_setup.FAST_OPEN_OPTION_BYTES`). With TLS the
+bytes of data on the SYN (:func:`model.mechanisms.connection_setup.fast_open_syn_data_bytes`),
+and the SYN carries the cookie option (:data:`model.mechanisms.connection_setup.FAST_OPEN_OPTION_BYTES`). With TLS the
 SYN carries the ClientHello, and with 0-RTT early data the request too.
 """
 
@@ -21,11 +21,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model import tls
-from model.engine import Packet, Point
-from model.tcp import Connection, Endpoint
+from model.engine.core import Packet, Point
+from model.engine.tcp import Connection, Endpoint
+from model.mechanisms import tls
 
-#: The object name of handshake bytes (packets' ``obj``); :func:`model.critical_path.category_of` reads it.
+#: The object name of handshake bytes (packets' ``obj``); :func:`model.analysis.critical_path.category_of` reads it.
 TLS_OBJECT = "tls"
 
 
@@ -111,7 +111,7 @@ def secure(session: Any, conn: Connection, mode: str, then: Callable[[Point], No
 
 
 def after_lookup(session: Any, point: Point) -> Point:
-    """The point a session's first connection may open: after the DNS lookup (:mod:`model.dns`), if any."""
+    """The point a session's first connection may open: after the DNS lookup (:mod:`model.mechanisms.dns`), if any."""
     q = session.q
     if session.conns or session.dns_done or session.p.dns_ms <= 0:
         return point

@@ -24,8 +24,8 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
-from model.predict import predict
-from model.presets import M98_SERVER_MS, PRESETS
+from model.analysis.predict import predict
+from model.studies.presets import M98_SERVER_MS, PRESETS
 
 # ----------------------------------------------------------------------------- published numbers
 

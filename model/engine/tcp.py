@@ -1,8 +1,8 @@
 """A TCP connection as the model sees it: two endpoints applying the mechanisms' rules.
 
-Each endpoint sends with the window of :mod:`model.slow_start` and the send rule of
-:mod:`model.nagle`, and acknowledges with the rule and timer of :mod:`model.delayed_ack`; the
-connection opens as in :mod:`model.connection_setup`. Sequence space is counted in payload bytes;
+Each endpoint sends with the window of :mod:`model.mechanisms.slow_start` and the send rule of
+:mod:`model.mechanisms.nagle`, and acknowledges with the rule and timer of :mod:`model.mechanisms.delayed_ack`; the
+connection opens as in :mod:`model.mechanisms.connection_setup`. Sequence space is counted in payload bytes;
 there is no loss, so every segment arrives in order and the only waits are the ones the seeds
 describe: a closed window, a held ACK, a held short segment.
 """
@@ -12,9 +12,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from model import connection_setup, delayed_ack, nagle, slow_start
-from model.engine import PATH, Engine, Packet, Point
-from model.lin import Lin
+from model.engine.core import PATH, Engine, Packet, Point
+from model.engine.lin import Lin
+from model.mechanisms import connection_setup, delayed_ack, nagle, slow_start
 
 
 class Endpoint:
@@ -48,7 +48,7 @@ class Endpoint:
         self.dack_bytes = p_.profile.ack_counts_bytes
         self.dack_segments = p_.dack_segments
         self.dack_ms = p_.dack_ms
-        self.dack: Any = q.dack  # the delayed-ACK timer as a quantity (QUIC's max_ack_delay: model.quic)
+        self.dack: Any = q.dack  # the delayed-ACK timer as a quantity (QUIC's max_ack_delay: model.mechanisms.quic)
         self.ack_handshake = False  # QUIC: packets of handshake data are acknowledged at once
         # restart after idle (seed 000, 2.4; seed 001, 5.5.3)
         self.idle_restart = p_.idle_restart
@@ -361,7 +361,7 @@ class Connection:
     """A TCP connection on one leg of the path; ``session`` gets its application events.
 
     ``client`` opens the connection and sends on the leg's up link, ``server`` answers on its down link
-    (on a split-proxy path the proxies play both roles, :mod:`model.proxy`).
+    (on a split-proxy path the proxies play both roles, :mod:`model.protocols.proxy`).
     """
 
     def __init__(self, session: Any, conn_id: int, leg: int = PATH) -> None:
@@ -389,16 +389,16 @@ class Connection:
         self.expect_i = 0
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
-        self.tls: Any = None  # the TLS handshake running on it (model.secure_setup.Dialogue)
-        self.mux: Any = None  # h2/h3 streams on it (model.multiplex.Mux)
+        self.tls: Any = None  # the TLS handshake running on it (model.protocols.secure_setup.Dialogue)
+        self.mux: Any = None  # h2/h3 streams on it (model.protocols.multiplex.Mux)
 
     def open(self, point: Point, mode: str) -> None:
-        """Open the connection at ``point`` (:mod:`model.connection_setup`).
+        """Open the connection at ``point`` (:mod:`model.mechanisms.connection_setup`).
 
         three_way: SYN, SYN-ACK, ACK. none: already open, as if the handshake had happened. ttcp: the
         client has written its request already and it rides on the SYN (T/TCP on a repeat connection).
         fast_open: the same with the cookie option and at most one MSS less the SYN's options of data on the
-        SYN (RFC 7413; :func:`model.connection_setup.fast_open_syn_data_bytes`).
+        SYN (RFC 7413; :func:`model.mechanisms.connection_setup.fast_open_syn_data_bytes`).
         """
         p = self.eng.q.p
         if mode == "warm":

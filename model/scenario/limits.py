@@ -29,7 +29,7 @@ from contextlib import contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from model.scenario import Scenario
+from model.scenario.schema import Scenario
 
 #: Work units one object costs a protocol run, beside its segments (fitted with ``--calibrate``).
 OBJECT_UNITS: dict[str, int] = {
@@ -64,7 +64,7 @@ class Limit:
 def response_segments(s: Scenario) -> int:
     """The page's response segments of ``mss_bytes`` (header and body of the HTML and of each object).
 
-    The same count :class:`~model.scenario.Scenario` caps at ``MAX_SEGMENTS``.
+    The same count :class:`~model.scenario.schema.Scenario` caps at ``MAX_SEGMENTS``.
     """
     mss = s.tcp.mss_bytes or 1460
     header = s.http.response_header_bytes

@@ -1,5 +1,5 @@
-# Cython declarations for the compiled build of model/tcp.py (see model/engine.pxd).
-from model.engine cimport Engine, Packet, Quantities
+# Cython declarations for the compiled build of model/engine/tcp.py (see model/engine/core.pxd).
+from model.engine.core cimport Engine, Packet, Quantities
 
 cdef class Endpoint:
     cdef public Quantities q

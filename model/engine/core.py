@@ -3,11 +3,11 @@
 Every time the model computes is a closed form of the scenario's inputs: a sum of one-way delays,
 serialization times ``8000 (bytes + o) / B``, think times and timers, with ``max`` choosing the
 bound that binds (link busy, window closed, data not yet written). The engine evaluates those
-sums in the order their packets would leave, for the links of :mod:`model.link`, the windows of
-:mod:`model.slow_start`, the ACK rule of :mod:`model.delayed_ack` and the send rule of
-:mod:`model.nagle`; a protocol module (``model.protocols``) says what the applications write and
+sums in the order their packets would leave, for the links of :mod:`model.mechanisms.link`, the windows of
+:mod:`model.mechanisms.slow_start`, the ACK rule of :mod:`model.mechanisms.delayed_ack` and the send rule of
+:mod:`model.mechanisms.nagle`; a protocol module (``model.protocols``) says what the applications write and
 when. There is no randomness, no loss and no queue limit: the same scenario always gives the same
-schedule, and with :class:`Traced` quantities every time carries its linear form (:mod:`model.lin`).
+schedule, and with :class:`Traced` quantities every time carries its linear form (:mod:`model.engine.lin`).
 """
 
 from __future__ import annotations
@@ -16,18 +16,18 @@ import heapq
 from collections.abc import Callable
 from typing import Any
 
-from model import limits
-from model.lin import Lin
-from model.scenario import Params
+from model.engine.lin import Lin
+from model.scenario import limits
+from model.scenario.schema import Params
 
 UP, DOWN = 0, 1  # client -> server, server -> client
 
 #: The legs of a path, each a pair of links (up ``2 leg``, down ``2 leg + 1``; odd links carry data toward
 #: the client). ``PATH`` is the network of a direct path, the long-haul link of a split-proxy path
 #: (seed 003); ``CLIENT_LEG`` (client - local proxy) and ``SERVER_LEG`` (remote proxy - server) exist
-#: only on a split-proxy path (:mod:`model.proxy`).
+#: only on a split-proxy path (:mod:`model.protocols.proxy`).
 PATH, CLIENT_LEG, SERVER_LEG = 0, 1, 2
-#: The rate symbol of each link in the linear forms (:mod:`model.symbolic`).
+#: The rate symbol of each link in the linear forms (:mod:`model.analysis.symbolic`).
 LINK_RATE = ("B_u", "B_d", "B_c", "B_c", "B_s", "B_s")
 
 
@@ -66,12 +66,12 @@ class Quantities:
         return n
 
     def tx(self, direction: int, payload: Any) -> Any:
-        """Serialization time of a packet (ms): ``8000 (payload + o) / B`` (:func:`model.link.serialization_ms`)."""
+        """Serialization time of a packet (ms): ``8000 (payload + o) / B`` (:func:`model.mechanisms.link.serialization_ms`)."""
         return (payload + self.o) * self.k[direction]
 
 
 class Traced(Quantities):
-    """The same quantities as :class:`~model.lin.Lin` forms over the glossary's basis."""
+    """The same quantities as :class:`~model.engine.lin.Lin` forms over the glossary's basis."""
 
     traced = True
 
@@ -181,7 +181,7 @@ class Engine:
         self.link_free: list[Any] = [q.zero] * 6
         self.link_last: list[Packet | None] = [None] * 6
         self.packets: list[Packet] = []
-        # the request's step budget (model.limits): every scheduled packet, timer and write is a step
+        # the request's step budget (model.scenario.limits): every scheduled packet, timer and write is a step
         self.cost = limits.TRACED_STEP_COST if self.traced else 1
         self.start_allowance = limits.allowance()
         self.max_seq = self.start_allowance // self.cost
@@ -218,7 +218,7 @@ class Engine:
         """Put ``pkt`` on its link at ``t``; ``deliver(arrival, pkt)`` runs when it arrives.
 
         Departure ``max(t, link free)``, arrival ``departure + 8000 (bytes + o)/B + d``
-        (:mod:`model.link`), written out here because every packet passes through it.
+        (:mod:`model.mechanisms.link`), written out here because every packet passes through it.
         """
         d = pkt.dir
         q = self.q

@@ -1,4 +1,4 @@
-# Cython declarations for the compiled build of model/engine.py (pure Python mode: the .py file is the
+# Cython declarations for the compiled build of model/engine/core.py (pure Python mode: the .py file is the
 # source; this file only gives its classes C layouts and typed fields). Times and byte counts that are
 # floats in a plain run and linear forms in a traced run stay ``object``.
 

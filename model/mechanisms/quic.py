@@ -4,7 +4,7 @@ A QUIC connection (RFC 9000) runs over UDP: there is no SYN exchange; the client
 its TLS 1.3 ClientHello (RFC 9001), padded to a full datagram (RFC 9000 14.1), and the server answers with
 its handshake flight; the client's Finished leaves with the first request, so the first response byte
 arrives after **2 round trips** on a new connection (1 with 0-RTT on resumption, RFC 9001 4.6). The
-schedule runs it on the engine's endpoints (:mod:`model.tcp`) configured by :func:`configure`:
+schedule runs it on the engine's endpoints (:mod:`model.engine.tcp`) configured by :func:`model.protocols.h3.configure`:
 
 - packets carry ``max_datagram - QUIC_PACKET_OVERHEAD`` stream bytes (:func:`stream_payload_bytes`);
 - the initial window is ``min(10 max_datagram, max(14720, 2 max_datagram))`` bytes (RFC 9002 7.2),
@@ -13,9 +13,9 @@ schedule runs it on the engine's endpoints (:mod:`model.tcp`) configured by :fun
 - a receiver acknowledges every second ack-eliciting packet or after ``max_ack_delay`` (RFC 9000 13.2.2,
   18.2: 25 ms by default), and handshake packets at once (RFC 9000 13.2.1);
 - no Nagle; the window is not reset after idle (RFC 9002 7.8 leaves it to pacing, not modelled);
-- one byte sequence per connection as TCP's, with the streams interleaved on it (:mod:`model.multiplex`):
+- one byte sequence per connection as TCP's, with the streams interleaved on it (:mod:`model.protocols.multiplex`):
   without loss QUIC's independent streams deliver as TCP would; the difference, head-of-line blocking
-  under loss, is :mod:`model.loss`'s.
+  under loss, is :mod:`model.mechanisms.loss`'s.
 
 Left out: the anti-amplification limit (a server may send 3 times what it received before the client's
 address is validated, RFC 9000 8.1: a 4,000-byte flight against a 1,200-byte Initial would wait for the
@@ -26,12 +26,8 @@ both).
 
 from __future__ import annotations
 
-from typing import Any
-
-from model import tls
-from model.lin import Lin
-from model.profiles import TcpProfile
-from model.tcp import Connection
+from model.mechanisms import tls
+from model.scenario.profiles import TcpProfile
 
 #: QUIC bytes in a 1-RTT packet beyond the stream data: short header (1 flag byte, 8-byte connection ID,
 #: 2-byte packet number), the AEAD tag (16) and a STREAM frame header (3).
@@ -41,7 +37,7 @@ ACK_ELICITING_THRESHOLD = 2
 #: The client's Handshake packet with its Finished (bytes of crypto data).
 CLIENT_FINISHED_BYTES = 58
 
-#: QUIC's rules in the engine's terms (see :mod:`model.profiles` for the fields).
+#: QUIC's rules in the engine's terms (see :mod:`model.scenario.profiles` for the fields).
 QUIC_PROFILE = TcpProfile(
     name="quic",
     description="QUIC (RFC 9000/9002): IW 10 datagrams, byte-counting slow start, ACK every 2 packets or 25 ms.",
@@ -78,26 +74,3 @@ def handshake(resumed: bool, early_data: bool, max_datagram_bytes: int, server_f
         return tls.Handshake("QUIC 0-RTT", (hello, tls.RESUMED_SERVER_FLIGHT_13_BYTES, CLIENT_FINISHED_BYTES), 0, 0)
     flight = tls.RESUMED_SERVER_FLIGHT_13_BYTES if resumed else server_flight_bytes
     return tls.Handshake("QUIC", (hello, flight, CLIENT_FINISHED_BYTES), 2, 1)
-
-
-def configure(conn: Connection) -> None:
-    """Make a connection's two endpoints follow QUIC's rules (its packets, window and ACKs)."""
-    q = conn.eng.q
-    p = q.p
-    payload = stream_payload_bytes(p.quic_datagram)
-    delay: Any = Lin.const(p.quic_ack_delay) if q.traced else p.quic_ack_delay
-    for ep in (conn.client, conn.server):
-        ep.profile = QUIC_PROFILE
-        ep.mss = q.size(payload)
-        ep.mss_n = payload
-        ep.nagle = False
-        ep.cwnd = initial_window_segments(p.quic_datagram)
-        ep.cwnd_cap = p.rwnd // payload + 2
-        ep.dack_bytes = False
-        ep.dack_segments = ACK_ELICITING_THRESHOLD
-        ep.dack_ms = p.quic_ack_delay
-        ep.dack = delay
-        ep.idle_restart = "keep"
-        ep.quick_ack = False
-        ep.quickacks = 0
-        ep.ack_handshake = True
