@@ -41,7 +41,7 @@ from app.query import only_options, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, request_problems, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
-from model.cli import csv_rows, deep_merge
+from model.cli import csv_rows
 from model.scenario.errors import Describe, JsonInputError, Problem, allowed, loads_strict, problems, validate_scenario
 from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
@@ -51,6 +51,7 @@ from model.scenario.limits import (
     check,
     work_units,
 )
+from model.scenario.overlay import overlay
 
 bp = Blueprint("api", __name__, url_prefix="/api")
 
@@ -244,7 +245,8 @@ def preset_base() -> dict[str, Any] | None:
 
 
 def scenario_input(options: Iterable[str]) -> dict[str, Any]:
-    """The scenario document of the request: query parameters (GET) or JSON body (POST), on the preset if given."""
+    """The scenario document of the request: query parameters (GET) or JSON body (POST), on the preset if given
+    (:func:`model.scenario.overlay.overlay`: the rules the calculator and the command line use too)."""
     opts = tuple(options)
     _check_query_size()
     if request.method == "POST":
@@ -257,7 +259,7 @@ def scenario_input(options: Iterable[str]) -> dict[str, Any]:
         if found:
             raise invalid(found)
     base = preset_base() if "preset" in opts else None
-    return deep_merge(base, doc) if base is not None else doc
+    return overlay(base, doc)
 
 
 def validate(doc: dict[str, Any]) -> Scenario:

@@ -43,9 +43,9 @@ from app.query import SCENARIO_PARAMS, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
-from model.cli import deep_merge
 from model.scenario.errors import FieldSpec, Problem, problems, words
 from model.scenario.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
+from model.scenario.overlay import overlay
 
 bp = Blueprint("web", __name__)
 
@@ -207,35 +207,6 @@ class State:
         if self.sweep != DEFAULT_SWEEP:
             pairs.append(("sweep", self.sweep))
         return urlencode(pairs, safe=",")
-
-
-def overlay(base: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
-    """``given`` on top of ``base`` (scenario documents), a given field replacing the base's other form of it.
-
-    ``page.object_count``/``page.object_size_bytes`` replace ``page.object_bytes`` and the reverse (the
-    one of count and size not given is taken from the base's objects when they are all one size); a
-    given ``network.rtt_ms`` replaces the base's one-way delays.
-    """
-    doc = copy.deepcopy(dict(base))
-    page = doc.get("page", {})
-    gpage = given.get("page", {})
-    if isinstance(gpage, dict) and isinstance(page, dict):
-        if "object_bytes" in gpage:
-            page.pop("object_count", None)
-            page.pop("object_size_bytes", None)
-        elif ("object_count" in gpage or "object_size_bytes" in gpage) and "object_bytes" in page:
-            sizes = page.pop("object_bytes")
-            if isinstance(sizes, list):
-                page.setdefault("object_count", len(sizes))
-                if len(set(sizes)) == 1:
-                    page.setdefault("object_size_bytes", sizes[0])
-    network = doc.get("network", {})
-    gnet = given.get("network", {})
-    if isinstance(gnet, dict) and isinstance(network, dict) and "rtt_ms" in gnet:
-        if "uplink_delay_ms" not in gnet and "downlink_delay_ms" not in gnet:
-            network.pop("uplink_delay_ms", None)
-            network.pop("downlink_delay_ms", None)
-    return deep_merge(doc, dict(given))
 
 
 def _where(p: Problem) -> list[str]:
@@ -616,17 +587,10 @@ def results_context(state: State) -> dict[str, Any]:
 
 
 def api_query_of(state: State) -> str:
-    """The scenario as the API (and the teaching panel) read a query: they merge a preset without :func:`overlay`'s
-    rules, so where the rules mattered the whole document is given instead."""
+    """The scenario's address for the API and the teaching panel: the calculator's own query (without its sweep),
+    which they read with the same rules (:func:`model.scenario.overlay.overlay`)."""
     assert state.scenario is not None
-    pairs = [(k, v) for k, v in state.canonical if k != "sweep"]
-    given = {k: v for k, v in pairs if k in SCENARIO_PARAMS}
-    try:
-        merged = _validate(deep_merge(state.base_doc, _param_doc(given)))
-        same = merged.model_dump(mode="json") == state.scenario.model_dump(mode="json")
-    except ValidationError:
-        same = False
-    return urlencode(pairs if same else flatten(state.document), safe=",")
+    return urlencode([(k, v) for k, v in state.canonical if k != "sweep"], safe=",")
 
 
 def _join(query: str, extra: str) -> str:
@@ -743,4 +707,4 @@ def healthz() -> dict[str, str]:
     return {"status": "ok"}
 
 
-__all__ = ("FIELDS", "SECTIONS", "SWEEPS", "bp", "canonical", "overlay", "read")
+__all__ = ("FIELDS", "SECTIONS", "SWEEPS", "bp", "canonical", "read")

@@ -50,6 +50,7 @@ from model.scenario.errors import (
     problems,
     validate_scenario,
 )
+from model.scenario.overlay import overlay
 from model.scenario.schema import Scenario
 from model.studies.presets import PRESETS
 
@@ -61,43 +62,6 @@ class UserError(Exception):
 
 
 # --- reading and merging input ---------------------------------------------------------------
-
-
-def copy_json(value: Any) -> Any:
-    """A deep copy of a parsed JSON document (dicts and lists copied, without recursion: any depth)."""
-    root: list[Any] = [None]
-    stack: list[tuple[Any, Any, Any]] = [(root, 0, value)]  # (where the copy goes, its key there, the original)
-    while stack:
-        parent, key, item = stack.pop()
-        if isinstance(item, dict):
-            new: dict[Any, Any] = dict.fromkeys(item)
-            parent[key] = new
-            stack.extend((new, k, v) for k, v in item.items())
-        elif isinstance(item, list):
-            items: list[Any] = [None] * len(item)
-            parent[key] = items
-            stack.extend((items, i, v) for i, v in enumerate(item))
-        else:
-            parent[key] = copy.deepcopy(item)
-    return root[0]
-
-
-def deep_merge(base: dict[str, Any], override: dict[str, Any]) -> dict[str, Any]:
-    """``override`` on top of ``base``: nested dicts merge, anything else (lists too) replaces.
-
-    Neither is changed; without recursion, so a document of any depth merges (or is refused by the caller's
-    depth check, :func:`model.scenario.errors.check_depth`, never by a RecursionError)."""
-    out: dict[str, Any] = copy_json(base)
-    stack: list[tuple[dict[str, Any], dict[str, Any]]] = [(out, override)]
-    while stack:
-        target, over = stack.pop()
-        for key, value in over.items():
-            here = target.get(key)
-            if isinstance(value, dict) and isinstance(here, dict):
-                stack.append((here, value))  # here is already a copy: merged into in place
-            else:
-                target[key] = copy_json(value)
-    return out
 
 
 def _allowed_in_input(loc: tuple[str | int, ...]) -> str | None:
@@ -159,7 +123,7 @@ def scenario_documents(data: Any, base: dict[str, Any] | None, source: str) -> l
             what = "each item of the array" if batch else "the input"
             errors.append(f"{where}: {what} must be a scenario (a JSON object), not {_json_type(item)}")
             continue
-        docs.append(deep_merge(base, item) if base is not None else item)
+        docs.append(overlay(base, item))
     if errors:
         raise UserError("\n".join(errors))
     return docs
@@ -211,8 +175,8 @@ def predict_document(
     """The output document of one scenario document: the public entry for distributed runs (docs/dask.md).
 
     ``scenario`` is a scenario as parsed from JSON (a dict). This does for it what ``predict FILE``
-    does for a file holding it: merges it onto ``preset``'s document (nested objects merge, arrays
-    replace), validates it and predicts it within one request's work budget. Bad input raises
+    does for a file holding it: merges it onto ``preset``'s document (:func:`model.scenario.overlay.overlay`, as
+    the calculator and the API do), validates it and predicts it within one request's work budget. Bad input raises
     :class:`UserError`, one line per problem in the command line's words (``network.rtt_ms: ...``),
     without a location: the caller knows where the scenario came from. A plain module-level function
     of its arguments, so it pickles by name into worker processes (``--jobs``) and Dask workers.
@@ -602,7 +566,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--preset",
         metavar="NAME",
-        help="start from this preset: FILE's fields are merged on top (nested objects merge, arrays replace); "
+        help="start from this preset: FILE's fields are merged on top (nested objects merge, arrays replace; a given "
+        "network.rtt_ms replaces its one-way delays, page.object_count or object_size_bytes its object list); "
         f"see '{PROG} presets'",
     )
     p.add_argument(

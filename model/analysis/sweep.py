@@ -5,15 +5,11 @@ any scalar field of a scenario section: :data:`SWEEPABLE_FIELDS`), the values (a
 ``stop``, ``steps`` with linear or log spacing) and the protocols. :func:`sweep` returns one series
 per protocol: ``page_load_ms`` and every count at each value, in the order of the values.
 
-How a value is put into the base scenario: the field is set in the scenario document the base was
-made from (``model_dump(exclude_unset=True)``: fields the base left out keep following their
-defaults and the TCP profile), with two rules so the field takes effect:
-
-- ``page.object_count`` or ``page.object_size_bytes``: a base page given as ``object_bytes``
-  becomes ``object_count`` objects of ``object_size_bytes``, the one not swept taken from the base
-  (its number of objects; their size, if they are all the same size);
-- ``network.rtt_ms``: one-way delays the base gives both of (which would override ``rtt_ms``) are
-  dropped.
+How a value is put into the base scenario: the field is given on top of the scenario document the
+base was made from (``model_dump(exclude_unset=True)``: fields the base left out keep following their
+defaults and the TCP profile) by the rules every front end uses (:func:`model.scenario.overlay.overlay`):
+a swept ``page.object_count`` or ``page.object_size_bytes`` replaces the base's objects, the other taken
+from them (their number; their mean size); a swept ``network.rtt_ms`` replaces the base's one-way delays.
 
 Generated values of an integer field are rounded, and repeats dropped. Every point is validated
 before anything runs, and the whole sweep must fit :data:`~model.scenario.limits.MAX_WORK_UNITS`; problems
@@ -36,6 +32,7 @@ from model.analysis.predict import predict
 from model.scenario import errors
 from model.scenario.errors import FieldSpec, Problem, allowed, problems, spec, words
 from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, work_units
+from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol, Scenario
 
 #: Scenario sections (the fields that are objects) whose scalar fields can be swept.
@@ -224,34 +221,10 @@ def values(req: SweepRequest) -> list[Value]:
 
 
 def _document(req: SweepRequest) -> dict[str, Any]:
-    """The base scenario's document with the rules that make the swept field take effect."""
-    base = req.scenario
-    doc: dict[str, Any] = base.model_dump(mode="json", exclude_unset=True)
+    """The base scenario's document with the swept field given (its value set per point), combined by the rules
+    every front end uses (:func:`model.scenario.overlay.overlay`) so the field takes effect."""
     section, name = req.field.split(".", 1)
-    part = doc.setdefault(section, {})
-    if req.field in ("page.object_count", "page.object_size_bytes"):
-        sizes = base.page.sizes()
-        part.pop("object_bytes", None)
-        if name == "object_count" and part.get("object_size_bytes") is None:
-            if len(set(sizes)) != 1:
-                why = "its objects differ in size" if sizes else "it has no embedded objects"
-                raise SweepError(
-                    [
-                        _problem(
-                            "scenario.page.object_size_bytes",
-                            f"give it to sweep page.object_count: the base scenario cannot supply it ({why})",
-                            "missing",
-                            allowed_words=allowed(("page", "object_size_bytes"), with_null=False),
-                        )
-                    ]
-                )
-            part["object_size_bytes"] = sizes[0]
-        if name == "object_size_bytes" and part.get("object_count") is None:
-            part["object_count"] = len(sizes)
-    if req.field == "network.rtt_ms" and base.network.uplink_delay_ms is not None:
-        if base.network.downlink_delay_ms is not None:
-            part.pop("uplink_delay_ms", None)
-            part.pop("downlink_delay_ms", None)
+    doc = overlay(req.scenario.model_dump(mode="json", exclude_unset=True), {section: {name: None}})
     if req.protocols is not None:
         doc["protocols"] = list(req.protocols)
     return doc

@@ -305,6 +305,11 @@ class Proxy(_Strict):
     )
 
 
+#: The page's embedded objects when none are given: three of 2,544 bytes.
+DEFAULT_OBJECT_COUNT = 3
+DEFAULT_OBJECT_BYTES = 2544
+
+
 class Page(_Strict):
     """The page: an HTML document and its embedded objects."""
 
@@ -342,7 +347,7 @@ class Page(_Strict):
         elif (self.object_count is None) != (self.object_size_bytes is None):
             raise ValueError("object_count and object_size_bytes go together")
         elif self.object_count is None:
-            object.__setattr__(self, "object_bytes", [2544, 2544, 2544])
+            object.__setattr__(self, "object_bytes", [DEFAULT_OBJECT_BYTES] * DEFAULT_OBJECT_COUNT)
         return self
 
     def sizes(self) -> list[int]:

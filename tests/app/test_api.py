@@ -305,13 +305,6 @@ BAD: list[Bad] = [
         {"field": "tcp.mss_bytes", "start": 536, "stop": 10**6, "steps": 3},
         path="stop",
     ),
-    Bad(
-        "sweep count of unequal objects",
-        "POST",
-        S,
-        {"field": "page.object_count", "values": [1, 2], "scenario": {"page": {"object_bytes": [1, 2]}}},
-        path="scenario.page.object_size_bytes",
-    ),
     Bad("repeated protocols", "POST", P, {"protocols": ["http10", "http10"]}, path=""),
     # over a limit
     Bad(

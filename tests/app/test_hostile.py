@@ -317,6 +317,7 @@ def sized_head(length: int, url: str = P) -> bytes:
     ).encode()
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_gunicorn_holds_chunked_bodies_to_the_limit(gunicorn_port: int) -> None:
     status, doc = raw_request(gunicorn_port, chunked_head(), chunked(padded(MAX_BODY)))
     assert status == 200 and [r["protocol"] for r in doc["results"]] == ["h2"]
@@ -329,6 +330,7 @@ def test_gunicorn_holds_chunked_bodies_to_the_limit(gunicorn_port: int) -> None:
         assert status == 400 and "chunked" in doc["detail"], (name, status, doc)
 
 
+@pytest.mark.slow  # starts gunicorn
 def test_gunicorn_answers_hostile_json_with_4xx(gunicorn_port: int) -> None:
     cases = [
         (f'{{"field": "network.rtt_ms", "values": {nested(300)}}}', S, 422, "values" + "[0]" * 31),

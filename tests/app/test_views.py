@@ -17,9 +17,10 @@ from werkzeug.datastructures import MultiDict
 from app import SECURITY_HEADERS
 from app.assets import IMMUTABLE
 from app.query import SCENARIO_PARAMS
-from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, overlay, read
+from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, read
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.scenario.errors import words
+from model.scenario.overlay import overlay
 
 HX = {"HX-Request": "true"}
 ROOT = Path(__file__).resolve().parents[2]
@@ -319,9 +320,10 @@ def test_every_garbage_at_once_and_unknown_parameters_never_500(client: FlaskCli
 
 
 def test_cross_field_problem_is_shown_beside_the_fields(client: FlaskClient) -> None:
-    r = client.get("/?page.object_count=3")
+    # (a count alone is no longer one: the size comes from the base page, tests/model/test_overlay.py)
+    r = client.get("/?page.object_count=3&page.object_bytes=1,2")
     assert r.status_code == 400
-    assert 'id="f-page-object_size_bytes-error"' in text(r) or 'id="f-page-object_count-error"' in text(r)
+    assert 'id="f-page-object_bytes-error"' in text(r) or 'id="f-page-object_count-error"' in text(r)
     r = client.get("/?tcp.receive_window_bytes=1000&tcp.mss_bytes=1460")
     assert r.status_code == 400
     assert 'id="f-tcp-receive_window_bytes-error"' in text(r)

@@ -16,8 +16,9 @@ from typing import Any
 import pytest
 
 from model import PRESETS, predict
-from model.cli import IN_FLIGHT_PER_JOB, UserError, deep_merge, main, predict_document
+from model.cli import IN_FLIGHT_PER_JOB, UserError, main, predict_document
 from model.scenario.errors import allowed
+from model.scenario.overlay import deep_merge
 
 ROOT = Path(__file__).resolve().parents[2]
 

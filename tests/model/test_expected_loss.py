@@ -167,6 +167,7 @@ def test_split_proxy_counts_the_long_haul_connections_only() -> None:
     assert e["extra_ms"] > 0 and set(e["connections"]) <= long_haul
 
 
+@pytest.mark.slow  # sympy over every protocol: about 40 s
 @pytest.mark.parametrize("protocol", ALL_PROTOCOLS)
 @pytest.mark.parametrize("rate", [0.002, 0.2])
 def test_symbolic_equals_numeric(protocol: str, rate: float) -> None:
@@ -289,6 +290,7 @@ def test_parallel_connections_add_their_delay_past_the_slack(rate: float) -> Non
     assert expected_loss.expected(st, 0.0, 0.0)["extra_ms"] == 0
 
 
+@pytest.mark.slow  # sympy's Heaviside steps: about 50 s each
 @pytest.mark.parametrize(("rate", "rtt", "objects"), [(0.005, 20.0, 10), (0.03, 300.0, 6)])
 def test_symbolic_equals_numeric_on_parallel_connections(rate: float, rtt: float, objects: int) -> None:
     """The expectation of the latest chain, in sympy (Heaviside steps for the order), is the number."""
