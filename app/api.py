@@ -14,7 +14,7 @@ points) are in :mod:`model.scenario.limits`, :mod:`model.scenario.errors` and th
 page.
 
 A body is read as the command line reads a file: at most ``API_MAX_BODY_BYTES`` (with Content-Length
-or chunked), then strict JSON (:func:`model.scenario.errors.loads_strict`: nesting checked on the text before
+or chunked), then strict JSON (:func:`model.scenario.json_input.loads_strict`: nesting checked on the text before
 anything parses, merges or validates it; no repeated keys, no ``NaN``), then strict types
 (:func:`model.scenario.errors.validate_scenario`).
 """
@@ -41,8 +41,9 @@ from app.query import only_options, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, request_problems, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
-from model.cli import csv_rows
-from model.scenario.errors import Describe, JsonInputError, Problem, allowed, loads_strict, problems, validate_scenario
+from model.analysis.tables import csv_rows
+from model.scenario.errors import Problem, allowed, problems, validate_scenario
+from model.scenario.json_input import Describe, JsonInputError, loads_strict
 from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
@@ -127,7 +128,7 @@ def _body_bytes() -> bytes:
 def json_body(describe: Describe | None = allowed) -> dict[str, Any]:
     """The request's body as a JSON object; :class:`ApiError` (415, 413, 400, 422) otherwise.
 
-    Strict JSON (:func:`model.scenario.errors.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
+    Strict JSON (:func:`model.scenario.json_input.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
     limit problem naming the path where it went past; a repeated key, ``NaN`` or ``Infinity`` a 400 naming
     its path; an integer too long to read a 422 naming the field (``describe(loc)``: what it allows).
     """

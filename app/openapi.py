@@ -26,7 +26,7 @@ from model.api_schema import (
     ProblemDetails,
     SweepOutput,
 )
-from model.scenario.errors import MAX_JSON_DEPTH
+from model.scenario.json_input import MAX_JSON_DEPTH
 from model.scenario.limits import (
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,

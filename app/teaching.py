@@ -35,7 +35,7 @@ from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
 from model.scenario.errors import Problem
 from model.scenario.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
-from model.scenario.schema import resolve
+from model.scenario.params import resolve
 
 bp = Blueprint("teaching", __name__)
 

@@ -249,7 +249,7 @@ def calibrate() -> int:
     from model import ALL_PROTOCOLS, Scenario
     from model.analysis.predict import result, simulate
     from model.scenario.limits import work_units
-    from model.scenario.schema import resolve
+    from model.scenario.params import resolve
 
     print(f"{'page':<34}{'protocol':<17}{'units':>7}{'ms':>9}{'us/unit':>9}")
     worst = 0.0

@@ -5,7 +5,7 @@ prints the output document (or an array of them) as JSON, or as CSV with ``--for
 ``--preset NAME`` starts from a preset's document and merges the file's fields on top. Bad input
 exits with status 2 and one line per problem on stderr, naming the field path and what it allows.
 Input is read and validated exactly as the JSON API reads a body: strict JSON
-(:func:`model.scenario.errors.loads_strict`: nesting at most ``max_json_depth`` deep, no repeated keys, no
+(:func:`model.scenario.json_input.loads_strict`: nesting at most ``max_json_depth`` deep, no repeated keys, no
 ``NaN``) and strict types (:func:`model.scenario.errors.validate_scenario`: ``"70"`` is not a number).
 
 ``predict --jsonl FILE`` (or a FILE named ``*.jsonl``) streams JSON Lines: one scenario a line in,
@@ -38,18 +38,11 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from model import engine_backend
-from model.analysis.expected_loss import CAUSES
 from model.analysis.predict import predict
+from model.analysis.tables import csv_rows
 from model.scenario import limits
-from model.scenario.errors import (
-    MAX_JSON_DEPTH,
-    JsonInputError,
-    allowed,
-    check_depth,
-    loads_strict,
-    problems,
-    validate_scenario,
-)
+from model.scenario.errors import allowed, problems, validate_scenario
+from model.scenario.json_input import MAX_JSON_DEPTH, JsonInputError, check_depth, loads_strict
 from model.scenario.overlay import overlay
 from model.scenario.schema import Scenario
 from model.studies.presets import PRESETS
@@ -71,7 +64,7 @@ def _allowed_in_input(loc: tuple[str | int, ...]) -> str | None:
 
 def loads_input(text: str, prefix: str = "", one_line: bool = False) -> Any:
     """JSON input (a scenario or a batch; ``one_line``: a JSON Lines line) read as the API reads a body
-    (:func:`model.scenario.errors.loads_strict`); :class:`UserError` with one line per problem, each after ``prefix``."""
+    (:func:`model.scenario.json_input.loads_strict`); :class:`UserError` with one line per problem, each after ``prefix``."""
     try:
         return loads_strict(text, describe=_allowed_in_input)
     except json.JSONDecodeError as exc:
@@ -370,50 +363,6 @@ def _lines(path: str) -> Iterator[tuple[Iterator[Line], bool]]:
 
 
 # --- output ---------------------------------------------------------------------------------
-
-
-#: The CSV columns of a result's expected_with_loss block (dotted below it).
-LOSS_COLUMNS = (
-    "loss_rate",
-    "page_load_ms",
-    "extra_ms",
-    *(f"by_cause_ms.{c}" for c in CAUSES),
-    "head_of_line_ms",
-)
-
-
-def _loss_cell(block: dict[str, Any], key: str) -> Any:
-    head, _, rest = key.partition(".")
-    return block[head][rest] if rest else block[head]
-
-
-def csv_rows(documents: Sequence[dict[str, Any]], batch: bool) -> list[list[Any]]:
-    """Header and one row per protocol: [scenario,] protocol, page_load_ms, breakdown_ms.*, counts.*, then the
-    expected value under random loss (:data:`LOSS_COLUMNS`: expected_with_loss.*, zeros with no loss)."""
-    results = [(i, r) for i, d in enumerate(documents) for r in d["results"]]
-    breakdown = list(dict.fromkeys(k for _, r in results for k in r["breakdown_ms"]))
-    counts = list(dict.fromkeys(k for _, r in results for k in r["counts"]))
-    header = [
-        *(["scenario"] if batch else []),
-        "protocol",
-        "page_load_ms",
-        *(f"breakdown_ms.{k}" for k in breakdown),
-        *(f"counts.{k}" for k in counts),
-        *(f"expected_with_loss.{k}" for k in LOSS_COLUMNS),
-    ]
-    rows: list[list[Any]] = [header]
-    for i, r in results:
-        rows.append(
-            [
-                *([i] if batch else []),
-                r["protocol"],
-                r["page_load_ms"],
-                *(r["breakdown_ms"].get(k, "") for k in breakdown),
-                *(r["counts"].get(k, "") for k in counts),
-                *(_loss_cell(r["expected_with_loss"], k) for k in LOSS_COLUMNS),
-            ]
-        )
-    return rows
 
 
 def _print_json(value: Any) -> None:

@@ -38,7 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.scenario.schema import Params
+from model.scenario.params import Params
 
 NS = 1e-6  # ms per ns
 

@@ -11,7 +11,8 @@ from collections import Counter
 from typing import Any
 
 from model import predict
-from model.scenario.schema import Scenario, resolve
+from model.scenario.params import resolve
+from model.scenario.schema import Scenario
 from validation.sim import PACKET_OVERHEAD_BYTES, Simulator, as_scenario, differences
 
 #: Counts compared between the model and ns-3 for each run.

@@ -35,7 +35,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
 from model.analysis.predict import predict
-from model.scenario.schema import Scenario, resolve
+from model.scenario.params import resolve
+from model.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from validation.sim import Simulator

@@ -25,7 +25,8 @@ from pathlib import Path
 from typing import Any
 
 from model.mechanisms import tls
-from model.scenario.schema import MAX_SEGMENTS, Scenario, resolve
+from model.scenario.params import resolve
+from model.scenario.schema import MAX_SEGMENTS, Scenario
 from validation import grid as G
 from validation.compare import COUNT_KEYS
 from validation.sim import fast_open_syn_max

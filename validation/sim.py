@@ -3,7 +3,7 @@
 ``Simulator`` owns one worker process (:mod:`validation.worker`) that imports ns-3 once (about
 15 s) and then runs scenario after scenario (a few ms to a few s each). ``simulate`` is the
 one-shot form. The scenario is validated with :class:`model.Scenario` and resolved with
-:func:`model.scenario.schema.resolve`, so ns-3 gets exactly the numbers the model computes with.
+:func:`model.scenario.params.resolve`, so ns-3 gets exactly the numbers the model computes with.
 
 What ns-3 is given (see ``harness.cc`` for the topology and the applications):
 
@@ -33,7 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from model.mechanisms import connection_setup, tls
-from model.scenario.schema import SEED_PROTOCOLS, Params, Scenario, resolve
+from model.scenario.params import Params, resolve
+from model.scenario.schema import SEED_PROTOCOLS, Scenario
 from validation.analyze import analyze
 
 #: The protocols the harness runs: the seeds' five and HTTP/2 (streams on one TCP connection, model/protocols/multiplex.py).

@@ -5,6 +5,7 @@
 - :mod:`~model.analysis.symbolic`: the same time as a sympy expression, with its glossary.
 - :mod:`~model.analysis.expected_loss`: the expected cost of random loss, in closed form.
 - :mod:`~model.analysis.sweep`: one field over a range of values.
+- :mod:`~model.analysis.tables`: predictions as CSV rows.
 
 Imports only the layers below (scenario, mechanisms, engine, protocols).
 """

@@ -21,7 +21,8 @@ from model.engine.core import Quantities, Traced
 from model.engine.lin import value
 from model.protocols import SCHEDULES
 from model.protocols.base import Session
-from model.scenario.schema import Params, Scenario, resolve
+from model.scenario.params import Params, resolve
+from model.scenario.schema import Scenario
 
 #: The legs of a split-proxy path by index (:data:`model.engine.core.PATH` and the rest), as the packets name them.
 LEG_NAMES = ("long_haul", "client", "server")

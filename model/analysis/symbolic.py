@@ -15,7 +15,7 @@ from typing import Any
 import sympy
 
 from model.engine.lin import Lin
-from model.scenario.schema import Params
+from model.scenario.params import Params
 
 RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
 B, B_u = sympy.symbols("B B_u", positive=True)

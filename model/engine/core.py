@@ -18,7 +18,7 @@ from typing import Any
 
 from model.engine.lin import Lin
 from model.scenario import limits
-from model.scenario.schema import Params
+from model.scenario.params import Params
 
 UP, DOWN = 0, 1  # client -> server, server -> client
 

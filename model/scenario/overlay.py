@@ -15,7 +15,7 @@ field take effect where the base gives the same quantity in another form:
   ``network.downlink_delay_ms``), unless one of those is given too.
 
 Pure and iterative: documents of any depth merge without recursion (a caller's depth check,
-:func:`model.scenario.errors.check_depth`, refuses the absurd ones).
+:func:`model.scenario.json_input.check_depth`, refuses the absurd ones).
 """
 
 from __future__ import annotations

@@ -31,7 +31,7 @@ from flask.testing import FlaskClient
 from werkzeug.serving import DechunkedInput
 from werkzeug.test import TestResponse
 
-from model.scenario.errors import MAX_JSON_DEPTH
+from model.scenario.json_input import MAX_JSON_DEPTH
 
 P = "/api/v1/predict"
 S = "/api/v1/sweep"

@@ -285,7 +285,8 @@ def test_features_handed_to_the_python_engine_none(request: pytest.FixtureReques
 PYTHON_HELPERS = (
     "model.scenario.content",  # effective_page, from Scenario.page.transferred in resolve
     "model.scenario.limits",  # allowance, spend: the step budget
-    "model.scenario.schema",  # resolve: the scenario's numbers, once per prediction
+    "model.scenario.params",  # resolve: the scenario's numbers, once per prediction
+    "model.scenario.schema",  # Page.sizes and Page.transferred, from resolve
 )
 
 

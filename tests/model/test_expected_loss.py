@@ -11,10 +11,11 @@ from pydantic import ValidationError
 
 from model.analysis import expected_loss
 from model.analysis.predict import predict, simulate
-from model.cli import csv_rows
+from model.analysis.tables import csv_rows
 from model.mechanisms import loss
 from model.scenario.errors import problems
-from model.scenario.schema import ALL_PROTOCOLS, Scenario, resolve
+from model.scenario.params import resolve
+from model.scenario.schema import ALL_PROTOCOLS, Scenario
 from tests.model import scenarios
 
 #: A multi-object page (the default network, 20 objects of 10 KB).

@@ -13,7 +13,8 @@ import sympy
 
 from model import expression, predict, preset
 from model.analysis.symbolic import RTT
-from model.scenario.schema import Scenario, resolve
+from model.scenario.params import resolve
+from model.scenario.schema import Scenario
 from model.studies.presets import LIGHTHOUSE_DOWN_BPS, LIGHTHOUSE_RTT_MS, LIGHTHOUSE_UP_BPS, PRESETS
 
 #: Lantern's figure: 3 one-way delays + 1 RTT (TLS) + 1 one-way delay (the response), server latency 0.

@@ -157,7 +157,7 @@ def test_window_limited_transfer_over_a_satellite(tcp: dict, bandwidth_bps: floa
     from model import Scenario
     from model.analysis.predict import simulate
     from model.mechanisms.slow_start import window_limited_rate_bps
-    from model.scenario.schema import resolve
+    from model.scenario.params import resolve
 
     def doc(size: int) -> dict:
         return {

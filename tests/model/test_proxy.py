@@ -11,7 +11,7 @@ from pydantic import ValidationError
 from model import Scenario, predict
 from model.analysis.predict import expression, simulate
 from model.engine.core import DOWN
-from model.scenario.schema import resolve
+from model.scenario.params import resolve
 
 #: A satellite round trip (seed 003, table 1: 320 ms each way) on an E3, one 12,925-byte object,
 #: legs at either end too short and fast to matter, Nagle off and an ACK per segment.

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from model import PRESETS, Scenario, predict
-from model.scenario.schema import resolve
+from model.scenario.params import resolve
 
 ROOT = Path(__file__).parents[2]
 

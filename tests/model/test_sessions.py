@@ -8,7 +8,7 @@ import pytest
 
 from model import Scenario, predict
 from model.analysis.predict import evaluate, expression
-from model.scenario.schema import resolve
+from model.scenario.params import resolve
 
 PAGE = {"html_bytes": 8000, "object_count": 4, "object_size_bytes": 20_000}
 PATH = {"rtt_ms": 200, "bandwidth_bps": 10e6}

@@ -11,7 +11,7 @@ import sympy
 from model import GLOSSARY, Scenario, predict, preset
 from model.analysis.predict import evaluate, expression
 from model.analysis.symbolic import RTT, d_d, render
-from model.scenario.schema import resolve
+from model.scenario.params import resolve
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).with_name("scenarios.py"))
 assert _spec and _spec.loader

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from model.scenario.schema import Scenario, resolve
+from model.scenario.params import resolve
+from model.scenario.schema import Scenario
 from validation.analyze import analyze, parse
 from validation.sim import SimulationError, as_scenario, setup_text, unsupported
 

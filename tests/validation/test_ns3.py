@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from model.scenario.schema import resolve
+from model.scenario.params import resolve
 from validation.compare import compare
 from validation.sim import SimulationError, as_scenario, setup_text
 
