@@ -3,7 +3,7 @@
 ``pip install -e .`` (the README's commands run it) compiles the modules in :data:`COMPILED` with
 Cython and the machine's C compiler (``setup.py``): the same Python source, given C layouts and types
 by the ``.pxd`` file beside each one, so both builds compute the same numbers in the same order
-(``tests/model/test_engine_backends.py`` proves it). Where a compiled module is missing, the Python
+(``tests/model/engine/test_engine_backends.py`` proves it). Where a compiled module is missing, the Python
 source is used quietly. ``LATENCY_LAB_ENGINE=python`` asks for the sources even where the compiled
 modules exist (the reference side of the differential test and of ``bench/bench_predict.py``). A
 compiled module older than its source (edited since the last build) is not used either: every module

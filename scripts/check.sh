@@ -21,6 +21,6 @@ lint-imports --no-cache
 echo "== unit tests"
 python -m pytest -q -p no:cacheprovider -m "not browser and not slow" \
     --ignore=tests/browser --ignore=tests/validation \
-    --deselect tests/model/test_engine_backends.py \
+    --deselect tests/model/engine/test_engine_backends.py \
     --ignore=tests/app/test_server.py --ignore=tests/app/test_memory.py \
     --ignore=tests/app/test_api_schemathesis.py --ignore=tests/model/test_cli_dask.py "$@"

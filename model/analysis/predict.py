@@ -34,7 +34,7 @@ def simulate(p: Params, protocol: str, traced: bool = False) -> Session:
     s = Session(q)
     s.run(SCHEDULES[protocol])
     for rec in s.objects.values():
-        if rec.end_pkt is None:  # pragma: no cover - every object completes (tests/model/test_fuzz.py)
+        if rec.end_pkt is None:  # pragma: no cover - every object completes (tests/model/analysis/test_fuzz.py)
             raise AssertionError(f"object {rec.name} never completed")
     return s
 

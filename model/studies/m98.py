@@ -334,7 +334,7 @@ def build() -> Experiment:
         "terrestrial both ways (TT), satellite both ways (SS), or terrestrial to the US and satellite back "
         "(ST); fetched directly or through split proxies at both ends, with HTTP/1.0 or HTTP/1.1 persistence. "
         f"Here the trace is one page of {requests} responses with seed 002's mean and median sizes, on the "
-        "same six presets the seed tests use (tests/model/test_seed_cases_m98.py). Assumed: the link rates, "
+        "same six presets the seed tests use (tests/model/studies/test_seed_cases_m98.py). Assumed: the link rates, "
         "delays, buffers and timeout of the seed's table 1, 4.4BSD TCP, the page's sizes, Nagle off. Fitted: "
         "one value, the US-side time per request (server and US network), to the SS/TT ratio.",
         presets=m98_presets(),

@@ -11,7 +11,7 @@ N97_CITATION = "Nielsen et al. 1997, Network Performance Effects of HTTP/1.1, CS
 #: Seed 004: "at least a factor of two, and sometimes as much as a factor of ten, in terms of packets".
 N97_PACKET_FACTOR = (2.0, 10.0)
 #: The seed test's lower bound on a modem's first visit, where data segments dominate the packets
-#: (tests/model/test_content.py): 1.9, not 2.
+#: (tests/model/scenario/test_content.py): 1.9, not 2.
 N97_PPP_FIRST_VISIT_LOW = 1.9
 #: Deflate on the Microscape HTML: the seed's text stops before its figures, so the ratio is assumed.
 N97_HTML_COMPRESSION_RATIO = 0.3

@@ -186,7 +186,7 @@ def _ms(name: str, protocol: str, **fields: Any) -> float:
 
 
 def test_h96_page_shows_the_seed_tests_numbers(client: FlaskClient) -> None:
-    """Seed 000, table 1, as tests/model/test_seed_cases.py sets it up: each row within 15% of the published."""
+    """Seed 000, table 1, as tests/model/studies/test_seed_cases.py sets it up: each row within 15% of the published."""
     page = client.get("/experiments/h96").text
     times = {}
     for key, row in E.H96_ROWS.items():
@@ -235,7 +235,7 @@ def test_n97_page_shows_the_packet_factors_test_content_checks(client: FlaskClie
 
 
 def test_m98_page_shows_the_seed_tests_ratios(client: FlaskClient) -> None:
-    """Seed 003's four figures as tests/model/test_seed_cases_m98.py computes them (model.studies.experiments.m98_ratios),
+    """Seed 003's four figures as tests/model/studies/test_seed_cases_m98.py computes them (model.studies.experiments.m98_ratios),
     each within the seed test's range, on the six presets the tests use."""
     page = client.get("/experiments/m98").text
     r = E.m98_ratios()
@@ -270,7 +270,7 @@ def test_stacks_page_is_beyond_the_seeds(client: FlaskClient) -> None:
     assert "beyond the seeds" in page and "Beyond the seeds" in page
     index = client.get("/experiments/").text
     assert 'href="/experiments/stacks"' in index and "<td>beyond the seeds</td>" in index
-    # Lighthouse's time to first byte, as tests/model/test_lighthouse.py sets it up
+    # Lighthouse's time to first byte, as tests/model/studies/test_lighthouse.py sets it up
     got = float(predict(E.ttfb_document("lighthouse-mobile", "persistent"))["results"][0]["page_load_ms"])
     assert 450 < got < 510
     label = "Lighthouse mobile, TCP + TLS 1.3: cold time to first byte, the path's rates"

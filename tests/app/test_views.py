@@ -320,7 +320,7 @@ def test_every_garbage_at_once_and_unknown_parameters_never_500(client: FlaskCli
 
 
 def test_cross_field_problem_is_shown_beside_the_fields(client: FlaskClient) -> None:
-    # (a count alone is no longer one: the size comes from the base page, tests/model/test_overlay.py)
+    # (a count alone is no longer one: the size comes from the base page, tests/model/scenario/test_overlay.py)
     r = client.get("/?page.object_count=3&page.object_bytes=1,2")
     assert r.status_code == 400
     assert 'id="f-page-object_bytes-error"' in text(r) or 'id="f-page-object_count-error"' in text(r)

@@ -1,6 +1,6 @@
 """The differential check of the two engines (the Speed issue): the same scenario through both, compared.
 
-A helper module for ``tests/model/test_engine_backends.py`` and a command line (not a test module)::
+A helper module for ``tests/model/engine/test_engine_backends.py`` and a command line (not a test module)::
 
     LATENCY_LAB_ENGINE=python python tests/model/differential.py --out FILE < docs.jsonl
 

@@ -17,7 +17,7 @@ from model import PRESETS, predict, preset
 from model.studies.experiments import h96_document, p98_factors, pm94_round_trips, pm94_times
 from model.studies.experiments import load_ms as _load_ms
 
-CASES = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
+CASES = json.loads((Path(__file__).parents[2] / "data" / "seed_cases.json").read_text())
 
 
 # --------------------------------------------------------------------------------------- H96

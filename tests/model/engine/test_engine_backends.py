@@ -41,7 +41,7 @@ from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario
 from tests.model import differential
 from tests.model.scenarios import every_feature
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 SCRIPT = Path(differential.__file__).resolve()
 FULL = os.environ.get("DIFFERENTIAL_FULL", "") == "1"
 #: Random every_feature scenarios: CI runs 2,000, DIFFERENTIAL_FULL=1 the issue's 10,000.

@@ -11,7 +11,7 @@ from pathlib import Path
 from model import _backend, engine_backend
 from model.cli import version_text
 
-ROOT = Path(__file__).resolve().parents[2]
+ROOT = Path(__file__).resolve().parents[3]
 
 
 def _backend_in_subprocess(**env: str) -> str:

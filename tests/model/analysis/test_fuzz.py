@@ -77,7 +77,7 @@ def test_every_valid_scenario_completes(doc: dict[str, Any]) -> None:
     try:
         s = Scenario.model_validate(doc)
     except ValidationError:
-        return  # the schema said no, by name (tests/model/test_scenario.py checks how)
+        return  # the schema said no, by name (tests/model/scenario/test_scenario.py checks how)
     try:
         out = predict(s)
     except WorkLimitExceeded as exc:

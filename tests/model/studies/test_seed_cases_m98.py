@@ -22,7 +22,7 @@ from model.studies.experiments import m98_ratios as _ratios
 from model.studies.experiments import m98_results as _times
 from model.studies.presets import M98_SERVER_MS
 
-M98 = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())["M98"]
+M98 = json.loads((Path(__file__).parents[2] / "data" / "seed_cases.json").read_text())["M98"]
 TOL = M98["tolerance_rel"]
 
 

@@ -15,7 +15,7 @@ import pytest
 from model import PRESETS, predict
 from model.studies import experiments as E
 
-CASES = json.loads((Path(__file__).parents[1] / "data" / "seed_cases.json").read_text())
+CASES = json.loads((Path(__file__).parents[2] / "data" / "seed_cases.json").read_text())
 
 
 def test_published_numbers_match_the_seed_case_data() -> None:
@@ -170,7 +170,7 @@ def test_pm94_statements_hold_as_the_seed_tests_check_them() -> None:
 
 
 def test_n97_claims_match_test_content() -> None:
-    """The same factors tests/model/test_content.py holds to 2-10 (1.9 on the modem's first visit)."""
+    """The same factors tests/model/scenario/test_content.py holds to 2-10 (1.9 on the modem's first visit)."""
     e = E.experiment("n97")
     for c in e.comparisons:
         assert c.agrees, (c.label, c.quantity, c.model)
@@ -181,7 +181,7 @@ def test_n97_claims_match_test_content() -> None:
 
 def test_m98_is_the_seed_tests_setup() -> None:
     """The M98 page reads the six presets the seed tests use (m98_results, m98_ratios: the same functions
-    tests/model/test_seed_cases_m98.py imports), not the one-object m98-tt/ss/st presets."""
+    tests/model/studies/test_seed_cases_m98.py imports), not the one-object m98-tt/ss/st presets."""
     e = E.experiment("m98")
     names = [f"m98-{link}-{arch}" for link in ("tt", "ss", "st") for arch in ("direct", "proxy")]
     assert list(e.presets) == names == list(E.m98_presets())
@@ -259,7 +259,7 @@ def test_stacks_use_the_same_tls_for_every_protocol() -> None:
 
 
 def test_stacks_ttfb_is_lighthouses_check() -> None:
-    """tests/model/test_lighthouse.py's setup (one request, a one-byte response, no header) gives Lantern's
+    """tests/model/studies/test_lighthouse.py's setup (one request, a one-byte response, no header) gives Lantern's
     3 RTT without serialization and within 60 ms of it with; h3 two round trips."""
     doc = PRESETS["lighthouse-mobile"].document
     lighthouse = {

@@ -13,7 +13,7 @@ from model.analysis.predict import evaluate, expression
 from model.analysis.symbolic import RTT, d_d, render
 from model.scenario.params import resolve
 
-_spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).with_name("scenarios.py"))
+_spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).parents[1] / "scenarios.py")
 assert _spec and _spec.loader
 scenarios = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(scenarios)

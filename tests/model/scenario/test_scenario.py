@@ -12,7 +12,7 @@ from pydantic import ValidationError
 from model import PRESETS, Scenario, predict
 from model.scenario.params import resolve
 
-ROOT = Path(__file__).parents[2]
+ROOT = Path(__file__).parents[3]
 
 
 def test_defaults_and_profile_fill() -> None:
