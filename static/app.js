@@ -19,7 +19,8 @@
   };
 
   function drawIn(root) {
-    if (typeof Plotly === "undefined") return;
+    if (typeof Plotly === "undefined") return Promise.resolve();
+    var drawing = [];
     var nodes = (root || document).querySelectorAll(".plot[data-figure]");
     nodes.forEach(function (node) {
       var source = document.getElementById(node.getAttribute("data-figure"));
@@ -34,11 +35,12 @@
         });
       }
       node.removeAttribute("data-rendered");
-      Plotly.react(node, figure.data, figure.layout, config).then(function () {
+      drawing.push(Plotly.react(node, figure.data, figure.layout, config).then(function () {
         node._latencyLabSource = text;
         node.setAttribute("data-rendered", "true");
-      });
+      }));
     });
+    return Promise.all(drawing);
   }
 
   function copyText(button) {
@@ -86,6 +88,21 @@
 
   window.latencyLab = { draw: drawIn, copy: copyText };
   document.addEventListener("DOMContentLoaded", function () { drawIn(document); });
+  // The results beside the form scroll on their own (style.css): a swap replaces them, so their scroll
+  // position is carried over (and set again once the plots have their height).
+  var resultsScroll = null;
   // htmx 4 event names are htmx:<phase>:<action>
-  document.addEventListener("htmx:after:swap", function () { drawIn(document); });
+  document.addEventListener("htmx:before:swap", function () {
+    var results = document.getElementById("results");
+    resultsScroll = results ? results.scrollTop : null;
+  });
+  document.addEventListener("htmx:after:swap", function () {
+    var keep = resultsScroll;
+    function restore() {
+      var results = document.getElementById("results");
+      if (results && keep !== null && results.scrollTop !== keep) results.scrollTop = keep;
+    }
+    restore();
+    drawIn(document).then(restore, restore);
+  });
 })();
