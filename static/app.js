@@ -18,6 +18,40 @@
     toImageButtonOptions: { format: "png", scale: 2 },
   };
 
+  // A title must not run under the toolbar (top right) or past the plot's edge: where the centred one-line title
+  // would (a phone), it goes left, in lines that fit, below the toolbar's row, and the plot moves down for it.
+  var TOOLBAR_PX = 32; // the modebar's height, with its margin
+  var TOOLBAR_WIDTH = 280; // the modebar's width with plotly's default buttons
+  function fitTitle(layout, width) {
+    var title = layout.title;
+    var text = title && (typeof title === "string" ? title : title.text);
+    if (!text || !width) return layout;
+    var size = (title.font && title.font.size) || 17;
+    var charPx = 0.6 * size;
+    if (text.length * charPx <= width - 2 * TOOLBAR_WIDTH) return layout; // centred, clear of the toolbar
+    var perLine = Math.max(12, Math.floor((width - 16) / charPx));
+    var lines = [];
+    text.split(" ").forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= perLine) lines[last] += " " + word;
+      else lines.push(word);
+    });
+    var margin = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, layout.margin || {});
+    var oldTop = margin.t;
+    margin.t = TOOLBAR_PX + Math.ceil(lines.length * size * 1.3) + 16;
+    var height = (layout.height || 450) + margin.t - oldTop;
+    return Object.assign({}, layout, {
+      margin: margin,
+      height: height,
+      title: Object.assign({}, typeof title === "string" ? {} : title, {
+        text: lines.join("<br>"),
+        x: 8 / width, xref: "container", xanchor: "left",
+        // plotly.js sets a title's top about one font size above the y asked for: ask that much lower
+        y: 1 - (TOOLBAR_PX + size) / height, yref: "container", yanchor: "top",
+      }),
+    });
+  }
+
   function drawIn(root) {
     if (typeof Plotly === "undefined") return Promise.resolve();
     var drawing = [];
@@ -35,7 +69,8 @@
         });
       }
       node.removeAttribute("data-rendered");
-      drawing.push(Plotly.react(node, figure.data, figure.layout, config).then(function () {
+      var layout = fitTitle(figure.layout || {}, node.clientWidth);
+      drawing.push(Plotly.react(node, figure.data, layout, config).then(function () {
         node._latencyLabSource = text;
         node.setAttribute("data-rendered", "true");
       }));
