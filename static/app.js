@@ -72,6 +72,9 @@
       var layout = fitTitle(figure.layout || {}, node.clientWidth);
       drawing.push(Plotly.react(node, figure.data, layout, config).then(function () {
         node._latencyLabSource = text;
+        // The chart is described by its group's label and the table beside it: the drawing's own texts (tick
+        // labels, legend) are hidden from assistive technology; the toolbar's buttons stay reachable.
+        node.querySelectorAll(".main-svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
         node.setAttribute("data-rendered", "true");
       }));
     });
@@ -127,12 +130,19 @@
   // position is carried over (and set again once the plots have their height).
   var resultsScroll = null;
   // htmx 4 event names are htmx:<phase>:<action>
+  // A <details> the reader opened (every other setting, the presets' sources) stays open after a swap.
+  var openDetails = [];
   document.addEventListener("htmx:before:swap", function () {
     var results = document.getElementById("results");
     resultsScroll = results ? results.scrollTop : null;
+    openDetails = Array.prototype.map.call(document.querySelectorAll("details[id][open]"), function (d) { return d.id; });
   });
   document.addEventListener("htmx:after:swap", function () {
     var keep = resultsScroll;
+    openDetails.forEach(function (id) {
+      var details = document.getElementById(id);
+      if (details && details.tagName === "DETAILS") details.open = true;
+    });
     function restore() {
       var results = document.getElementById("results");
       if (results && keep !== null && results.scrollTop !== keep) results.scrollTop = keep;
