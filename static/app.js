@@ -52,6 +52,47 @@
     });
   }
 
+  // On a narrow chart (a phone) long axis titles wrap, the axes make room for their labels, and the legend
+  // goes below everything (plotly.js's legend at a fixed fraction below the plot runs over rotated labels).
+  var NARROW_PX = 600;
+  function wrapWords(text, perLine) {
+    var lines = [];
+    String(text).split(" ").forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= perLine) lines[last] += " " + word;
+      else lines.push(word);
+    });
+    return lines;
+  }
+  function fitNarrow(layout, data, width) {
+    if (!width || width >= NARROW_PX) return layout;
+    var out = Object.assign({}, layout);
+    var added = 0;
+    ["xaxis", "yaxis"].forEach(function (name) {
+      var axis = layout[name];
+      if (!axis) return;
+      axis = Object.assign({}, axis, { automargin: true });
+      var title = axis.title && (typeof axis.title === "string" ? { text: axis.title } : axis.title);
+      if (title && title.text) {
+        var top = (layout.margin && layout.margin.t) || 80;
+        var along = name === "xaxis" ? width - 40 : (layout.height || 450) - top - 140;
+        var lines = wrapWords(title.text, Math.max(12, Math.floor(along / 8)));
+        axis.title = Object.assign({}, title, { text: lines.join("<br>") });
+        added += (lines.length - 1) * 18;
+      }
+      out[name] = axis;
+    });
+    var entries = (data || []).filter(function (t) { return t.showlegend !== false && t.name; }).length;
+    if (layout.showlegend !== false && entries > 1) {
+      out.legend = Object.assign({}, layout.legend, {
+        orientation: "h", x: 0, xanchor: "left", xref: "container", y: 0, yanchor: "bottom", yref: "container",
+      });
+      added += 22 * entries;
+    }
+    if (layout.height) out.height = layout.height + added;
+    return out;
+  }
+
   function drawIn(root) {
     if (typeof Plotly === "undefined") return Promise.resolve();
     var drawing = [];
@@ -69,7 +110,7 @@
         });
       }
       node.removeAttribute("data-rendered");
-      var layout = fitTitle(figure.layout || {}, node.clientWidth);
+      var layout = fitNarrow(fitTitle(figure.layout || {}, node.clientWidth), figure.data, node.clientWidth);
       drawing.push(Plotly.react(node, figure.data, layout, config).then(function () {
         node._latencyLabSource = text;
         // The chart is described by its group's label and the table beside it: the drawing's own texts (tick

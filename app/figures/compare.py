@@ -99,7 +99,8 @@ def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
             height=120 + 45 * len(protocols),
             xaxis={"title": {"text": "time on the critical path (ms)"}, "rangemode": "tozero"},
             yaxis={"autorange": "reversed", "automargin": True},
-            legend={"orientation": "h", "y": -0.25 if len(protocols) > 2 else -0.5},
+            # below the axis title, whatever the bar count: at a fraction of the plot height it ran over the title
+            legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom", "yref": "container"},
             margin={"l": 20, "r": 20, "t": 20, "b": 60},
         ),
     }

@@ -18,7 +18,7 @@ import pytest
 from playwright.sync_api import Page, expect
 
 from app.gallery import SLUGS
-from tests.browser.windows import PLOTS_DRAWN, WINDOW_IDS, WINDOWS, axe_violations, use_window
+from tests.browser.windows import API_DOCS_FAVICON, PLOTS_DRAWN, WINDOW_IDS, WINDOWS, axe_violations, use_window
 
 if TYPE_CHECKING:
     from conftest import BrowserLog
@@ -64,6 +64,7 @@ def test_no_serious_or_critical_axe_violation(
 ) -> None:
     if "rtt_ms=-5" in path:
         browser_log.allow(r"status of 400")
+    browser_log.allow(API_DOCS_FAVICON)
     use_window(page, window)
     _settled(page, path)
     found = axe_violations(page)

@@ -8,11 +8,23 @@ open. On the gallery, each chart's title stays clear of plotly's toolbar and ins
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import pytest
 from playwright.sync_api import Page
 
 from app.gallery import SLUGS
-from tests.browser.windows import PLOTS_DRAWN, WINDOW_IDS, WINDOWS, horizontal_overflow, use_window
+from tests.browser.windows import (
+    API_DOCS_FAVICON,
+    PLOTS_DRAWN,
+    WINDOW_IDS,
+    WINDOWS,
+    horizontal_overflow,
+    use_window,
+)
+
+if TYPE_CHECKING:
+    from conftest import BrowserLog
 
 PAGES = (
     "/",
@@ -44,7 +56,8 @@ def _settled(page: Page, path: str) -> None:
 
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("path", PAGES)
-def test_page_does_not_scroll_sideways(page: Page, path: str, window: tuple[int, int]) -> None:
+def test_page_does_not_scroll_sideways(page: Page, path: str, window: tuple[int, int], browser_log: BrowserLog) -> None:
+    browser_log.allow(API_DOCS_FAVICON)
     use_window(page, window)
     _settled(page, path)
     page.evaluate(OPEN_EVERY_DETAILS)
@@ -71,3 +84,29 @@ def test_gallery_titles_clear_the_toolbar(page: Page, slug: str, window: tuple[i
         )
         assert not overlap, f"{c['id']}: the title overlaps the toolbar: {c}"
         assert plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, f"{c['id']} cut off: {c}"
+
+
+#: Per chart: the axis titles, tick labels and chart title its legend runs over.
+LEGEND_OVER = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const hit = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+  const legend = p.querySelector(".legend");
+  if (!legend) return null;
+  const under = [...p.querySelectorAll(".xtitle, .ytitle, .xtick text, .ytick text, .gtitle")]
+    .filter((el) => hit(box(legend), box(el))).map((el) => el.textContent.slice(0, 30));
+  return under.length ? {plot: p.dataset.figure, under} : null;
+}).filter((x) => x)"""
+
+CHART_PAGES = (
+    "/?preset=pm94-remote",
+    "/?preset=n97-wan&network.loss_rate=0.01",
+    *(f"/experiments/{slug}" for slug in SLUGS),
+)
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+@pytest.mark.parametrize("path", CHART_PAGES)
+def test_chart_legends_clear_the_axis_labels(page: Page, path: str, window: tuple[int, int]) -> None:
+    use_window(page, window)
+    _settled(page, path)
+    assert page.evaluate(LEGEND_OVER) == []
