@@ -110,6 +110,7 @@
         });
       }
       node.removeAttribute("data-rendered");
+      node._latencyLabWidth = node.clientWidth;
       var layout = fitNarrow(fitTitle(figure.layout || {}, node.clientWidth), figure.data, node.clientWidth);
       drawing.push(Plotly.react(node, figure.data, layout, config).then(function () {
         node._latencyLabSource = text;
@@ -164,6 +165,19 @@
       });
     }
   }, true);
+
+  // Titles, axis titles and legends are fitted to a chart's width when it is drawn: draw again when the width
+  // changes (a phone turned sideways, a window resized); plotly.js's own resizing keeps the old fitting.
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(function () {
+      document.querySelectorAll(".plot[data-rendered='true']").forEach(function (node) {
+        if (node._latencyLabWidth !== node.clientWidth) node.removeAttribute("data-rendered");
+      });
+      drawIn(document);
+    }, 250);
+  });
 
   window.latencyLab = { draw: drawIn, copy: copyText };
   document.addEventListener("DOMContentLoaded", function () { drawIn(document); });

@@ -66,11 +66,7 @@ def test_page_does_not_scroll_sideways(page: Page, path: str, window: tuple[int,
     assert found["document"] <= found["window"] and not found["sticking_out"], found
 
 
-@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
-@pytest.mark.parametrize("slug", SLUGS)
-def test_gallery_titles_clear_the_toolbar(page: Page, slug: str, window: tuple[int, int]) -> None:
-    use_window(page, window)
-    _settled(page, f"/experiments/{slug}")
+def _titles_clear(page: Page) -> None:
     charts = page.evaluate(TITLES)
     assert charts
     for c in charts:
@@ -84,6 +80,27 @@ def test_gallery_titles_clear_the_toolbar(page: Page, slug: str, window: tuple[i
         )
         assert not overlap, f"{c['id']}: the title overlaps the toolbar: {c}"
         assert plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, f"{c['id']} cut off: {c}"
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+@pytest.mark.parametrize("slug", SLUGS)
+def test_gallery_titles_clear_the_toolbar(page: Page, slug: str, window: tuple[int, int]) -> None:
+    use_window(page, window)
+    _settled(page, f"/experiments/{slug}")
+    _titles_clear(page)
+
+
+def test_gallery_titles_are_fitted_again_when_the_window_narrows(page: Page) -> None:
+    use_window(page, WINDOWS[1])
+    _settled(page, "/experiments/m98")
+    use_window(page, WINDOWS[0])  # a laptop's page opened, then the window made phone-sized
+    page.wait_for_function(
+        "(w) => [...document.querySelectorAll('.plot[data-figure]')].every((p) => p._latencyLabWidth === p.clientWidth"
+        " && p.clientWidth < w && p.dataset.rendered === 'true')",
+        arg=WINDOWS[0][0],
+    )
+    page.wait_for_function(PLOTS_DRAWN)
+    _titles_clear(page)
 
 
 #: Per chart: the axis titles, tick labels and chart title its legend runs over.
