@@ -18,8 +18,84 @@
     toImageButtonOptions: { format: "png", scale: 2 },
   };
 
+  // A title must not run under the toolbar (top right) or past the plot's edge: where the centred one-line title
+  // would (a phone), it goes left, in lines that fit, below the toolbar's row, and the plot moves down for it.
+  var TOOLBAR_PX = 32; // the modebar's height, with its margin
+  var TOOLBAR_WIDTH = 280; // the modebar's width with plotly's default buttons
+  function fitTitle(layout, width) {
+    var title = layout.title;
+    var text = title && (typeof title === "string" ? title : title.text);
+    if (!text || !width) return layout;
+    var size = (title.font && title.font.size) || 17;
+    var charPx = 0.6 * size;
+    if (text.length * charPx <= width - 2 * TOOLBAR_WIDTH) return layout; // centred, clear of the toolbar
+    var perLine = Math.max(12, Math.floor((width - 16) / charPx));
+    var lines = [];
+    text.split(" ").forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= perLine) lines[last] += " " + word;
+      else lines.push(word);
+    });
+    var margin = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, layout.margin || {});
+    var oldTop = margin.t;
+    margin.t = TOOLBAR_PX + Math.ceil(lines.length * size * 1.3) + 16;
+    var height = (layout.height || 450) + margin.t - oldTop;
+    return Object.assign({}, layout, {
+      margin: margin,
+      height: height,
+      title: Object.assign({}, typeof title === "string" ? {} : title, {
+        text: lines.join("<br>"),
+        x: 8 / width, xref: "container", xanchor: "left",
+        // plotly.js sets a title's top about one font size above the y asked for: ask that much lower
+        y: 1 - (TOOLBAR_PX + size) / height, yref: "container", yanchor: "top",
+      }),
+    });
+  }
+
+  // On a narrow chart (a phone) long axis titles wrap, the axes make room for their labels, and the legend
+  // goes below everything (plotly.js's legend at a fixed fraction below the plot runs over rotated labels).
+  var NARROW_PX = 600;
+  function wrapWords(text, perLine) {
+    var lines = [];
+    String(text).split(" ").forEach(function (word) {
+      var last = lines.length - 1;
+      if (last >= 0 && (lines[last] + " " + word).length <= perLine) lines[last] += " " + word;
+      else lines.push(word);
+    });
+    return lines;
+  }
+  function fitNarrow(layout, data, width) {
+    if (!width || width >= NARROW_PX) return layout;
+    var out = Object.assign({}, layout);
+    var added = 0;
+    ["xaxis", "yaxis"].forEach(function (name) {
+      var axis = layout[name];
+      if (!axis) return;
+      axis = Object.assign({}, axis, { automargin: true });
+      var title = axis.title && (typeof axis.title === "string" ? { text: axis.title } : axis.title);
+      if (title && title.text) {
+        var top = (layout.margin && layout.margin.t) || 80;
+        var along = name === "xaxis" ? width - 40 : (layout.height || 450) - top - 140;
+        var lines = wrapWords(title.text, Math.max(12, Math.floor(along / 8)));
+        axis.title = Object.assign({}, title, { text: lines.join("<br>") });
+        added += (lines.length - 1) * 18;
+      }
+      out[name] = axis;
+    });
+    var entries = (data || []).filter(function (t) { return t.showlegend !== false && t.name; }).length;
+    if (layout.showlegend !== false && entries > 1) {
+      out.legend = Object.assign({}, layout.legend, {
+        orientation: "h", x: 0, xanchor: "left", xref: "container", y: 0, yanchor: "bottom", yref: "container",
+      });
+      added += 22 * entries;
+    }
+    if (layout.height) out.height = layout.height + added;
+    return out;
+  }
+
   function drawIn(root) {
-    if (typeof Plotly === "undefined") return;
+    if (typeof Plotly === "undefined") return Promise.resolve();
+    var drawing = [];
     var nodes = (root || document).querySelectorAll(".plot[data-figure]");
     nodes.forEach(function (node) {
       var source = document.getElementById(node.getAttribute("data-figure"));
@@ -34,11 +110,17 @@
         });
       }
       node.removeAttribute("data-rendered");
-      Plotly.react(node, figure.data, figure.layout, config).then(function () {
+      node._latencyLabWidth = node.clientWidth;
+      var layout = fitNarrow(fitTitle(figure.layout || {}, node.clientWidth), figure.data, node.clientWidth);
+      drawing.push(Plotly.react(node, figure.data, layout, config).then(function () {
         node._latencyLabSource = text;
+        // The chart is described by its group's label and the table beside it: the drawing's own texts (tick
+        // labels, legend) are hidden from assistive technology; the toolbar's buttons stay reachable.
+        node.querySelectorAll(".main-svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
         node.setAttribute("data-rendered", "true");
-      });
+      }));
     });
+    return Promise.all(drawing);
   }
 
   function copyText(button) {
@@ -84,8 +166,43 @@
     }
   }, true);
 
+  // Titles, axis titles and legends are fitted to a chart's width when it is drawn: draw again when the width
+  // changes (a phone turned sideways, a window resized); plotly.js's own resizing keeps the old fitting.
+  var resizeTimer = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resizeTimer);
+    resizeTimer = window.setTimeout(function () {
+      document.querySelectorAll(".plot[data-rendered='true']").forEach(function (node) {
+        if (node._latencyLabWidth !== node.clientWidth) node.removeAttribute("data-rendered");
+      });
+      drawIn(document);
+    }, 250);
+  });
+
   window.latencyLab = { draw: drawIn, copy: copyText };
   document.addEventListener("DOMContentLoaded", function () { drawIn(document); });
+  // The results beside the form scroll on their own (style.css): a swap replaces them, so their scroll
+  // position is carried over (and set again once the plots have their height).
+  var resultsScroll = null;
   // htmx 4 event names are htmx:<phase>:<action>
-  document.addEventListener("htmx:after:swap", function () { drawIn(document); });
+  // A <details> the reader opened (every other setting, the presets' sources) stays open after a swap.
+  var openDetails = [];
+  document.addEventListener("htmx:before:swap", function () {
+    var results = document.getElementById("results");
+    resultsScroll = results ? results.scrollTop : null;
+    openDetails = Array.prototype.map.call(document.querySelectorAll("details[id][open]"), function (d) { return d.id; });
+  });
+  document.addEventListener("htmx:after:swap", function () {
+    var keep = resultsScroll;
+    openDetails.forEach(function (id) {
+      var details = document.getElementById(id);
+      if (details && details.tagName === "DETAILS") details.open = true;
+    });
+    function restore() {
+      var results = document.getElementById("results");
+      if (results && keep !== null && results.scrollTop !== keep) results.scrollTop = keep;
+    }
+    restore();
+    drawIn(document).then(restore, restore);
+  });
 })();

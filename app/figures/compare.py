@@ -15,7 +15,7 @@ from typing import Any
 
 import plotly.io as pio
 
-from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
+from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS, log_ticks
 
 #: A figure as plotly.js takes it: ``{"data": [trace, ...], "layout": {...}}``. Built as plain data, not
 #: ``plotly.graph_objects``: validating a figure and expanding its template costs tens of milliseconds,
@@ -99,16 +99,33 @@ def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
             height=120 + 45 * len(protocols),
             xaxis={"title": {"text": "time on the critical path (ms)"}, "rangemode": "tozero"},
             yaxis={"autorange": "reversed", "automargin": True},
-            legend={"orientation": "h", "y": -0.25 if len(protocols) > 2 else -0.5},
+            # below the axis title, whatever the bar count: at a fraction of the plot height it ran over the title
+            legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom", "yref": "container"},
             margin={"l": 20, "r": 20, "t": 20, "b": 60},
         ),
     }
 
 
+#: The sweep's time axis is logarithmic where its times span this factor or more (a decade): on a linear axis
+#: the short times of a sweep over round-trip time or bandwidth sit flat on the floor.
+LOG_Y_SPAN = 10.0
+
+
+def sweep_times(out: Mapping[str, Any]) -> list[float]:
+    """Every time the sweep plot draws (ms): each protocol's, and its expected value with loss."""
+    times: list[float] = []
+    for series in out["series"]:
+        times += [t for t in series["page_load_ms"] if t is not None]
+        times += [t for t in series.get("expected_with_loss_ms") or [] if t is not None]
+    return times
+
+
 def sweep_lines(
-    out: Mapping[str, Any], label: str, unit: str, log_x: bool, current: float | None, log_y: bool = False
+    out: Mapping[str, Any], label: str, unit: str, log_x: bool, current: float | None, log_y: bool | None = None
 ) -> Figure:
     """Page load time against the swept field: one line (with markers of its own shape) per protocol.
+
+    ``log_y``: a logarithmic time axis; ``None`` (the default): where the times span :data:`LOG_Y_SPAN` or more.
 
     Where a point has random loss (``network.loss_rate`` > 0), each protocol gets a second, dashed line: its
     expected page load time with loss (``expected_with_loss_ms``, an expected value, not a schedule)."""
@@ -151,6 +168,9 @@ def sweep_lines(
             }
         )
     traces += dashed
+    times = sweep_times(out)
+    if log_y is None:
+        log_y = bool(times) and min(times) > 0 and max(times) / min(times) >= LOG_Y_SPAN
     shapes = []
     annotations = []
     if current is not None:
@@ -197,7 +217,7 @@ def sweep_lines(
                     + (", log scale" if log_y else "")
                 },
                 "type": "log" if log_y else "linear",
-                "rangemode": "tozero",
+                **(log_ticks(times) if log_y else {"rangemode": "tozero"}),
             },
             shapes=shapes,
             annotations=annotations,

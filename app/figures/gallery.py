@@ -11,7 +11,7 @@ from typing import Any
 
 import plotly.graph_objects as go
 
-from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
+from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS, log_ticks
 from model.studies.experiments import Figure, Series
 
 #: Colours for model series without a protocol (Okabe-Ito, after the protocol colours).
@@ -43,7 +43,36 @@ def _colour(s: Series, index: int) -> str:
     return OTHER_COLOURS[index % len(OTHER_COLOURS)]
 
 
-def _traces(s: Series, index: int, categorical: bool = False) -> list[go.BaseTraceType]:
+#: Published points of several series at the same x (a numeric axis) are spread sideways by this share of the
+#: axis's span each, so no diamond hides another; their hover text gives the true x.
+SPREAD_SHARE = 0.025
+#: Marker shapes of published points that share an x: told apart by shape as well as by name.
+SPREAD_SYMBOLS = ("diamond", "square", "triangle-up", "circle", "star", "hexagon")
+
+
+def _spread(f: Figure) -> dict[int, tuple[float, str]]:
+    """Per points series (by index) that shares its x values with another: its x offset and marker shape."""
+    if f.x_categories:
+        return {}
+    groups: dict[tuple[float | str, ...], list[int]] = {}
+    for i, s in enumerate(f.series):
+        if s.style == "points":
+            groups.setdefault(tuple(s.x), []).append(i)
+    xs = [float(x) for s in f.series for x in s.x if not isinstance(x, str)]
+    span = (max(xs) - min(xs)) if xs else 0.0
+    out: dict[int, tuple[float, str]] = {}
+    for members in groups.values():
+        if len(members) < 2:
+            continue
+        for k, i in enumerate(members):
+            offset = (k - (len(members) - 1) / 2) * SPREAD_SHARE * (span or 1.0)
+            out[i] = (offset, SPREAD_SYMBOLS[k % len(SPREAD_SYMBOLS)])
+    return out
+
+
+def _traces(
+    s: Series, index: int, categorical: bool = False, spread: tuple[float, str] | None = None
+) -> list[go.BaseTraceType]:
     x = list(s.x)
     colour = _colour(s, index)
     if s.style in ("bar", "stack"):
@@ -53,6 +82,7 @@ def _traces(s: Series, index: int, categorical: bool = False) -> list[go.BaseTra
                 y=list(s.y),
                 name=s.name,
                 marker={"color": colour, "pattern": {"shape": "/" if s.dash else ""}},
+                offsetgroup=s.name if s.style == "bar" else None,
             )
         ]
     if s.style == "line":
@@ -76,14 +106,24 @@ def _traces(s: Series, index: int, categorical: bool = False) -> list[go.BaseTra
                 "color": PUBLISHED_COLOUR,
                 "width": 6,
             }
+        extra: dict[str, Any] = {}
+        if s.over is not None:  # over its bar within the category's group (layout.scattermode "group")
+            extra["offsetgroup"] = s.over
+        symbol = "diamond"
+        if spread is not None:
+            offset, symbol = spread
+            extra["customdata"] = x
+            extra["hovertemplate"] = "%{fullData.name}: %{y:.4g} at %{customdata}<extra></extra>"
+            x = [float(v) + offset for v in x]
         return [
             go.Scatter(
                 x=x,
                 y=list(s.y),
                 name=s.name,
                 mode="markers",
-                marker={"symbol": "diamond", "size": 11, "color": PUBLISHED_COLOUR},
+                marker={"symbol": symbol, "size": 11, "color": PUBLISHED_COLOUR},
                 error_y=error,
+                **extra,
             )
         ]
     if categorical:  # a band at a category: a range bar (a tick at the low end, an error bar up to the high)
@@ -133,17 +173,23 @@ def _traces(s: Series, index: int, categorical: bool = False) -> list[go.BaseTra
 def figure(f: Figure) -> go.Figure:
     """The plotly figure of an experiment's figure."""
     fig = go.Figure()
+    spread = _spread(f)
     for i, s in enumerate(f.series):
-        for trace in _traces(s, i, f.x_categories):
+        for trace in _traces(s, i, f.x_categories, spread.get(i)):
             fig.add_trace(trace)
     stacked = any(s.style == "stack" for s in f.series)
+    yaxis: dict[str, Any] = {"title": {"text": f.y_title}, "type": "log" if f.y_log else "linear"}
+    if f.y_log:
+        yaxis.update(log_ticks(v for s in f.series for v in (*s.y, *s.low, *s.high)))
     fig.update_layout(
         **BASE_LAYOUT,
         title={"text": f.title},
         xaxis={"title": {"text": f.x_title}, "type": "category" if f.x_categories else "linear"},
-        yaxis={"title": {"text": f.y_title}, "type": "log" if f.y_log else "linear"},
+        yaxis=yaxis,
         barmode="stack" if stacked else "group",
         legend={"orientation": "h", "y": -0.25},
         height=440,
     )
+    if any(s.over is not None for s in f.series):  # points drawn over their own bar of each group
+        fig.update_layout(scattermode="group")
     return fig

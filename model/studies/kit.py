@@ -57,6 +57,8 @@ class Series:
 
     ``style``: ``line`` / ``bar`` / ``stack`` (stacked bar) with ``y``; ``points``: published values with
     their accepted range in ``low``/``high``; ``band``: a published range alone (``low``/``high``, no ``y``).
+    ``over``: the name of the bar series in the same figure that published points belong to (drawn over that
+    bar of a group, not at the group's centre).
     """
 
     name: str
@@ -68,6 +70,7 @@ class Series:
     high: tuple[float, ...] = ()
     protocol: str | None = None
     dash: bool = False
+    over: str | None = None
 
 
 @dataclass(frozen=True)

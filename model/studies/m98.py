@@ -129,6 +129,7 @@ def build() -> Experiment:
                 "points",
                 links,
                 tuple(published_s[link] for link in M98_LINKS),
+                over=f"model, {_M98_ARCH_NAMES['direct']}, {PROTOCOL_NAMES['http10']}",
             ),
         ),
         f"Bars: the model on the six m98 presets, the page's time over its {requests} requests (fetched one "

@@ -1,0 +1,129 @@
+"""Issue 15, defect 3: every page fits a phone, a laptop and a projector without scrolling sideways.
+
+Before the fix the calculator at 390 px was 1,795 px wide (the preset list's longest option set the form's
+minimum width), and the gallery, the teaching panel's page and the experiments index overflowed too. A wide
+table now scrolls in its own box; nothing else may pass the window's right edge, with every ``<details>``
+open. On the gallery, each chart's title stays clear of plotly's toolbar and inside the chart.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+import pytest
+from playwright.sync_api import Page
+
+from app.gallery import SLUGS
+from tests.browser.windows import (
+    API_DOCS_FAVICON,
+    PLOTS_DRAWN,
+    WINDOW_IDS,
+    WINDOWS,
+    horizontal_overflow,
+    use_window,
+)
+
+if TYPE_CHECKING:
+    from conftest import BrowserLog
+
+PAGES = (
+    "/",
+    "/?preset=pm94-remote",
+    "/?preset=n97-wan&sweep=page.object_count",
+    "/explain?preset=pm94-remote&protocol=persistent",
+    "/experiments/",
+    *(f"/experiments/{slug}" for slug in SLUGS),
+    "/api/docs",
+)
+
+OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
+
+#: Per gallery chart: its title's and its toolbar's boxes, and the chart's own.
+TITLES = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => {
+  const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
+                        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
+  return {id: p.dataset.figure, plot: box(p), title: box(p.querySelector(".gtitle")),
+          toolbar: box(p.querySelector(".modebar")), text: (p.querySelector(".gtitle") || {}).textContent};
+})"""
+
+
+def _settled(page: Page, path: str) -> None:
+    page.goto(path)
+    page.wait_for_load_state("networkidle")
+    if page.locator(".plot[data-figure]").count():
+        page.wait_for_function(PLOTS_DRAWN)
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+@pytest.mark.parametrize("path", PAGES)
+def test_page_does_not_scroll_sideways(page: Page, path: str, window: tuple[int, int], browser_log: BrowserLog) -> None:
+    browser_log.allow(API_DOCS_FAVICON)
+    use_window(page, window)
+    _settled(page, path)
+    page.evaluate(OPEN_EVERY_DETAILS)
+    page.wait_for_timeout(100)
+    found = horizontal_overflow(page)
+    assert found["document"] <= found["window"] and not found["sticking_out"], found
+
+
+def _titles_clear(page: Page) -> None:
+    charts = page.evaluate(TITLES)
+    assert charts
+    for c in charts:
+        title, bar, plot = c["title"], c["toolbar"], c["plot"]
+        assert title is not None and bar is not None, c
+        overlap = (
+            title["left"] < bar["right"]
+            and bar["left"] < title["right"]
+            and title["top"] < bar["bottom"]
+            and bar["top"] < title["bottom"]
+        )
+        assert not overlap, f"{c['id']}: the title overlaps the toolbar: {c}"
+        assert plot["left"] - 1 <= title["left"] and title["right"] <= plot["right"] + 1, f"{c['id']} cut off: {c}"
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+@pytest.mark.parametrize("slug", SLUGS)
+def test_gallery_titles_clear_the_toolbar(page: Page, slug: str, window: tuple[int, int]) -> None:
+    use_window(page, window)
+    _settled(page, f"/experiments/{slug}")
+    _titles_clear(page)
+
+
+def test_gallery_titles_are_fitted_again_when_the_window_narrows(page: Page) -> None:
+    use_window(page, WINDOWS[1])
+    _settled(page, "/experiments/m98")
+    use_window(page, WINDOWS[0])  # a laptop's page opened, then the window made phone-sized
+    page.wait_for_function(
+        "(w) => [...document.querySelectorAll('.plot[data-figure]')].every((p) => p._latencyLabWidth === p.clientWidth"
+        " && p.clientWidth < w && p.dataset.rendered === 'true')",
+        arg=WINDOWS[0][0],
+    )
+    page.wait_for_function(PLOTS_DRAWN)
+    _titles_clear(page)
+
+
+#: Per chart: the axis titles, tick labels and chart title its legend runs over.
+LEGEND_OVER = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => {
+  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
+  const hit = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
+  const legend = p.querySelector(".legend");
+  if (!legend) return null;
+  const under = [...p.querySelectorAll(".xtitle, .ytitle, .xtick text, .ytick text, .gtitle")]
+    .filter((el) => hit(box(legend), box(el))).map((el) => el.textContent.slice(0, 30));
+  return under.length ? {plot: p.dataset.figure, under} : null;
+}).filter((x) => x)"""
+
+CHART_PAGES = (
+    "/?preset=pm94-remote",
+    "/?preset=n97-wan&network.loss_rate=0.01",
+    *(f"/experiments/{slug}" for slug in SLUGS),
+)
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+@pytest.mark.parametrize("path", CHART_PAGES)
+def test_chart_legends_clear_the_axis_labels(page: Page, path: str, window: tuple[int, int]) -> None:
+    use_window(page, window)
+    _settled(page, path)
+    assert page.evaluate(LEGEND_OVER) == []
