@@ -36,7 +36,7 @@ from typing import Any
 
 from model import Scenario, predict
 from validation.realstack import pcap
-from validation.realstack.stack import HERE, PORT_H1, PORT_H2, SERVER_IP, Stack
+from validation.realstack.stack import HERE, PORT_H1, PORT_H2, SERVER_IP, CaptureError, Stack
 
 #: Protocols the bench runs, with the real client that speaks each.
 CLIENTS = {
@@ -81,27 +81,36 @@ def write_page(root: Path, sid: str, doc: dict[str, Any]) -> list[str]:
     return paths
 
 
-def _h1_objects(conns: dict[int, pcap.Connection], objs: list[dict[str, Any]], t0: float) -> list[dict[str, Any]]:
-    """Each object's end (ms after the first SYN) from its connection's byte stream."""
-    offset: dict[int, int] = {}
+def _h1_objects(
+    conns: dict[tuple[int, int], pcap.Connection], objs: list[dict[str, Any]], t0: float
+) -> list[dict[str, Any]]:
+    """Each object's end (ms after the first SYN) from its connection's byte stream. The client names each
+    object's connection by its port and an id; the n-th distinct connection on a port (in the order its
+    objects ended) is the n-th in the capture."""
+    nth: dict[int, dict[int, int]] = {}
+    for o in sorted(objs, key=lambda o: o["end"]):
+        ids = nth.setdefault(o["client_port"], {})
+        ids.setdefault(o["connection"], len(ids))
+    offset: dict[tuple[int, int], int] = {}
     out = []
     for o in objs:
-        c = conns.get(o["client_port"])
+        key = (o["client_port"], nth[o["client_port"]][o["connection"]])
+        c = conns.get(key)
         if c is None:
-            raise RuntimeError(f"no packets of connection {o['client_port']} in the capture")
-        offset[c.client_port] = offset.get(c.client_port, 0) + o["header_bytes"] + o["body_bytes"]
-        t = c.time_of_offset(offset[c.client_port])
+            raise CaptureError(f"no packets of connection {key} in the capture")
+        offset[key] = offset.get(key, 0) + o["header_bytes"] + o["body_bytes"]
+        t = c.time_of_offset(offset[key])
         if t is None:
-            raise RuntimeError(f"{o['path']}: its last byte is not in the capture")
+            raise CaptureError(f"{o['path']}: its last byte is not in the capture")
         out.append({**o, "end_ms": (t - t0) * 1000.0, "start_ms": (c.syn_time() - t0) * 1000.0})
-    for port, total in offset.items():
-        sent = sum(p.payload for p in conns[port].packets if not p.up)
+    for key, total in offset.items():
+        sent = sum(p.payload for p in conns[key].packets if not p.up)
         if sent != total:
-            raise RuntimeError(f"connection {port}: the server sent {sent} bytes, the responses add up to {total}")
+            raise RuntimeError(f"connection {key}: the server sent {sent} bytes, the responses add up to {total}")
     return out
 
 
-def _client_gaps(conns: dict[int, pcap.Connection], objs: list[dict[str, Any]], t0: float) -> list[float]:
+def _client_gaps(conns: dict[tuple[int, int], pcap.Connection], objs: list[dict[str, Any]], t0: float) -> list[float]:
     """The client's own time (ms) after each response but the last: from its end to the client's next SYN or
     request, the time Python takes to go on (the model's client answers at once)."""
     starts = sorted((p.t - t0) * 1000.0 for c in conns.values() for p in c.packets if p.up and (p.syn or p.payload > 0))
@@ -113,7 +122,9 @@ def _client_gaps(conns: dict[int, pcap.Connection], objs: list[dict[str, Any]], 
     return gaps
 
 
-def overheads(conns: dict[int, pcap.Connection], path: tuple[float, float, float, float]) -> dict[str, float]:
+def overheads(
+    conns: dict[tuple[int, int], pcap.Connection], path: tuple[float, float, float, float]
+) -> dict[str, float]:
     """What the measured path adds to the scenario's, from the capture (ms).
 
     ``rtt_excess``: the handshake's round trip (SYN sent to SYN-ACK arrived) less the scenario's RTT and the
@@ -156,7 +167,7 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
     cap = work / f"{sid}-{protocol}.pcap"
     with stack.link(up_ms, up_bps, down_ms, down_bps) as relay:
         stack.wait_server()
-        with stack.capture(cap):
+        with stack.capture(cap) as tcpdump:
             wall = time.monotonic()
             if protocol == "h2":
                 out = stack.in_client(
@@ -183,6 +194,7 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
         raise RuntimeError(f"{sid} {protocol}: no SYN in the capture")
     t0 = min(syns)
     rec: dict[str, Any] = {
+        "tcpdump": tcpdump,
         "overheads": overheads(conns, (up_ms, up_bps, down_ms, down_bps)),
         "wall_s": wall,
         "relay": dict(relay),
@@ -270,6 +282,7 @@ def model_doc(doc: dict[str, Any], protocol: str, real: dict[str, Any], accounte
 def compare(real: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
     """Error = (model - real) / real for the page load time and the packet count, object ends side by side."""
     r = model["results"][0]
+    data = sum(1 for p in r.get("packets", []) if p["bytes"] > 0)
     out = {
         "model_ms": r["page_load_ms"],
         "real_ms": real["page_load_ms"],
@@ -277,6 +290,9 @@ def compare(real: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
         "model_packets": r["counts"]["packets"],
         "real_packets": real["counts"]["packets"],
         "packet_error": (r["counts"]["packets"] - real["counts"]["packets"]) / real["counts"]["packets"],
+        "model_data_packets": data,
+        "real_data_packets": real["counts"]["data_packets"],
+        "data_packet_error": (data - real["counts"]["data_packets"]) / real["counts"]["data_packets"],
         "model_bytes": r["counts"]["bytes_on_wire"],
         "real_bytes": real["counts"]["bytes_on_wire"],
         "model_stalls": {k: r["counts"][k] for k in ("delayed_ack_stalls", "nagle_stalls", "slow_start_restarts")},
@@ -289,15 +305,24 @@ def compare(real: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
     return out
 
 
+def _retrying(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: Path) -> dict[str, Any]:
+    """:func:`real_run`, once more if the capture missed packets (tcpdump starved of CPU); then it fails."""
+    try:
+        return real_run(stack, sid, doc, protocol, work)
+    except CaptureError as e:
+        print(f"{sid} {protocol}: {e}; loading it again", file=sys.stderr)
+        return real_run(stack, sid, doc, protocol, work)
+
+
 def run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, repeats: int = 1) -> dict[str, Any]:
     """``repeats`` real loads of one scenario and protocol (the median counts) against one model run."""
     with tempfile.TemporaryDirectory(prefix="realstack-run-") as tmp:
-        reals = [real_run(stack, sid, doc, protocol, Path(tmp)) for _ in range(repeats)]
+        reals = [_retrying(stack, sid, doc, protocol, Path(tmp)) for _ in range(repeats)]
     plts = [x["page_load_ms"] for x in reals]
     med = sorted(range(len(reals)), key=lambda i: plts[i])[len(reals) // 2]
     real = reals[med]
     mdoc = model_doc(doc, protocol, real)
-    model = predict(mdoc)
+    model = predict(mdoc, packets=True)
     raw = predict(model_doc(doc, protocol, real, accounted=False))["results"][0]["page_load_ms"]
     return {
         "id": sid,
@@ -307,6 +332,7 @@ def run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, repeats: int
         "model_doc": mdoc,
         "real": real,
         "real_ms_all": plts,
+        "real_wall_s": [round(x["wall_s"], 3) for x in reals],
         "relay_late_us": [x["relay"].get("late_median_us") for x in reals],
         "relay_late_p99_us": [x["relay"].get("late_p99_us") for x in reals],
         "raw_model_ms": raw,

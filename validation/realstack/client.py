@@ -74,6 +74,7 @@ def one(spec: dict[str, Any], path: str, close: bool, conn: Conn | None = None) 
     port = conn.sock.getsockname()[1]
     rec = fetch(conn, path, spec, close)
     rec["client_port"] = port
+    rec["connection"] = id(conn)  # the same port may serve several connections one after another
     if own:
         conn.close()
     return rec

@@ -84,6 +84,11 @@ def scenarios() -> list[dict[str, Any]]:
     return out
 
 
+def doc_of(sid: str) -> dict[str, Any] | None:
+    """The grid scenario ``sid``'s document (None if the grid has no such scenario)."""
+    return next((s["doc"] for s in scenarios() if s["id"] == sid), None)
+
+
 #: The CI guard: (rtt ms, Mb/s, page, nagle, header flush, protocol), 20 runs of at most a second or so.
 CI_RUNS: tuple[tuple[float, float, str, bool, bool, str], ...] = (
     (10, 100, "single", False, False, "http10"),

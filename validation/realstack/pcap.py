@@ -113,11 +113,20 @@ def read(path: Path, server_ip: str) -> tuple[list[Packet], int]:
     return out, other
 
 
-def connections(packets: list[Packet]) -> dict[int, Connection]:
-    """The packets by connection (client port), with each side's initial sequence number."""
-    conns: dict[int, Connection] = {}
+def connections(packets: list[Packet]) -> dict[tuple[int, int], Connection]:
+    """The packets by connection, keyed (client port, n): the n-th connection from that port in the capture
+    (a port comes round again once the server, which closed first, holds the old connection in TIME_WAIT).
+    Each connection knows both sides' initial sequence numbers."""
+    conns: dict[tuple[int, int], Connection] = {}
+    current: dict[int, int] = {}
     for p in packets:
-        c = conns.setdefault(p.client_port, Connection(p.client_port))
+        if p.syn and p.up:
+            n = current.get(p.client_port, -1)
+            c_old = conns.get((p.client_port, n))
+            if c_old is None or (c_old.client_isn is not None and c_old.client_isn != p.seq):
+                current[p.client_port] = n + 1  # a new connection (a repeated SYN has the same sequence number)
+        key = (p.client_port, current.get(p.client_port, 0))
+        c = conns.setdefault(key, Connection(p.client_port))
         c.packets.append(p)
         if p.syn and p.up and c.client_isn is None:
             c.client_isn = p.seq

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shutil
 import signal
 import subprocess
@@ -44,6 +45,10 @@ SYSCTLS = {
     "net.ipv4.tcp_rmem": "4096 8388608 33554432",
     "net.ipv4.tcp_wmem": "4096 8388608 33554432",
 }
+
+
+class CaptureError(RuntimeError):
+    """The capture missed packets (tcpdump's counts say so, or an object's last byte is not in it)."""
 
 
 class Unavailable(RuntimeError):
@@ -247,22 +252,38 @@ class Stack:
 
     # -- capture and clients --------------------------------------------------------------------------
     @contextmanager
-    def capture(self, path: Path) -> Iterator[None]:
-        """tcpdump on the client's TUN device for the duration (headers only, written as they come)."""
-        cmd = ["ip", "netns", "exec", self.client_ns, "tcpdump", "-i", TUN, "-n", "-s", "96", "-U", "-w", str(path)]
-        cmd += ["--immediate-mode", "--time-stamp-precision=nano", "tcp"]
+    def capture(self, path: Path) -> Iterator[dict[str, int]]:
+        """tcpdump on the client's TUN device for the duration (headers only, each packet written as it comes,
+        SCHED_FIFO like the endpoints); yields a dict that holds tcpdump's own counts once it has stopped.
+        After the body the capture runs on until its file has stopped growing for 0.2 s (at most 5 s), so
+        that the last packets are in it; a capture that lost packets raises :class:`CaptureError`."""
+        cmd = ["ip", "netns", "exec", self.client_ns, "chrt", "-f", RT_PRIORITY, "tcpdump", "-i", TUN, "-n"]
+        cmd += ["-s", "96", "-B", "16384", "-U", "-w", str(path), "--immediate-mode", "--time-stamp-precision=nano"]
+        cmd += ["tcp"]
         proc = subprocess.Popen(cmd, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True)
         assert proc.stderr is not None
         line = proc.stderr.readline()  # "listening on rs0, ..." once the capture runs
         if "listening" not in line:
             proc.kill()
             raise RuntimeError(f"tcpdump did not start: {line}{proc.stderr.read()}")
+        counts: dict[str, int] = {}
         try:
-            yield
+            yield counts
         finally:
-            time.sleep(0.05)
+            size, still, deadline = -1, time.monotonic(), time.monotonic() + 5
+            while time.monotonic() < deadline:
+                now = path.stat().st_size if path.exists() else 0
+                if now != size:
+                    size, still = now, time.monotonic()
+                elif time.monotonic() - still >= 0.2:
+                    break
+                time.sleep(0.05)
             proc.send_signal(signal.SIGINT)
-            proc.communicate(timeout=10)
+            _out, err = proc.communicate(timeout=10)
+            for n, what in re.findall(r"(\d+) packets? (captured|received by filter|dropped by kernel)", err):
+                counts[what.replace(" ", "_")] = int(n)
+        if counts.get("dropped_by_kernel", 0) or counts.get("captured", 0) < counts.get("received_by_filter", 0):
+            raise CaptureError(f"tcpdump lost packets: {counts}")
 
     def in_client(self, *args: str, timeout: float = 300) -> str:
         """Run a client in the client namespace (SCHED_FIFO, as nginx); its standard output."""
