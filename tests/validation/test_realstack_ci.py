@@ -78,6 +78,7 @@ def test_guard_meets_the_goals(results: dict[str, Any]) -> None:
     rows = results["rows"]
     assert len(rows) == 20
     s = grid.stats(rows)
+    print(f"\nreal-stack guard, {results['seconds']:.0f} s: {s}\n{_show(rows)}")  # shown with pytest -s
     assert s["median_abs_error"] <= 0.02, _show(rows)
     assert s["p95_abs_error"] <= 0.05, _show(rows)
     assert s["max_abs_error"] <= 0.15, _show(rows)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import signal
 import sys
 import time
 from pathlib import Path
@@ -46,6 +47,8 @@ def main(argv: list[str] | None = None) -> int:
     )
     sub.add_parser("report", help="write docs/validation/realstack.md from results.json (no root needed)")
     a = ap.parse_args(argv)
+    # SIGTERM unwinds like Ctrl-C, so the namespaces, the relay and nginx are removed
+    signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
 
     from validation.realstack import report
 

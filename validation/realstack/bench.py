@@ -104,7 +104,7 @@ def _h1_objects(
             raise CaptureError(f"{o['path']}: its last byte is not in the capture")
         out.append({**o, "end_ms": (t - t0) * 1000.0, "start_ms": (c.syn_time() - t0) * 1000.0})
     for key, total in offset.items():
-        sent = sum(p.payload for p in conns[key].packets if not p.up)
+        sent = max((end for _t, end in conns[key].down_ends()), default=0)  # retransmissions counted once
         if sent != total:
             raise RuntimeError(f"connection {key}: the server sent {sent} bytes, the responses add up to {total}")
     return out
@@ -167,6 +167,7 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
     cap = work / f"{sid}-{protocol}.pcap"
     with stack.link(up_ms, up_bps, down_ms, down_bps) as relay:
         stack.wait_server()
+        before = stack.counters()
         with stack.capture(cap) as tcpdump:
             wall = time.monotonic()
             if protocol == "h2":
@@ -186,9 +187,15 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
                 }
                 client = json.loads(stack.in_client("python3", str(HERE / "client.py"), json.dumps(spec)))
             wall = time.monotonic() - wall
+        after = stack.counters()
     packets, other = pcap.read(cap, SERVER_IP)
     cap.unlink()
     conns = pcap.connections(packets)
+    # packets of an earlier load's connections (a FIN or ACK the kernel sent again after that load's link was
+    # gone, arriving at this one) are not part of this page: only connections whose SYN is in the capture
+    stray = {k for k, c in conns.items() if c.client_isn is None}
+    conns = {k: c for k, c in conns.items() if k not in stray}
+    packets = sorted((p for c in conns.values() for p in c.packets), key=lambda p: p.t)
     syns = [p.t for p in packets if p.up and p.syn]
     if not syns:
         raise RuntimeError(f"{sid} {protocol}: no SYN in the capture")
@@ -202,6 +209,13 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
         "other_packets": other,
     }
     rec["counts"]["connections"] = len(conns)
+    rec["stray_connections"] = len(stray)
+    rec["counts"]["retransmissions"] = pcap.retransmissions(conns)
+    # the kernel's own counts of what it did during the load (only the ones that moved; MaxConn is a gauge)
+    rec["kernel"] = {
+        side: {k: v - before[side].get(k, 0) for k, v in after[side].items() if v != before[side].get(k, 0)}
+        for side in after
+    }
     if protocol == "h2":
         rec["overheads"]["server"] = 0.0  # nginx's server preface and SETTINGS come before any response
     if protocol == "h2":
@@ -212,7 +226,7 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
         end = max(p.t for p in down_data if p.t < goaway)
         first_down = down_data[0].t
         bodies = s.page.html_bytes + sum(s.page.sizes())
-        down_bytes = sum(p.payload for p in down_data if p.t <= end)
+        down_bytes = max(e for t, e in c.down_ends() if t <= end)  # retransmissions counted once
         html_end = _h2_html_end(c, s.page.html_bytes)
         rec["h2_bytes"] = {
             "first_flight": sum(p.payload for p in up_data if p.t < first_down),

@@ -123,7 +123,7 @@ def connections(packets: list[Packet]) -> dict[tuple[int, int], Connection]:
         if p.syn and p.up:
             n = current.get(p.client_port, -1)
             c_old = conns.get((p.client_port, n))
-            if c_old is None or (c_old.client_isn is not None and c_old.client_isn != p.seq):
+            if c_old is None or c_old.client_isn != p.seq:  # (a stray's client_isn is None: a new one too)
                 current[p.client_port] = n + 1  # a new connection (a repeated SYN has the same sequence number)
         key = (p.client_port, current.get(p.client_port, 0))
         c = conns.setdefault(key, Connection(p.client_port))
@@ -133,6 +133,19 @@ def connections(packets: list[Packet]) -> dict[tuple[int, int], Connection]:
         if p.syn and not p.up and c.server_isn is None:
             c.server_isn = p.seq
     return conns
+
+
+def retransmissions(conns: dict[tuple[int, int], Connection]) -> int:
+    """Server data packets that carried no byte beyond what the connection had sent before (spurious
+    retransmissions: there is no loss on the relay; a tail loss probe or a timeout fired)."""
+    n = 0
+    for c in conns.values():
+        top = 0
+        for _t, end in c.down_ends():
+            if end <= top:
+                n += 1
+            top = max(top, end)
+    return n
 
 
 def counts(packets: list[Packet]) -> dict[str, int]:

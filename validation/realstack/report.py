@@ -33,9 +33,28 @@ GAPS = {
     "minshall_nagle": (
         "Linux's Nagle test is Minshall's variant: `tcp_nagle_check()` / `tcp_minshall_check()` "
         "(net/ipv4/tcp_output.c) holds a short segment only while an earlier *short* segment is "
-        "unacknowledged. With Nagle on and the header written on its own, the body's short tail waits for the "
-        "header's ACK only, not for every full segment before it as in the model (the classic RFC 896 rule "
-        "the linux profile shares with ns-3): the model is slow."
+        "unacknowledged; the model (the classic RFC 896 rule the linux profile shares with ns-3) holds it while "
+        "any data is. With Nagle on, a response's short last segment leaves at once behind its full segments "
+        "on Linux (and, with the header written on its own, waits only for the header's ACK), where the model "
+        "holds it a round trip or a delayed ACK, on every response of a persistent or h2 connection (nginx "
+        "closes an HTTP/1.0 connection after the response, and the close sends what Nagle holds): the model is "
+        "slow."
+    ),
+    "hystart": (
+        "CUBIC's HyStart (`hystart_update()`, net/ipv4/tcp_cubic.c; `hystart=1`, detect = ACK train and delay) "
+        "ends slow start early: when the ACKs of a window come back as a train lasting half the minimum RTT "
+        "(at short RTTs and high rates) or when the RTT grows by an eighth (the relay's queue filling, at low "
+        "rates). cwnd then grows by CUBIC's curve, not by a segment per ACK. The model's slow start runs until "
+        "the receive window. The kernel counts each exit (TcpExt.TCPHystartTrainDetect / DelayDetect, stored "
+        "per run); it costs time only when the exit comes before the path is full (train detection)."
+    ),
+    "h2_sendfile_tail": (
+        "Not identified yet. nginx serving h2 with `sendfile on` (the bench's header flush): the short last "
+        "segment of a response (the HTML's last DATA bytes) leaves only when the client's next ACK arrives, "
+        "about one round trip late, although TCP_NODELAY is set (by nginx for h2 and by the shim) and "
+        "`tcp_nopush` is off; seen in the capture of r003 (10 ms, 10 Mb/s), where the page ends 8.9 ms after "
+        "the model's (-9.7%). Candidates to check: TCP autocorking (`tcp_should_autocork()`), TCP small "
+        "queues, nginx's h2 send chain with file buffers. The model does not hold it: the model is fast."
     ),
     "ack_every_segment": (
         "Packet counts: after its 16 quick ACKs (`TCP_MAX_QUICKACKS`) the real client still ACKs nearly every "
@@ -52,10 +71,14 @@ def diagnose(r: dict[str, Any]) -> list[str]:
     """Which :data:`GAPS` explain a run's page-load error (from its settings and the error's sign)."""
     t = r["tags"] if "tags" in r else G.tags(r["doc"])
     out = []
-    if t["nagle"] == "on" and t["header_flush"] == "on" and r["error"] > 0.01:
+    if t["nagle"] == "on" and r["error"] > 0.01:
         out.append("minshall_nagle")
-    if r["protocol"] in ("persistent", "h2") and r["error"] < -0.01:
+    if r["protocol"] == "h2" and t["header_flush"] == "on" and r["error"] < -0.01:
+        out.append("h2_sendfile_tail")
+    elif r["protocol"] in ("persistent", "h2") and r["error"] < -0.01:
         out.append("cwnd_validation")
+    if r["error"] < -0.01 and r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartTrainDetect", 0):
+        out.append("hystart")
     return out
 
 
@@ -153,6 +176,10 @@ def markdown(data: dict[str, Any]) -> str:
     clients = [r["model_doc"]["http"].get("client_think_ms", 0.0) for r in runs if r["protocol"] != "h2"]
     spreads = [(max(r["real_ms_all"]) - min(r["real_ms_all"])) / r["real_ms"] for r in runs]
     n_rep = data["repeats"]
+    retx = [r for r in runs if r["real"]["counts"].get("retransmissions", 0)]
+    tlp = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPLossProbes", 0)]
+    train = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartTrainDetect", 0)]
+    delay = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartDelayDetect", 0)]
     out = [
         "# Validation against the real Linux stack",
         "",
@@ -247,6 +274,14 @@ def markdown(data: dict[str, Any]) -> str:
         f"p95 {pct(_q(spreads, 0.95))}, max {pct(max(spreads))}. The CPU is shared with other jobs; the "
         "endpoints and the relay run SCHED_FIFO, without which single loads here were up to 60% slower "
         "(an nginx or client waiting for a CPU).",
+        "",
+        f"- spurious retransmissions (a server segment sent again though the relay loses nothing: a tail loss "
+        f"probe, `tcp_schedule_loss_probe()`, firing while ACKs queue behind data): {len(retx)} of {len(runs)} "
+        f"runs had any ({', '.join(sorted({r['id'] + ' ' + r['protocol'] for r in retx})) or 'none'}); the server's "
+        f"kernel counted tail loss probes (TcpExt.TCPLossProbes) in {len(tlp)} runs. The model has no loss "
+        "recovery on a lossless path, so these packets are real-only;",
+        f"- CUBIC's HyStart ended slow start on the server in {len(train)} runs by ACK train and {len(delay)} by "
+        "delay (the kernel's counters, stored per run; see *hystart* below).",
         "",
         "Figures: [model against real, log axes](realstack_scatter.html) (hover for the run).",
         "",

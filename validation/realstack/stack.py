@@ -285,6 +285,21 @@ class Stack:
         if counts.get("dropped_by_kernel", 0) or counts.get("captured", 0) < counts.get("received_by_filter", 0):
             raise CaptureError(f"tcpdump lost packets: {counts}")
 
+    def counters(self) -> dict[str, dict[str, int]]:
+        """Each namespace's TCP counters (/proc/net/netstat TcpExt and /proc/net/snmp Tcp: loss probes,
+        delayed ACKs, HyStart exits, retransmissions...), by namespace: "client" and "server"."""
+        out: dict[str, dict[str, int]] = {}
+        for side, ns in (("client", self.client_ns), ("server", self.server_ns)):
+            text = _run("cat", "/proc/net/netstat", "/proc/net/snmp", ns=ns).stdout.splitlines()
+            vals: dict[str, int] = {}
+            for head, row in zip(text[::2], text[1::2], strict=False):
+                names, nums = head.split(), row.split()
+                if names[0] in ("TcpExt:", "Tcp:") and names[0] == nums[0]:
+                    for k, v in zip(names[1:], nums[1:], strict=True):
+                        vals[f"{names[0][:-1]}.{k}"] = int(v)
+            out[side] = vals
+        return out
+
     def in_client(self, *args: str, timeout: float = 300) -> str:
         """Run a client in the client namespace (SCHED_FIFO, as nginx); its standard output."""
         r = _run("chrt", "-f", RT_PRIORITY, *args, ns=self.client_ns, check=False, timeout=timeout)
