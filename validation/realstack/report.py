@@ -176,6 +176,8 @@ def markdown(data: dict[str, Any]) -> str:
     clients = [r["model_doc"]["http"].get("client_think_ms", 0.0) for r in runs if r["protocol"] != "h2"]
     spreads = [(max(r["real_ms_all"]) - min(r["real_ms_all"])) / r["real_ms"] for r in runs]
     n_rep = data["repeats"]
+    walls = sum(x for r in runs for x in r["real_wall_s"])
+    n_loads = sum(len(r["real_wall_s"]) for r in runs)
     retx = [r for r in runs if r["real"]["counts"].get("retransmissions", 0)]
     tlp = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPLossProbes", 0)]
     train = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartTrainDetect", 0)]
@@ -185,8 +187,9 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         f"Issue 18: the model's `linux` profile against the kernel it claims to be. {len(runs)} runs "
         f"({len(runs) // len(G.PROTOCOLS)} scenarios x {len(G.PROTOCOLS)} protocols), each loaded {n_rep} times over "
-        f"real software on Linux {data['kernel']}; the median load is compared. Run on {data['date']} in "
-        f"{data['seconds']:.0f} s (`python -m validation.realstack grid`, as root) on a 2-core machine shared with "
+        f"real software on Linux {data['kernel']}; the median load is compared. Run on {data['date']} "
+        f"(`python -m validation.realstack grid`, as root; the {n_loads} loads themselves took {walls:.0f} s) on a "
+        "2-core machine shared with "
         "other jobs; the raw records are in `validation/realstack/results.json` (and `results.csv`), and "
         "`python -m validation.realstack report` writes this page again from them without root.",
         "",
