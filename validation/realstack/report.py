@@ -49,12 +49,15 @@ GAPS = {
         "per run); it costs time only when the exit comes before the path is full (train detection)."
     ),
     "h2_sendfile_tail": (
-        "Not identified yet. nginx serving h2 with `sendfile on` (the bench's header flush): the short last "
-        "segment of a response (the HTML's last DATA bytes) leaves only when the client's next ACK arrives, "
-        "about one round trip late, although TCP_NODELAY is set (by nginx for h2 and by the shim) and "
-        "`tcp_nopush` is off; seen in the capture of r003 (10 ms, 10 Mb/s), where the page ends 8.9 ms after "
-        "the model's (-9.7%). Candidates to check: TCP autocorking (`tcp_should_autocork()`), TCP small "
-        "queues, nginx's h2 send chain with file buffers. The model does not hold it: the model is fast."
+        "nginx 1.22 serving h2 with `sendfile on` (the bench's header flush) corks around each sendfile: strace "
+        "of nginx shows `setsockopt(TCP_NODELAY, 0)`, `setsockopt(TCP_CORK, 1)`, the frame header and the "
+        "sendfile, then `setsockopt(TCP_CORK, 0)`, and TCP_NODELAY is not set again before the data leaves. "
+        "Uncorking with Nagle back on (`__tcp_sock_set_cork()`, net/ipv4/tcp.c: no TCP_NAGLE_PUSH without "
+        "TCP_NAGLE_OFF) leaves the response's short last segment to Minshall's check, which holds it behind "
+        "the unacknowledged short HEADERS segment until its ACK, about a round trip, although the scenario "
+        "(and nginx's `tcp_nodelay on`) says Nagle off. Seen in r003 (10 ms, 10 Mb/s: -9.4%; TCP autocorking "
+        'off changes nothing, -9.3%). The model cannot say "Nagle off, but on for the tail after a cork": '
+        "the model is fast."
     ),
     "ack_every_segment": (
         "Packet counts: after its 16 quick ACKs (`TCP_MAX_QUICKACKS`) the real client still ACKs nearly every "
