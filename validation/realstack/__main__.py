@@ -60,10 +60,22 @@ def main(argv: list[str] | None = None) -> int:
 
     try:
         if a.cmd == "one":
+            from pydantic import ValidationError
+
             from model import Scenario
 
-            doc = json.loads(sys.stdin.read() if a.scenario == "-" else Path(a.scenario).read_text())
-            protos = a.protocols or [p for p in Scenario.model_validate(doc).protocols if p in bench.CLIENTS]
+            try:
+                doc = json.loads(sys.stdin.read() if a.scenario == "-" else Path(a.scenario).read_text())
+                scenario = Scenario.model_validate(doc)
+            except (OSError, ValueError) as e:  # ValidationError is a ValueError
+                if isinstance(e, ValidationError):
+                    err = e.errors()[0]
+                    detail = f"{'.'.join(str(x) for x in err['loc'])}: {err['msg']}"
+                else:
+                    detail = str(e)
+                print(f"error: {a.scenario}: {detail}", file=sys.stderr)
+                return 2
+            protos = a.protocols or [p for p in scenario.protocols if p in bench.CLIENTS]
             bad = [p for p in protos if p not in bench.CLIENTS]
             if bad:
                 print(
