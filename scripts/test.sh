@@ -17,6 +17,23 @@ if [ ! -x "$CHROMIUM" ]; then
     apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
 fi
 
+# The real-stack guard (tests/validation/test_realstack_ci.py, issue 18) runs nginx, nghttp and tcpdump in two
+# network namespaces (as root, as CI is); Debian's packages, installed once. Without them the guard fails.
+missing=()
+for tool in nginx:nginx-light nghttp:nghttp2-client tcpdump:tcpdump tc:iproute2 setpriv:util-linux; do
+    command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
+done
+if [ ${#missing[@]} -gt 0 ]; then
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "error: ${missing[*]} missing and installing needs root: apt-get install ${missing[*]}" >&2
+        exit 1
+    fi
+    echo "== apt-get install ${missing[*]} (for tests/validation/test_realstack_ci.py)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq
+    apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
+fi
+
 source scripts/venv.sh requirements-dev.txt
 # the packet-level simulator the model is validated against (tests/validation run it)
 python -m pip install --quiet --disable-pip-version-check -r requirements-validation.txt
