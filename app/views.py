@@ -44,6 +44,7 @@ from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.cli import deep_merge
 from model.errors import FieldSpec, Problem, problems, words
 from model.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
+from model.scenario import Page
 from model.sweep import SweepError, SweepRequest, sweep
 from model.sweep import csv_rows as sweep_csv_rows
 
@@ -188,6 +189,7 @@ class State:
     document: dict[str, Any] = field(default_factory=dict)  # base_doc with the given fields on top
     scenario: Scenario | None = None  # None when invalid
     canonical: list[tuple[str, str]] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # section -> what the page filled in for the user
 
     def add(self, where: str, message: str) -> None:
         messages = self.errors.setdefault(where, [])
@@ -209,26 +211,45 @@ class State:
         return urlencode(pairs, safe=",")
 
 
-def overlay(base: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]:
+def _base_sizes(page: Mapping[str, Any]) -> list[int] | None:
+    """The objects' sizes a base page document gives (the model's default page when it gives none); None if unreadable."""
+    sizes = page.get("object_bytes")
+    if isinstance(sizes, list):
+        return sizes if all(isinstance(x, int) for x in sizes) else None
+    count, size = page.get("object_count"), page.get("object_size_bytes")
+    if isinstance(count, int) and isinstance(size, int):
+        return [size] * count
+    if count is None and size is None:
+        return Page().sizes()
+    return None
+
+
+def overlay(base: Mapping[str, Any], given: Mapping[str, Any], notes: list[str] | None = None) -> dict[str, Any]:
     """``given`` on top of ``base`` (scenario documents), a given field replacing the base's other form of it.
 
-    ``page.object_count``/``page.object_size_bytes`` replace ``page.object_bytes`` and the reverse (the
-    one of count and size not given is taken from the base's objects when they are all one size); a
-    given ``network.rtt_ms`` replaces the base's one-way delays.
+    ``page.object_bytes`` replaces the base's count and size. ``page.object_count`` or
+    ``page.object_size_bytes`` alone replace the base's objects, the other of the two taken from them: the
+    base's number of objects, or their size (their mean size when they differ, the default object size when
+    the base page has none); what was taken is said in ``notes`` when it is not plain. A given
+    ``network.rtt_ms`` replaces the base's one-way delays.
     """
     doc = copy.deepcopy(dict(base))
-    page = doc.get("page", {})
     gpage = given.get("page", {})
-    if isinstance(gpage, dict) and isinstance(page, dict):
+    if isinstance(gpage, dict) and isinstance(doc.get("page", {}), dict):
+        page = doc.setdefault("page", {})
         if "object_bytes" in gpage:
             page.pop("object_count", None)
             page.pop("object_size_bytes", None)
-        elif ("object_count" in gpage or "object_size_bytes" in gpage) and "object_bytes" in page:
-            sizes = page.pop("object_bytes")
-            if isinstance(sizes, list):
-                page.setdefault("object_count", len(sizes))
-                if len(set(sizes)) == 1:
-                    page.setdefault("object_size_bytes", sizes[0])
+        elif "object_count" in gpage or "object_size_bytes" in gpage:
+            sizes = _base_sizes(page)
+            page.pop("object_bytes", None)
+            if sizes is not None:
+                if "object_count" not in gpage:
+                    page.setdefault("object_count", len(sizes))
+                elif "object_size_bytes" not in gpage and "object_size_bytes" not in page:
+                    page["object_size_bytes"], note = _companion_size(sizes)
+                    if note and notes is not None and gpage["object_count"] != 0:
+                        notes.append(note)
     network = doc.get("network", {})
     gnet = given.get("network", {})
     if isinstance(gnet, dict) and isinstance(network, dict) and "rtt_ms" in gnet:
@@ -236,6 +257,20 @@ def overlay(base: Mapping[str, Any], given: Mapping[str, Any]) -> dict[str, Any]
             network.pop("uplink_delay_ms", None)
             network.pop("downlink_delay_ms", None)
     return deep_merge(doc, dict(given))
+
+
+def _companion_size(sizes: list[int]) -> tuple[int, str]:
+    """The size each object gets when only a count is given, and a note when it is not the page's one size."""
+    if not sizes:
+        size = Page().sizes()[0]
+        return size, f"The page had no embedded objects: each of them is {size:,} bytes (the default size)."
+    if len(set(sizes)) == 1:
+        return sizes[0], ""
+    mean = round(sum(sizes) / len(sizes))
+    return mean, (
+        f"The page's {len(sizes)} objects differ in size ({min(sizes):,} to {max(sizes):,} bytes): each object "
+        f"now has their mean size, {mean:,} bytes. Give \u201cObject size\u201d to choose another."
+    )
 
 
 def _where(p: Problem) -> list[str]:
@@ -349,7 +384,10 @@ def read(args: MultiDict[str, str]) -> State:
     if state.errors:
         return state
     state.base_doc = copy.deepcopy(PRESETS[state.preset].document) if state.preset else {}
-    state.document = overlay(state.base_doc, doc)
+    page_notes: list[str] = []
+    state.document = overlay(state.base_doc, doc, page_notes)
+    if page_notes:
+        state.notes["page"] = page_notes
     try:
         scenario = _validate(state.document)
     except ValidationError as exc:
@@ -413,7 +451,14 @@ def form_context(state: State) -> dict[str, Any]:
                     "inputmode": "numeric" if sp.kind == "integer" else "decimal",
                 }
             )
-        sections.append({"s": s, "fields": fields, "errors": state.errors.get(s.name, []) if s.name else []})
+        sections.append(
+            {
+                "s": s,
+                "fields": fields,
+                "errors": state.errors.get(s.name, []) if s.name else [],
+                "notes": state.notes.get(s.name, []) if s.name else [],
+            }
+        )
     protocols_given = state.given.get("protocols")
     chosen = [p for p in protocols_given.split(",") if p] if protocols_given is not None else list(shown.protocols)
     return {

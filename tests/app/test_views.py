@@ -319,9 +319,9 @@ def test_every_garbage_at_once_and_unknown_parameters_never_500(client: FlaskCli
 
 
 def test_cross_field_problem_is_shown_beside_the_fields(client: FlaskClient) -> None:
-    r = client.get("/?page.object_count=3")
+    r = client.get("/?page.object_bytes=1000,2000&page.object_count=3")
     assert r.status_code == 400
-    assert 'id="f-page-object_size_bytes-error"' in text(r) or 'id="f-page-object_count-error"' in text(r)
+    assert 'id="f-page-object_bytes-error"' in text(r) and 'id="f-page-object_count-error"' in text(r)
     r = client.get("/?tcp.receive_window_bytes=1000&tcp.mss_bytes=1460")
     assert r.status_code == 400
     assert 'id="f-tcp-receive_window_bytes-error"' in text(r)
@@ -416,3 +416,51 @@ def test_sweep_csv_rejects_bad_query(client: FlaskClient) -> None:
 def test_canonical_links_have_no_blank_parameters(client: FlaskClient) -> None:
     r = client.get("/?preset=h96-lan", headers=HX)
     assert "=&" not in urlsplit(r.headers["HX-Push-Url"]).query + "&"
+
+
+# --- one of object count and size given (issue 15, defect 4) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "count", "size", "note"),
+    [
+        ("", 5, 2544, ""),  # the model's default page: three objects of 2,544 bytes
+        ("h96-lan", 5, 2874, "mean size, 2,874 bytes"),  # 3,883 and 1,866 bytes
+        ("n97-lan", 5, 3048, "mean size, 3,048 bytes"),  # the Microscape page's 42 images, 125 KB
+        ("m98-ss", 5, 2544, "no embedded objects"),  # a page of the HTML alone
+        ("pm94-remote", 6, 2544, ""),  # given as count and size already
+    ],
+)
+def test_object_count_alone_takes_its_size_from_the_page(
+    client: FlaskClient, name: str, count: int, size: int, note: str
+) -> None:
+    q = (f"preset={name}&" if name else "") + f"page.object_count={count}"
+    r = client.get("/?" + q, headers=HX)
+    assert r.status_code == 200, text(r)[-500:]
+    state = read(MultiDict(parse_qsl(q)))
+    assert state.scenario is not None and state.scenario.page.sizes() == [size] * count
+    notes = state.notes.get("page", [])
+    assert (note in notes[0]) if note else notes == []
+    if note:
+        assert html.unescape(note) in html.unescape(text(r))
+    assert r.headers["HX-Push-Url"] == "/?" + q  # the address keeps what was typed
+
+
+def test_object_size_alone_keeps_the_pages_count(client: FlaskClient) -> None:
+    for name, count in (("", 3), ("h96-lan", 2), ("n97-ppp", 42), ("m98-ss", 0)):
+        q = (f"preset={name}&" if name else "") + "page.object_size_bytes=1000"
+        state = read(MultiDict(parse_qsl(q)))
+        assert state.scenario is not None and state.scenario.page.sizes() == [1000] * count, name
+        assert client.get("/?" + q, headers=HX).status_code == 200
+
+
+def test_overlay_fills_the_companion_only_when_missing() -> None:
+    base = PRESETS["h96-lan"].document
+    both = overlay(base, {"page": {"object_count": 2, "object_size_bytes": 10}})
+    assert both["page"]["object_count"] == 2 and both["page"]["object_size_bytes"] == 10
+    assert "object_bytes" not in both["page"]
+    notes: list[str] = []
+    none = overlay(base, {"page": {"object_count": 0}}, notes)
+    assert none["page"]["object_count"] == 0 and notes == []  # no objects: their size says nothing
+    listed = overlay(PRESETS["pm94-remote"].document, {"page": {"object_bytes": [1, 2]}})
+    assert listed["page"] == {"html_bytes": 1000, "object_bytes": [1, 2]}
