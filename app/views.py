@@ -67,7 +67,10 @@ _SECTION_TITLES = {
 
 
 #: Labels a field's name does not give well.
-_LABELS = {"object_bytes": "Object sizes"}
+_LABELS = {
+    "object_bytes": "Object sizes",
+    "header_flush_persistent_only": "Header flush on persistent connections only",
+}
 
 
 def label_of(name: str) -> str:

@@ -1164,8 +1164,7 @@ def _m98() -> Experiment:
         f"seed's {M98_PUBLISHED_S['ss']:g} s ({mean_ss / M98_PUBLISHED_S['ss'] - 1:+.0%}), as the seed's trace "
         "carried queueing and larger pages. The seed's extra gain from persistence behind the proxies (55% "
         "-> 50%): with the US network folded into the server time the server leg has nothing to save. The US "
-        "times themselves are the seed's measurements, not published; the fit stands in for them. The "
-        "one-object presets m98-tt, m98-ss and m98-st remain in the calculator but are not this setup.",
+        "times themselves are the seed's measurements, not published; the fit stands in for them.",
         calculator=(
             *(
                 (f"Link {link.upper()}, {_M98_ARCH_NAMES[arch]}", f"m98-{link}-{arch}", {})

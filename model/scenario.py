@@ -154,6 +154,11 @@ class Http(_Strict):
     header_flush: bool = Field(
         False, description="The server writes the response header on its own before the body (seed 000, 2.2)."
     )
+    header_flush_persistent_only: bool = Field(
+        False,
+        description="With header_flush: flush only on persistent connections; where the server closes the "
+        "connection after its response (HTTP/1.0) the header goes with the data, as Apache 1.1b4 did (seed 000, 2.2).",
+    )
     server_write_bytes: int = Field(
         4096,
         ge=0,
@@ -492,6 +497,7 @@ class Params:
     request: int
     header: int
     header_flush: bool
+    flush_persistent_only: bool  # header_flush only on connections kept open after the response
     write: int
     server_think: float
     client_think: float
@@ -558,6 +564,7 @@ def resolve(s: Scenario) -> Params:
         request=h.request_bytes,
         header=h.response_header_bytes,
         header_flush=h.header_flush,
+        flush_persistent_only=h.header_flush_persistent_only,
         write=h.server_write_bytes,
         server_think=h.server_think_ms,
         client_think=h.client_think_ms,

@@ -107,10 +107,10 @@ def test_no_timer_without_a_held_ack(client: FlaskClient) -> None:
 
 def test_nagle_hold_drawn_on_the_sender_side(client: FlaskClient) -> None:
     doc = PRESETS["m98-tt"].document
-    expected = result_of(doc, "persistent")
+    expected = result_of({**doc, "tcp": {**doc["tcp"], "nagle": True}}, "persistent")
     nagle = [e for e in expected["events"] if e["kind"] == "nagle_stall"]
-    assert nagle, "m98-tt persistent has a Nagle stall"
-    _, html = get(client, "preset=m98-tt&protocol=persistent")
+    assert nagle, "m98-tt persistent with Nagle on has a Nagle stall"
+    _, html = get(client, "preset=m98-tt&protocol=persistent&tcp.nagle=true")
     holds = traces(figure(html), "nagle")
     assert len(holds) == len(nagle)
     e = nagle[0]

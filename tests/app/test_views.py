@@ -427,7 +427,6 @@ def test_canonical_links_have_no_blank_parameters(client: FlaskClient) -> None:
         ("", 5, 2544, ""),  # the model's default page: three objects of 2,544 bytes
         ("h96-lan", 5, 2874, "mean size, 2,874 bytes"),  # 3,883 and 1,866 bytes
         ("n97-lan", 5, 3048, "mean size, 3,048 bytes"),  # the Microscape page's 42 images, 125 KB
-        ("m98-ss", 5, 2544, "no embedded objects"),  # a page of the HTML alone
         ("pm94-remote", 6, 2544, ""),  # given as count and size already
     ],
 )
@@ -447,7 +446,7 @@ def test_object_count_alone_takes_its_size_from_the_page(
 
 
 def test_object_size_alone_keeps_the_pages_count(client: FlaskClient) -> None:
-    for name, count in (("", 3), ("h96-lan", 2), ("n97-ppp", 42), ("m98-ss", 0)):
+    for name, count in (("", 3), ("h96-lan", 2), ("n97-ppp", 42), ("m98-ss", 4)):
         q = (f"preset={name}&" if name else "") + "page.object_size_bytes=1000"
         state = read(MultiDict(parse_qsl(q)))
         assert state.scenario is not None and state.scenario.page.sizes() == [1000] * count, name
@@ -462,5 +461,8 @@ def test_overlay_fills_the_companion_only_when_missing() -> None:
     notes: list[str] = []
     none = overlay(base, {"page": {"object_count": 0}}, notes)
     assert none["page"]["object_count"] == 0 and notes == []  # no objects: their size says nothing
+    alone = overlay({"page": {"html_bytes": 12925, "object_bytes": []}}, {"page": {"object_count": 5}}, notes)
+    assert alone["page"] == {"html_bytes": 12925, "object_count": 5, "object_size_bytes": 2544}
+    assert notes == ["The page had no embedded objects: each of them is 2,544 bytes (the default size)."]
     listed = overlay(PRESETS["pm94-remote"].document, {"page": {"object_bytes": [1, 2]}})
     assert listed["page"] == {"html_bytes": 1000, "object_bytes": [1, 2]}
