@@ -1146,7 +1146,7 @@ def _m98() -> Experiment:
         "terrestrial both ways (TT), satellite both ways (SS), or terrestrial to the US and satellite back "
         "(ST); fetched directly or through split proxies at both ends, with HTTP/1.0 or HTTP/1.1 persistence. "
         f"Here the trace is one page of {requests} responses with seed 002's mean and median sizes, on the "
-        "same six presets the seed tests use (tests/model/test_seed_cases_m98.py). Assumed: the link rates, "
+        "same six presets the project's checks against the seed use. Assumed: the link rates, "
         "delays, buffers and timeout of the seed's table 1, 4.4BSD TCP, the page's sizes, Nagle off. Fitted: "
         "one value, the US-side time per request (server and US network), to the SS/TT ratio.",
         presets=m98_presets(),
@@ -1455,7 +1455,8 @@ def _stacks() -> Experiment:
                 (ttfb_expected_ms("lighthouse-mobile", "h3"),),
             ),
         ),
-        "One request for a one-byte response on a cold connection (tests/model/test_lighthouse.py's setup): "
+        "One request for a one-byte response on a cold connection (the setup the model is checked against "
+        "Lantern with): "
         "the response's first byte is its last. Lantern counts propagation only; the model also serializes "
         "each packet (the 4 KB TLS flight at 1.6 Mb/s), which the hatched bars remove. Lantern has no QUIC: "
         "h3's expected figure is RFC 9001's 1-RTT handshake.",

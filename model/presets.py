@@ -257,8 +257,8 @@ _PRESETS = [
             f"n97-{net.lower()}",
             f"Seed 004: the Microscape page over {desc}",
             "Nielsen et al. 1997, Test Setup (Microscape) and network environments",
-            "Microscape: 42 KB HTML and 42 GIFs totalling 125 KB with the seed's size bins (sizes within bins "
-            f"assumed, see MICROSCAPE_OBJECT_BYTES). {why} HTTP/1.0 uses 4 parallel connections (the seed: "
+            "Microscape: 42 KB HTML and 42 GIFs totalling 125 KB with the seed's size bins (the sizes within each "
+            f"bin are assumed, spread evenly). {why} HTTP/1.0 uses 4 parallel connections (the seed: "
             "typical implementations used 4). Nagle off, as the seed recommends for pipelining.",
             {
                 "protocols": ["http10_parallel", "persistent", "pipelined"],
