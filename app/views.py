@@ -193,7 +193,7 @@ class State:
     scenario: Scenario | None = None  # None when invalid
     canonical: list[tuple[str, str]] = field(default_factory=list)
     notes: dict[str, list[str]] = field(default_factory=dict)  # section -> what the page filled in for the user
-    last: str = ""  # the canonical query of the last valid scenario the form showed (its hidden "last" field)
+    last: str = ""  # the address of the last valid scenario the form showed (its hidden "last" field), "/?..."
 
     def add(self, where: str, message: str) -> None:
         messages = self.errors.setdefault(where, [])
@@ -799,11 +799,18 @@ def format_number(value: float | None) -> str:
     return f"{value:,.6g}"
 
 
+def _address(state: State) -> str:
+    """The calculator's address of a valid scenario."""
+    return url_for("web.index") + ("?" + state.query if state.query else "")
+
+
 def last_valid(state: State) -> State | None:
-    """The last valid scenario the form showed (its hidden ``last`` field), read as a page query; None if none."""
-    if not state.last:
+    """The last valid scenario the form showed (its hidden ``last`` field: its address, ``/?...``, or ``/`` for
+    the model's defaults), read as the page reads a query; None if there is none or it is not valid."""
+    if not state.last.startswith("/"):
         return None
-    args = MultiDict([(k, v) for k, v in parse_qsl(state.last, keep_blank_values=True) if k != "last"])
+    query = state.last.partition("?")[2]
+    args = MultiDict([(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "last"])
     last = read(args)
     return last if last.scenario is not None and not last.errors else None
 
@@ -844,8 +851,8 @@ def index() -> Response:
         "announce": announce,
         "fragment": fragment,
         "query": state.query if valid else state.raw_query,
-        "last_query": state.query if valid else (stale.query if stale is not None else ""),
-        "stale_url": (url_for("web.index") + ("?" + stale.query if stale.query else "")) if stale else None,
+        "last_url": _address(state) if valid else (_address(stale) if stale is not None else ""),
+        "stale_url": _address(stale) if stale is not None else None,
     }
     html = render_template("partials/calculator.html" if fragment else "index.html", **context)
     response = Response(html, status=200 if valid else 400, mimetype="text/html")

@@ -76,7 +76,7 @@ def test_unknown_setting_in_the_address_is_plain(client: FlaskClient) -> None:
 def test_an_error_keeps_the_last_valid_results_marked(client: FlaskClient) -> None:
     good = client.get("/?preset=h96-lan&network.rtt_ms=5", headers=HX)
     last = html.unescape(re.search(r'name="last" value="([^"]*)"', good.get_data(as_text=True)).group(1))  # type: ignore[union-attr]
-    assert last == "preset=h96-lan&network.rtt_ms=5"
+    assert last == "/?preset=h96-lan&network.rtt_ms=5"
     table = re.findall(r'<td class="num total">([^<]+)</td>', good.get_data(as_text=True))
     bad = client.get("/", query_string={"preset": "h96-lan", "network.rtt_ms": "-5", "last": last}, headers=HX)
     page = bad.get_data(as_text=True)
@@ -85,9 +85,14 @@ def test_an_error_keeps_the_last_valid_results_marked(client: FlaskClient) -> No
     assert "Results of the last valid scenario" in page and 'class="results stale"' in page
     assert re.findall(r'<td class="num total">([^<]+)</td>', page) == table
     assert 'href="/?preset=h96-lan&amp;network.rtt_ms=5">Go back to that scenario' in page
-    assert re.search(r'name="last" value="preset=h96-lan&amp;network.rtt_ms=5"', page)  # kept for the next edit
+    assert re.search(r'name="last" value="/\?preset=h96-lan&amp;network.rtt_ms=5"', page)  # kept for the next edit
+    # the model's defaults (the landing page) are a last valid scenario too
+    landing = client.get("/", headers=HX).get_data(as_text=True)
+    assert 'name="last" value="/"' in landing
+    r = client.get("/", query_string={"network.rtt_ms": "-5", "last": "/"}, headers=HX)
+    assert "Results of the last valid scenario" in r.get_data(as_text=True)
     # without a last valid scenario (or with a bad one) there is nothing to keep
-    for last_given in ("", "network.rtt_ms=-1", "preset=nope"):
+    for last_given in ("", "/?network.rtt_ms=-1", "/?preset=nope", "preset=h96-lan"):
         r = client.get("/", query_string={"network.rtt_ms": "-5", "last": last_given}, headers=HX)
         assert r.status_code == 400 and "No results" in r.get_data(as_text=True), last_given
     # a valid scenario is redirected to its address without the hidden field
