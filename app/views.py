@@ -102,8 +102,8 @@ class FormField:
 
     @property
     def allowed(self) -> str:
-        """What the field allows, in words, without ``null`` (a blank field keeps the base's value)."""
-        return words(self.spec, with_null=False)
+        """What the field allows, in plain words (a blank field keeps the base's value): see :func:`must_be`."""
+        return must_be(self.spec)
 
 
 @dataclass(frozen=True, slots=True)
