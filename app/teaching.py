@@ -173,6 +173,19 @@ def problem_line(p: Problem) -> str:
     return line
 
 
+def _plain(p: Problem) -> str:
+    """A problem as the calculator's form says it (a scenario field by its label, what it takes, what was
+    typed), else :func:`problem_line`."""
+    from app.views import FIELD_BY_PARAM, plain  # the form's words; imported here: views is the bigger module
+
+    f = FIELD_BY_PARAM.get(p.path.split("[")[0])
+    if f is None or p.type in ("extra_forbidden", "repeated_parameter"):
+        return problem_line(p)
+    line = plain(p, request.args)
+    # the panel is opened by its address: the parameter's name beside the label says what to change there
+    return f"{f.label} ({f.param}){line[len(f.label) :]}" if line.startswith(f.label) else line
+
+
 def read_query() -> tuple[dict[str, Any], Scenario, str, Scale]:
     """The scenario document, the scenario, the protocol to explain and the ladder's scale; :class:`BadQuery` if bad."""
     try:
@@ -446,6 +459,6 @@ def explain() -> tuple[str, int]:
         problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")
         return render_template(template, errors=[problem_line(problem)], calculator_url=calculator), 422
     except BadQuery as exc:
-        errors = [problem_line(p) for p in exc.problems]
+        errors = [_plain(p) for p in exc.problems]
         return render_template(template, errors=errors, calculator_url=calculator), 400
     return render_template(template, errors=None, calculator_url=calculator, **context), 200
