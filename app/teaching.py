@@ -39,6 +39,9 @@ from model.scenario.params import resolve
 
 bp = Blueprint("teaching", __name__)
 
+#: The minus sign written in numbers (U+2212): plain text, so escaping leaves it alone.
+MINUS = "\u2212"
+
 #: Query parameters besides the scenario's fields.
 OPTIONS = ("preset", "protocol", "scale")
 
@@ -49,6 +52,8 @@ PROTOCOL_NAMES: dict[str, str] = {
     "persistent": "persistent HTTP/1.1",
     "pipelined": "pipelined HTTP/1.1",
     "getall": "GETALL",
+    "h2": "HTTP/2",
+    "h3": "HTTP/3",
 }
 
 #: Stall kinds in the order shown, with a title and what the kind means.
@@ -103,13 +108,14 @@ class BadQuery(Exception):
 
 @dataclass(slots=True)
 class Term:
-    """One term of the page load time: ``3 x T_d = 3 x 187 ms = 561 ms`` (HTML: times and minus signs as entities)."""
+    """One term of the page load time: ``3 x T_d = 3 x 187 ms = 561 ms`` (HTML: times signs as entities)."""
 
     mathml: Markup
     symbol: str | None
     meaning: Markup
     numbers: Markup
     ms: float
+    coefficient: sympy.Expr  # of the symbol (or the plain number)
 
 
 @dataclass(slots=True)
@@ -168,6 +174,19 @@ def problem_line(p: Problem) -> str:
     return line
 
 
+def _plain(p: Problem) -> str:
+    """A problem as the calculator's form says it (a scenario field by its label, what it takes, what was
+    typed), else :func:`problem_line`."""
+    from app.views import FIELD_BY_PARAM, plain  # the form's words; imported here: views is the bigger module
+
+    f = FIELD_BY_PARAM.get(p.path.split("[")[0])
+    if f is None or p.type in ("extra_forbidden", "repeated_parameter"):
+        return problem_line(p)
+    line = plain(p, request.args)
+    # the panel is opened by its address: the parameter's name beside the label says what to change there
+    return f"{f.label} ({f.param}){line[len(f.label) :]}" if line.startswith(f.label) else line
+
+
 def read_query() -> tuple[dict[str, Any], Scenario, str, Scale]:
     """The scenario document, the scenario, the protocol to explain and the ladder's scale; :class:`BadQuery` if bad."""
     try:
@@ -197,19 +216,22 @@ def read_query() -> tuple[dict[str, Any], Scenario, str, Scale]:
 def _number(x: sympy.Expr | float) -> str:
     """A coefficient or value for people: ``8``, ``3/2``, ``-2``, ``10,000,000``, ``2.175``."""
     if isinstance(x, sympy.Rational) and not isinstance(x, sympy.Integer):
-        return f"{x.p}/{x.q}".replace("-", "&minus;")
+        return f"{x.p}/{x.q}".replace("-", MINUS)
     f = float(x)
     if f.is_integer():
         text = f"{int(f):,}"
     else:
         text = f"{f:,.6g}" if abs(f) < 1e6 else f"{f:,.0f}"
-    return text.replace("-", "&minus;")
+    return text.replace("-", MINUS)
 
 
 def precise_ms(x: float) -> str:
-    """A time to four decimals, trailing zeros dropped: ``586.9742 ms``, ``2 ms``, ``&minus;2.336 ms``."""
+    """A time to four decimals, trailing zeros dropped: ``586.9742 ms``, ``2 ms``, ``\u22122.336 ms``.
+
+    Plain text (the minus sign is the character, not an entity), so the template may escape it.
+    """
     text = f"{x:,.4f}".rstrip("0").rstrip(".")
-    return text.replace("-", "&minus;") + " ms"
+    return text.replace("-", MINUS) + " ms"
 
 
 def _symbol_html(name: str) -> str:
@@ -253,8 +275,8 @@ def terms(scenario: Scenario, protocol: str) -> tuple[dict[str, Any], list[Term]
             lhs_text = " &times; ".join(lhs)
             rhs_text = " &times; ".join(rhs)
         numbers = f"{lhs_text} = {rhs_text} = {precise_ms(t['ms'])}" if lhs_text != rhs_text else rhs_text
-        mathml = sympy.mathml(t["expr"], printer="presentation")
-        out.append(Term(Markup(mathml), sym, Markup(meaning), Markup(numbers), t["ms"]))
+        mathml = symbolic.to_mathml(t["display"])
+        out.append(Term(Markup(mathml), sym, Markup(meaning), Markup(numbers), t["ms"], coeff))
     glossary = {
         name: {"meaning": meaning, "unit": unit, "field": field_, "value": _number(values[name])}
         for name, (meaning, unit, field_) in GLOSSARY.items()
@@ -266,6 +288,56 @@ def terms(scenario: Scenario, protocol: str) -> tuple[dict[str, Any], list[Term]
         "mathml": Markup(f'<math display="block">{desc["mathml"]}</math>'),
     }
     return formula, out, glossary
+
+
+#: How the model words a Nagle stall that ended with an ACK the delayed-ACK timer had held (model.protocols.base).
+HELD_BY_TIMER = "delayed-ACK timer had held"
+
+
+def _times(n: int, what: str) -> str:
+    return f"{n} {what}" if n == 1 else f"{n} {what}s"
+
+
+def _how_often(n: int) -> str:
+    return {0: "no time", 1: "once", 2: "twice"}.get(n, f"{n} times")
+
+
+def delayed_ack_note(timers: int, counts: dict[str, int], events: list[dict[str, Any]]) -> Markup | None:
+    """Why the formula's ``timers x T_d`` differs from the delayed-ACK stalls counted, or None when it does not.
+
+    The formula counts every delayed-ACK timer on the critical path; the stall count counts only the
+    windows the timer held shut. A Nagle stall ends when the earlier data is acknowledged, and when the
+    receiver delays that ACK the Nagle stall lasts the timer: a T_d counted as a Nagle stall.
+    """
+    stalls = counts.get("delayed_ack_stalls", 0)
+    nagle = sum(1 for e in events if e["kind"] == "nagle_stall" and HELD_BY_TIMER in e["why"])
+    if timers == stalls and nagle == 0:
+        return None
+    appears = f"appears {_how_often(timers)}" if timers else "does not appear"
+    counted = f"{_times(stalls, 'delayed-ACK stall')} {'is' if stalls == 1 else 'are'} counted"
+    lines = [
+        f"T_d {appears} in the formula (one T_d for every delayed-ACK timer the page waited for), while {counted}."
+    ]
+    if nagle:
+        one = nagle == 1
+        lines.append(
+            f"{_times(nagle, 'Nagle stall')} waited for a delayed ACK: Nagle's algorithm keeps a short segment "
+            "back until the earlier data is acknowledged, and the receiver held that ACK for its delayed-ACK "
+            f"timer, so {'that stall' if one else 'each of them'} lasted about T_d. The stalls list counts "
+            f"{'it as a Nagle stall' if one else 'them as Nagle stalls'}; turning Nagle's algorithm off removes "
+            f"{'this wait' if one else 'these waits'}."
+        )
+    if timers < stalls + nagle:
+        lines.append(
+            "Some of these stalls add less than a whole T_d on the way to the last byte (another wait overlaps "
+            "them, or the timer fires before its full period, as BSD's 200 ms heartbeat does): the formula "
+            "writes the time they ended at with the other terms instead."
+        )
+    elif timers > stalls + nagle:
+        other = timers - stalls - nagle
+        which = ("That timer" if other == 1 else "Those timers") if stalls + nagle == 0 else f"The other {other}"
+        lines.append(f"{which} held an ACK the page waited for at a moment no stall is recorded for.")
+    return Markup(" ".join(lines).replace("T_d", "T<sub>d</sub>"))  # our own words and numbers only
 
 
 def _reason_key(why: str) -> str:
@@ -296,9 +368,21 @@ def _url(doc_args: dict[str, str], **changes: str) -> str:
     return url_for("teaching.explain") + "?" + urlencode(args)
 
 
+def _runs(doc: dict[str, Any], protocol: str) -> bool:
+    """Whether the scenario can be run with this protocol (the chooser offers only those)."""
+    try:
+        validate({**doc, "protocols": [protocol]})
+    except ApiError:
+        return False
+    return True
+
+
 def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale: Scale) -> dict[str, Any]:
     """Everything the panel template shows."""
-    one = validate({**doc, "protocols": [protocol]})
+    try:
+        one = validate({**doc, "protocols": [protocol]})
+    except ApiError as exc:  # a protocol the scenario cannot run (HTTP/2 through split proxies)
+        raise BadQuery(exc.problems or [Problem(path="protocol", message=exc.detail)]) from None
     units = work_units(one)
     limit = check(units, MAX_WORK_UNITS, "max_work_units", "explaining this page")
     if limit is not None:
@@ -307,6 +391,8 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
     drawing = ladder(result, scale=scale)
     formula_limit = check(units, MAX_FORMULA_WORK_UNITS, "max_formula_work_units", "the formula of this page")
     formula, formula_terms, glossary = terms(one, protocol) if formula_limit is None else (None, [], {})
+    timer_terms = [t.coefficient for t in formula_terms if t.symbol == "T_d"]
+    timers = int(timer_terms[0]) if timer_terms and timer_terms[0].is_integer else 0
     args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale")}
     chooser = [
         {
@@ -318,9 +404,17 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
             "in_scenario": name in scenario.protocols,
         }
         for name in dict.fromkeys([*scenario.protocols, protocol, *ALL_PROTOCOLS])
+        if name in scenario.protocols or name == protocol or _runs(doc, name)
     ]
     scales = [{"scale": s, "url": _url(args, protocol=protocol, scale=s), "current": s == scale} for s in SCALES]
     events = result["events"]
+    note = delayed_ack_note(timers, result["counts"], events) if formula is not None else None
+    if note is not None:
+        for t in formula_terms:
+            if t.symbol == "T_d":
+                t.meaning = Markup(
+                    f'{t.meaning} (<a href="#explain-dack-note">why {_how_often(int(t.coefficient))}</a>)'
+                )
     max_events = int(current_app.config.get("MAX_EVENTS_SHOWN", 500))
     return {
         "protocol": protocol,
@@ -337,6 +431,10 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
         "terms_total": sum(t.ms for t in formula_terms),
         "glossary": glossary,
         "stalls": stall_kinds(events[:max_events]),
+        "delayed_ack_note": note,
+        "delayed_ack_note_kind": next(
+            (k for k in ("delayed_ack_stall", "nagle_stall") if any(e["kind"] == k for e in events[:max_events])), None
+        ),
         "events_left_out": max(0, len(events) - max_events),
         "chooser": chooser,
         "scales": scales,
@@ -362,6 +460,6 @@ def explain() -> tuple[str, int]:
         problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")
         return render_template(template, errors=[problem_line(problem)], calculator_url=calculator), 422
     except BadQuery as exc:
-        errors = [problem_line(p) for p in exc.problems]
+        errors = [_plain(p) for p in exc.problems]
         return render_template(template, errors=errors, calculator_url=calculator), 400
     return render_template(template, errors=None, calculator_url=calculator, **context), 200

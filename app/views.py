@@ -28,9 +28,9 @@ import pickle
 import re
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
+from urllib.parse import parse_qsl, urlencode
 
 from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
 from flask.blueprints import BlueprintSetupState
@@ -50,7 +50,7 @@ from model.scenario.overlay import overlay
 bp = Blueprint("web", __name__)
 
 #: Query parameters of the page besides the scenario's fields.
-PAGE_OPTIONS = ("preset", "sweep")
+PAGE_OPTIONS = ("preset", "sweep", "last")
 
 #: Words written in capitals in labels made from field names.
 _ACRONYMS = {"rtt", "mss", "html", "css", "rto", "ack", "http", "tcp", "ttcp", "ip"}
@@ -66,7 +66,10 @@ _SECTION_TITLES = {
 
 
 #: Labels a field's name does not give well.
-_LABELS = {"object_bytes": "Object sizes"}
+_LABELS = {
+    "object_bytes": "Object sizes",
+    "header_flush_persistent_only": "Header flush on persistent connections only",
+}
 
 
 def label_of(name: str) -> str:
@@ -98,8 +101,8 @@ class FormField:
 
     @property
     def allowed(self) -> str:
-        """What the field allows, in words, without ``null`` (a blank field keeps the base's value)."""
-        return words(self.spec, with_null=False)
+        """What the field allows, in plain words (a blank field keeps the base's value): see :func:`must_be`."""
+        return must_be(self.spec)
 
 
 @dataclass(frozen=True, slots=True)
@@ -188,6 +191,8 @@ class State:
     document: dict[str, Any] = field(default_factory=dict)  # base_doc with the given fields on top
     scenario: Scenario | None = None  # None when invalid
     canonical: list[tuple[str, str]] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # section -> what the page filled in for the user
+    last: str = ""  # the address of the last valid scenario the form showed (its hidden "last" field), "/?..."
 
     def add(self, where: str, message: str) -> None:
         messages = self.errors.setdefault(where, [])
@@ -227,12 +232,68 @@ def _where(p: Problem) -> list[str]:
     return mentioned or [section or ""]
 
 
-def _describe(p: Problem) -> str:
-    """A problem's line, the allowed values as a form can give them (no ``null``)."""
-    f = FIELD_BY_PARAM.get(p.path.split("[")[0])
-    if f is not None and p.allowed is not None:
-        p = replace(p, allowed=f.allowed)
-    return p.text
+def _bound(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,}"
+
+
+def must_be(s: FieldSpec) -> str:
+    """What a form field takes, in plain words: ``a number between 0 and 10,000 ms``, ``yes or no``."""
+    unit = f" {s.unit}" if s.unit else ""
+    if s.kind in ("number", "integer"):
+        what = "a whole number" if s.kind == "integer" else "a number"
+        if s.low is not None and s.high is not None and s.low_inclusive and s.high_inclusive:
+            return f"{what} between {_bound(s.low)} and {_bound(s.high)}{unit}"
+        parts = []
+        if s.low is not None:
+            parts.append(f"{'at least' if s.low_inclusive else 'more than'} {_bound(s.low)}")
+        if s.high is not None:
+            parts.append(f"{'at most' if s.high_inclusive else 'less than'} {_bound(s.high)}")
+        return f"{what} {' and '.join(parts)}{unit}" if parts else what + (f" of{unit}" if unit else "")
+    if s.kind == "boolean":
+        return "yes or no"
+    if s.kind == "choice":
+        return "one of " + ", ".join(str(c) for c in s.choices)
+    if s.kind == "array" and s.item is not None:
+        if s.item.kind == "choice":
+            return "one or more of " + ", ".join(str(c) for c in s.item.choices)
+        most = f"at most {_bound(s.max_items)} " if s.max_items is not None else ""
+        return f"a comma-separated list of {most}values, each {must_be(s.item)}"
+    return words(s, with_null=False)
+
+
+def _labelled(message: str, section: str) -> str:
+    """A model's message with the form's labels for the field names it mentions: \u201cObject count\u201d."""
+    for f in sorted(FIELDS, key=lambda f: -len(f.param)):
+        message = message.replace(f.param, f"\u201c{f.label}\u201d")
+        if f.section == section:  # object_bytes[2] -> value 3 of \u201cObject sizes\u201d
+            message = re.sub(
+                rf"(?<![\w.]){re.escape(f.name)}\[(\d+)\]",
+                lambda m, f=f: f"value {int(m.group(1)) + 1} of \u201c{f.label}\u201d",  # type: ignore[misc]
+                message,
+            )
+    for f in sorted(FIELDS, key=lambda f: -len(f.name)):
+        if f.section == section:
+            message = re.sub(rf"(?<![\w.\u201c]){re.escape(f.name)}(?![\w\u201d])", f"\u201c{f.label}\u201d", message)
+    return message[:1].upper() + message[1:]
+
+
+def plain(p: Problem, given: Mapping[str, str]) -> str:
+    """A problem as the form says it: the field's label, what it takes and what was typed.
+
+    ``RTT must be a number between 0 and 10,000 ms; you gave -5.`` A problem between fields (a model's
+    own check) keeps its words, the fields named by their labels.
+    """
+    param = p.path.split("[")[0]
+    f = FIELD_BY_PARAM.get(param)
+    if f is None or p.type == "value_error":
+        section = p.loc[0] if p.loc and isinstance(p.loc[0], str) else ""
+        return _labelled(p.message, section).rstrip(".") + "."
+    index = next((part for part in p.loc if isinstance(part, int)), None)
+    if index is not None and f.spec.item is not None:
+        item = p.value if isinstance(p.value, str) else (p.got if p.got is not None else str(p.value))
+        return f"{f.label}: value {index + 1} must be {must_be(f.spec.item)}; you gave {item}."
+    typed = given.get(f.param) or p.got or "nothing"
+    return f"{f.label} must be {must_be(f.spec)}; you gave {typed}."
 
 
 def _validate(doc: dict[str, Any]) -> Scenario:
@@ -292,12 +353,13 @@ def read(args: MultiDict[str, str]) -> State:
     preset_name = flat.get("preset", "")
     if preset_name and preset_name not in PRESETS:
         p = unknown(preset_name, PRESETS)
-        state.add("preset", f"preset: unknown preset {preset_name!r}; choose one of: {p.allowed}")
+        state.add("preset", f"There is no preset {preset_name!r}; choose one of: {p.allowed}.")
     else:
         state.preset = preset_name
+    state.last = flat.get("last", "")
     sweep_field = flat.get("sweep", "") or DEFAULT_SWEEP
     if sweep_field not in SWEEPS:
-        state.add("sweep", f"sweep: cannot sweep {sweep_field!r}; choose one of: {', '.join(SWEEPS)}")
+        state.add("sweep", f"The sweep plot cannot step {sweep_field!r}; choose one of: {', '.join(SWEEPS)}.")
     else:
         state.sweep = sweep_field
 
@@ -315,18 +377,27 @@ def read(args: MultiDict[str, str]) -> State:
     doc, found = scenario_document(scenario_args, ())
     for p in found:
         target = p.path if p.path in FIELD_BY_PARAM else ""
-        state.add(target, p.text if target else p.text.split("; allowed fields:")[0])
+        if target and p.type == "repeated_parameter":
+            state.add(target, f"{FIELD_BY_PARAM[target].label} was given {len(p.value)} times; give it once.")
+        elif p.type == "extra_forbidden":
+            close = f"; did you mean {p.suggestion!r}?" if p.suggestion else "."
+            state.add("", f"The address has a setting this calculator does not know: {p.path!r}{close}")
+        else:
+            state.add(target, p.text if target else p.text.split("; allowed fields:")[0])
     state.given = {name: scenario_args[name] for name in scenario_args if name in SCENARIO_PARAMS}
     if state.errors:
         return state
     state.base_doc = copy.deepcopy(PRESETS[state.preset].document) if state.preset else {}
-    state.document = overlay(state.base_doc, doc)
+    page_notes: list[str] = []
+    state.document = overlay(state.base_doc, doc, page_notes)
+    if page_notes:
+        state.notes["page"] = page_notes
     try:
         scenario = _validate(state.document)
     except ValidationError as exc:
         for p in problems(exc):
             for where in _where(p):
-                state.add(where, _describe(p))
+                state.add(where, plain(p, state.given))
         return state
     limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")
     if limit is not None:
@@ -384,7 +455,14 @@ def form_context(state: State) -> dict[str, Any]:
                     "inputmode": "numeric" if sp.kind == "integer" else "decimal",
                 }
             )
-        sections.append({"s": s, "fields": fields, "errors": state.errors.get(s.name, []) if s.name else []})
+        sections.append(
+            {
+                "s": s,
+                "fields": fields,
+                "errors": state.errors.get(s.name, []) if s.name else [],
+                "notes": state.notes.get(s.name, []) if s.name else [],
+            }
+        )
     protocols_given = state.given.get("protocols")
     chosen = [p for p in protocols_given.split(",") if p] if protocols_given is not None else list(shown.protocols)
     return {
@@ -651,9 +729,29 @@ def format_number(value: float | None) -> str:
     return f"{value:,.6g}"
 
 
+def _address(state: State) -> str:
+    """The calculator's address of a valid scenario."""
+    return url_for("web.index") + ("?" + state.query if state.query else "")
+
+
+def last_valid(state: State) -> State | None:
+    """The last valid scenario the form showed (its hidden ``last`` field: its address, ``/?...``, or ``/`` for
+    the model's defaults), read as the page reads a query; None if there is none or it is not valid."""
+    if not state.last.startswith("/"):
+        return None
+    query = state.last.partition("?")[2]
+    args = MultiDict([(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "last"])
+    last = read(args)
+    return last if last.scenario is not None and not last.errors else None
+
+
 @bp.get("/")
 def index() -> Response:
-    """The calculator: the whole page, or (htmx) the form and results fragment; 400 for invalid input."""
+    """The calculator: the whole page, or (htmx) the form and results fragment; 400 for invalid input.
+
+    Invalid input keeps the results of the last valid scenario on screen, marked as such (the form
+    carries that scenario's query in its hidden ``last`` field).
+    """
     state = read(request.args)
     fragment = _is_fragment()
     valid = state.scenario is not None and not state.errors
@@ -661,18 +759,30 @@ def index() -> Response:
         target = url_for("web.index") + ("?" + state.query if state.query else "")
         return redirect(target, 303)  # type: ignore[return-value]
     results, announce = "", "The scenario is not valid: see the messages in the form."
+    stale: State | None = None
     if valid:
         try:
             results, announce = _results_html(state)
         except WorkLimitExceeded as exc:  # the engine's hard budget (model.scenario.limits)
             state.add("", exc.limit.message)
             valid = False
+    if not valid:
+        stale = last_valid(state)
+        if stale is not None:
+            try:
+                results, _ = _results_html(stale)
+            except WorkLimitExceeded:
+                stale, results = None, ""
+            else:
+                announce += " The results shown are still those of the last valid scenario."
     context = {
         **form_context(state),
         "results_html": results,
         "announce": announce,
         "fragment": fragment,
         "query": state.query if valid else state.raw_query,
+        "last_url": _address(state) if valid else (_address(stale) if stale is not None else ""),
+        "stale_url": _address(stale) if stale is not None else None,
     }
     html = render_template("partials/calculator.html" if fragment else "index.html", **context)
     response = Response(html, status=200 if valid else 400, mimetype="text/html")
@@ -688,7 +798,7 @@ def sweep_csv() -> Response:
     """The sweep plot's data as CSV (the page's query); 400 with the problems as text if invalid."""
     state = read(request.args)
     if state.scenario is None or state.errors:
-        lines = [m for messages in state.errors.values() for m in messages]
+        lines = [f"{where}: {m}" if where else m for where, messages in state.errors.items() for m in messages]
         return Response("\n".join(lines) + "\n", status=400, mimetype="text/plain")
     plot = run_sweep(state)
     if plot.out is None:

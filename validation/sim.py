@@ -86,6 +86,16 @@ def differences(p: Params) -> list[str]:
     return out
 
 
+#: The protocols whose connections the server closes after its response (model.protocols.base:
+#: fetch_on_new_connection): where header_flush_persistent_only leaves the header with the data.
+CLOSING_PROTOCOLS = ("http10", "http10_parallel")
+
+
+def header_flush(p: Params, protocol: str) -> bool:
+    """Whether the server flushes the header on its own for ``protocol`` (seed 000, 2.2)."""
+    return bool(p.header_flush) and not (getattr(p, "flush_persistent_only", False) and protocol in CLOSING_PROTOCOLS)
+
+
 def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
     """The harness's input for one protocol: ``key value`` pairs (see ``harness.cc``)."""
     bad = unsupported(p)
@@ -117,7 +127,7 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
         ("frame", p.frame),
         ("request", p.request),
         ("header", p.header),
-        ("header_flush", int(p.header_flush)),
+        ("header_flush", int(header_flush(p, protocol))),
         ("write", p.write),
         ("server_think", repr(p.server_think)),
         ("client_think", repr(p.client_think)),

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import Any
 
 import sympy
+from sympy.printing.mathml import MathMLPresentationPrinter
 
 from model.engine.lin import Lin
 from model.scenario.params import Params
@@ -24,6 +25,8 @@ t_s, t_c, T_d, t_o, T_dns = sympy.symbols("t_s t_c T_d t_o T_dns", nonnegative=T
 # split-proxy paths (seed 003, model.protocols.proxy): the legs at either end of the long-haul link
 d_c, d_s, m = sympy.symbols("d_c d_s m", nonnegative=True)
 B_c, B_s, W_c, W_s, W_x = sympy.symbols("B_c B_s W_c W_s W_x", positive=True)
+#: Every rate a serialization term divides by: the path's two ways and a split proxy's two legs.
+RATES = (B, B_u, B_c, B_s)
 
 #: symbol -> (meaning, unit, scenario field)
 GLOSSARY: dict[str, tuple[str, str, str]] = {
@@ -99,7 +102,7 @@ def to_sympy(form: Lin | float, p: Params) -> sympy.Expr:
             per_rate[rate] = per_rate.get(rate, sympy.Integer(0)) + _num(x) * _BYTES[nbytes]
     for rate, nbytes in per_rate.items():
         if nbytes != 0:
-            expr += sympy.Mul(8000, nbytes, sympy.Pow(rate, -1), evaluate=False)
+            expr += serialization(nbytes, rate)
     return expr
 
 
@@ -139,9 +142,70 @@ def substitutions(p: Params) -> dict[sympy.Symbol, float]:
     return out
 
 
+def serialization(nbytes: sympy.Expr, rate: sympy.Symbol) -> sympy.Expr:
+    """``8000 (nbytes) / rate`` left unevaluated, so 8 bits a byte and 1000 ms a second stay visible."""
+    return sympy.Mul(8000, nbytes, sympy.Pow(rate, -1), evaluate=False)
+
+
+def _serialization_parts(expr: sympy.Basic) -> tuple[sympy.Expr, sympy.Symbol] | None:
+    """``(nbytes, rate)`` of an unevaluated ``8000 (nbytes) / rate`` (see :func:`serialization`), else None."""
+    if not isinstance(expr, sympy.Mul) or len(expr.args) != 3:
+        return None
+    eight, nbytes, over = expr.args
+    if eight != 8000 or not isinstance(over, sympy.Pow) or over.exp != -1 or over.base not in RATES:
+        return None
+    return nbytes, over.base
+
+
+class _Printer(MathMLPresentationPrinter):
+    """Presentation MathML that keeps a serialization term as ``8000 (bytes) / rate``.
+
+    sympy's printer splits a product into numerator and denominator, which multiplies the 8000
+    into the byte sum (``99200000/B``, ``-16000 M``); a student reads the README's form instead.
+    """
+
+    def _print_Mul(self, expr: sympy.Mul) -> Any:
+        parts = _serialization_parts(expr)
+        if parts is None:
+            return super()._print_Mul(expr)
+        nbytes, rate = parts
+        top = self.dom.createElement("mrow")
+        eight = self.dom.createElement("mn")
+        eight.appendChild(self.dom.createTextNode("8000"))
+        times = self.dom.createElement("mo")
+        times.appendChild(self.dom.createTextNode("&InvisibleTimes;"))
+        inner = self.dom.createElement("mrow")
+        inner.appendChild(self._l_paren())
+        inner.appendChild(self._print(nbytes))
+        inner.appendChild(self._r_paren())
+        for node in (eight, times, inner):
+            top.appendChild(node)
+        frac = self.dom.createElement("mfrac")
+        frac.appendChild(top)
+        frac.appendChild(self._print(rate))
+        return frac
+
+    def _print_Add(self, expr: sympy.Add, order: str | None = None) -> Any:
+        mrow = self.dom.createElement("mrow")
+        for i, arg in enumerate(self._as_ordered_terms(expr, order=order)):
+            # a serialization term keeps its signs inside its brackets: negating it would evaluate it
+            minus = i > 0 and _serialization_parts(arg) is None and arg.could_extract_minus_sign()
+            if i > 0:
+                sign = self.dom.createElement("mo")
+                sign.appendChild(self.dom.createTextNode("-" if minus else "+"))
+                mrow.appendChild(sign)
+            mrow.appendChild(self._print(-arg if minus else arg))
+        return mrow
+
+
+def to_mathml(expr: sympy.Expr) -> str:
+    """Presentation MathML of an expression, serialization terms as ``8000 (bytes) / rate``."""
+    return str(_Printer({}).doprint(expr))
+
+
 def render(expr: sympy.Expr) -> dict[str, Any]:
     """LaTeX and presentation MathML of an expression."""
-    return {"latex": sympy.latex(expr), "mathml": sympy.mathml(expr, printer="presentation")}
+    return {"latex": sympy.latex(expr), "mathml": to_mathml(expr)}
 
 
 def with_numbers(expr: sympy.Expr, p: Params) -> sympy.Expr:
@@ -160,7 +224,7 @@ def describe(expr: sympy.Expr, p: Params, mathml: bool = True) -> dict[str, Any]
     """An expression for people: plain text, LaTeX, MathML, the same with numbers, and its symbols."""
     out: dict[str, Any] = {"text": str(expr), "latex": sympy.latex(expr)}
     if mathml:
-        out["mathml"] = sympy.mathml(expr, printer="presentation")
+        out["mathml"] = to_mathml(expr)
     out["latex_numbers"] = sympy.latex(with_numbers(expr, p))
     out["symbols"] = sorted(str(s) for s in expr.free_symbols)
     return out
@@ -171,14 +235,17 @@ def terms(expr: sympy.Expr, p: Params) -> list[dict[str, Any]]:
 
     A serialization term ``8000 (a M + b o + ...) / B`` is split into one term per byte symbol, so
     each term is ``coefficient x symbol`` (a time) or ``coefficient x symbol x 8000 / rate`` (bytes
-    over a rate). Returns ``{"expr", "coefficient", "symbol", "rate", "ms"}`` per term; ``symbol``
+    over a rate). Returns ``{"expr", "display", "coefficient", "symbol", "rate", "ms"}`` per term
+    (``display`` is the term to show: a serialization term as ``8000 (a M) / B``); ``symbol``
     is ``None`` for a plain number (ms, or bytes when ``rate`` is given) and ``rate`` is the rate
     symbol's name or ``None``.
     """
     values = substitutions(p)
     out: list[dict[str, Any]] = []
     for term in sympy.Add.make_args(sympy.expand(expr)):
-        rates = [r for r in (B, B_u) if r in term.free_symbols]
+        rates = [r for r in RATES if r in term.free_symbols]
+        if len(rates) > 1:
+            raise ValueError(f"a term over two rates: {term}")
         rate = rates[0] if rates else None
         per_rate = sympy.expand(term * rate / 8000) if rate is not None else term
         coeff, rest = per_rate.as_coeff_Mul()
@@ -189,6 +256,7 @@ def terms(expr: sympy.Expr, p: Params) -> list[dict[str, Any]]:
         out.append(
             {
                 "expr": term,
+                "display": serialization(per_rate, rate) if rate is not None else term,
                 "coefficient": coeff,
                 "symbol": str(sym) if sym is not None else None,
                 "rate": str(rate) if rate is not None else None,

@@ -2,7 +2,8 @@
 
 The server reads requests of ``request_bytes`` each, waits its think time (plus the per-connection
 overhead before a connection's first request), then writes each response: the header on its own
-when ``header_flush`` is set (seed 000, 2.2), and the rest in ``server_write_bytes`` writes (seed
+when ``header_flush`` is set (seed 000, 2.2; with ``header_flush_persistent_only`` not on a connection
+it closes after the response), and the rest in ``server_write_bytes`` writes (seed
 000, 2.3: Apache writes in 4 KB chunks). A server that closes after its response (HTTP/1.0) sends
 its FIN with the last data. The client waits its think time before each request. An object is
 complete when its last byte reaches the client; a page when all its objects are. A session loads
@@ -282,7 +283,7 @@ class Session:
             self.eng.ensure(sum(int(self.objects[name].bytes + p.header) // chunk for name in names))
         for name in names:
             body = q.size(self.objects[name].bytes)
-            if p.header_flush:
+            if p.header_flush and not (conn.close_after and p.flush_persistent_only):
                 if p.header > 0:
                     srv.write(t, q.header, name, point)
                 parts = _chunks(body, value(body), chunk, q)

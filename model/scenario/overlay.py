@@ -76,7 +76,9 @@ def _base_sizes(base: Mapping[str, Any], page: Mapping[str, Any]) -> list[Any] |
         return None
 
 
-def _page_rules(base: Mapping[str, Any], page: dict[str, Any], gpage: Mapping[str, Any]) -> None:
+def _page_rules(
+    base: Mapping[str, Any], page: dict[str, Any], gpage: Mapping[str, Any], notes: list[str] | None
+) -> None:
     """The page rules of :func:`overlay`, applied to ``page`` (the copy of the base's page) in place."""
     if "object_bytes" in gpage:
         page.pop("object_count", None)
@@ -92,6 +94,24 @@ def _page_rules(base: Mapping[str, Any], page: dict[str, Any], gpage: Mapping[st
         page["object_count"] = len(sizes)
     if "object_size_bytes" not in gpage and page.get("object_size_bytes") is None:
         page["object_size_bytes"] = mean_size(sizes)
+        note = _size_note(sizes, page["object_size_bytes"])
+        if note and notes is not None and gpage.get("object_count") != 0:
+            notes.append(note)
+
+
+def _size_note(sizes: list[Any], size: int) -> str:
+    """What a reader is told when a given count took a size that is not the page's one object size."""
+    if not sizes:
+        return f"The page had no embedded objects: each of them is {size:,} bytes (the default size)."
+    if len({repr(x) for x in sizes}) == 1:
+        return ""
+    numbers = [x for x in sizes if isinstance(x, int | float) and not isinstance(x, bool)]
+    if not numbers:
+        return ""
+    return (
+        f"The page's {len(sizes)} objects differ in size ({min(numbers):,} to {max(numbers):,} bytes): each object "
+        f"now has their mean size, {size:,} bytes. Give \u201cObject size\u201d to choose another."
+    )
 
 
 def mean_size(sizes: list[Any]) -> int:
@@ -103,10 +123,11 @@ def mean_size(sizes: list[Any]) -> int:
     return round(sum(numbers) / len(numbers))
 
 
-def overlay(base: Mapping[str, Any] | None, given: Mapping[str, Any]) -> dict[str, Any]:
+def overlay(base: Mapping[str, Any] | None, given: Mapping[str, Any], notes: list[str] | None = None) -> dict[str, Any]:
     """``given`` on top of ``base`` (scenario documents), a given field replacing the base's other form of it.
 
-    Neither is changed. Without a base (``None``), the rules apply against the defaults (an empty document).
+    Where a rule took a value the reader may not expect (a mean object size), a sentence saying so is added to
+    ``notes`` if given (the calculator shows it beside the page's fields). Neither document is changed. Without a base (``None``), the rules apply against the defaults (an empty document).
     """
     if base is None:
         base = {}
@@ -115,7 +136,7 @@ def overlay(base: Mapping[str, Any] | None, given: Mapping[str, Any]) -> dict[st
     if isinstance(gpage, dict):
         page = doc.setdefault("page", {})
         if isinstance(page, dict):
-            _page_rules(base, page, gpage)
+            _page_rules(base, page, gpage, notes)
     network = doc.get("network")
     gnet = given.get("network")
     if isinstance(gnet, dict) and isinstance(network, dict) and "rtt_ms" in gnet:

@@ -53,6 +53,7 @@ class Params:
     request: int
     header: int
     header_flush: bool
+    flush_persistent_only: bool  # header_flush only on connections kept open after the response
     write: int
     server_think: float
     client_think: float
@@ -119,6 +120,7 @@ def resolve(s: Scenario) -> Params:
         request=h.request_bytes,
         header=h.response_header_bytes,
         header_flush=h.header_flush,
+        flush_persistent_only=h.header_flush_persistent_only,
         write=h.server_write_bytes,
         server_think=h.server_think_ms,
         client_think=h.client_think_ms,

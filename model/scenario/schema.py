@@ -77,8 +77,8 @@ class Network(_Strict):
         ge=0,
         le=MAX_LOSS_RATE,
         description="Probability that a packet is lost, each packet independently (dimensionless, 0 to 0.2; "
-        "0.01 is 1 %). The schedule stays lossless; each result adds the loss's expected cost in closed "
-        "form as expected_with_loss (model.analysis.expected_loss).",
+        "0.01 is 1 %). The packets are still drawn without loss; each result adds the mean extra time the "
+        "losses cost (timeouts, retransmissions), computed by formula, as expected_with_loss.",
     )
 
     @model_validator(mode="after")
@@ -109,7 +109,7 @@ class Tcp(_Strict):
     profile: ProfileName = Field(
         "bsd",
         description="TCP implementation whose behaviour is modelled: bsd (the seeds' stacks), ns3, rfc5681 (generic) "
-        "or linux (see model.scenario.profiles).",
+        "or linux (today's Linux defaults).",
     )
     mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
     initial_window_segments: int | None = Field(None, ge=1, le=100, description="Initial congestion window (segments).")
@@ -152,6 +152,11 @@ class Http(_Strict):
     header_flush: bool = Field(
         False, description="The server writes the response header on its own before the body (seed 000, 2.2)."
     )
+    header_flush_persistent_only: bool = Field(
+        False,
+        description="With header_flush: flush only on persistent connections; where the server closes the "
+        "connection after its response (HTTP/1.0) the header goes with the data, as Apache 1.1b4 did (seed 000, 2.2).",
+    )
     server_write_bytes: int = Field(
         4096,
         ge=0,
@@ -170,7 +175,7 @@ class Http(_Strict):
 
 
 class Dns(_Strict):
-    """Looking up the server's name before the session's first connection (model.mechanisms.dns)."""
+    """Looking up the server's name before the session's first connection."""
 
     lookup: Literal["cached", "resolver"] = Field(
         "cached",
@@ -183,7 +188,7 @@ class Dns(_Strict):
 
 
 class Tls(_Strict):
-    """TLS on every connection (model.mechanisms.tls): handshake flights as packets with realistic sizes."""
+    """TLS on every connection: the handshake's messages sent as packets of realistic sizes."""
 
     version: Literal["none", "1.2", "1.3"] = Field(
         "none",
@@ -212,7 +217,7 @@ class Tls(_Strict):
 
 
 class Multiplex(_Strict):
-    """HTTP/2 and HTTP/3: streams on one connection (model.protocols.multiplex)."""
+    """HTTP/2 and HTTP/3: every request a stream on one connection."""
 
     frame_bytes: int = Field(
         16_384,
@@ -231,7 +236,7 @@ class Multiplex(_Strict):
 
 
 class Quic(_Strict):
-    """QUIC's transport rules for h3 (model.mechanisms.quic)."""
+    """QUIC's transport rules, for HTTP/3 (h3)."""
 
     max_datagram_bytes: int = Field(
         1200,

@@ -335,7 +335,7 @@ def build() -> Experiment:
         "terrestrial both ways (TT), satellite both ways (SS), or terrestrial to the US and satellite back "
         "(ST); fetched directly or through split proxies at both ends, with HTTP/1.0 or HTTP/1.1 persistence. "
         f"Here the trace is one page of {requests} responses with seed 002's mean and median sizes, on the "
-        "same six presets the seed tests use (tests/model/studies/test_seed_cases_m98.py). Assumed: the link rates, "
+        "same six presets the project's checks against the seed use. Assumed: the link rates, "
         "delays, buffers and timeout of the seed's table 1, 4.4BSD TCP, the page's sizes, Nagle off. Fitted: "
         "one value, the US-side time per request (server and US network), to the SS/TT ratio.",
         presets=m98_presets(),
@@ -353,8 +353,7 @@ def build() -> Experiment:
         f"seed's {M98_PUBLISHED_S['ss']:g} s ({mean_ss / M98_PUBLISHED_S['ss'] - 1:+.0%}), as the seed's trace "
         "carried queueing and larger pages. The seed's extra gain from persistence behind the proxies (55% "
         "-> 50%): with the US network folded into the server time the server leg has nothing to save. The US "
-        "times themselves are the seed's measurements, not published; the fit stands in for them. The "
-        "one-object presets m98-tt, m98-ss and m98-st remain in the calculator but are not this setup.",
+        "times themselves are the seed's measurements, not published; the fit stands in for them.",
         calculator=(
             *(
                 (f"Link {link.upper()}, {_M98_ARCH_NAMES[arch]}", f"m98-{link}-{arch}", {})

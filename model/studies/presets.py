@@ -70,6 +70,76 @@ _P98_TCP = {
 }
 _P98_PAGE = {"html_bytes": 1000, "object_count": 10, "object_size_bytes": 5120}
 
+#: Seed 003's links: name, description, one-way delay to the US and back (ms).
+_M98_LINKS = (
+    ("TT", "terrestrial both ways", 60, 60),
+    ("SS", "satellite both ways", 320, 320),
+    ("ST", "terrestrial to the US, satellite back", 60, 320),
+)
+
+
+def _m98(name: str, link: str, desc: str, up: float, down: float, arch: str) -> Preset:
+    """Seed 003's setup over link ``link`` (TT, SS or ST) with architecture ``arch`` (direct or proxy)."""
+    full = f"m98-{link.lower()}-{arch}"
+    return _p(
+        name,
+        f"Seed 003: a 1997 page over NZ-US link {link} ({desc}), {'split proxies' if arch == 'proxy' else 'direct'}"
+        + (f" (the same setup as {full})" if name != full else ""),
+        "McGregor, Pearson & Cleary, table 1, 'US and NZ proxies', 'Persistent HTTP' and results (figure 4)",
+        "E3 links (34.368 Mb/s) both ways; satellite delay 320 ms and terrestrial delay 60 ms one way; MSS "
+        "1460; 32,767-byte TCP buffers at proxies and servers; persistence timeout 15 s (table 1). http10 is "
+        "the seed's HTTP/1.0 and persistent its HTTP/1.1 (an idle connection to the server is reused, one "
+        "request at a time). "
+        + (
+            "Split proxies: the long-haul connection between them is persistent and warm, replies multiplexed "
+            "with 20 bytes per relayed segment; client leg not simulated by the seed (0 ms, 100 Mb/s assumed); "
+            "the US cloud's delay is in the server time, so the server leg is 0 ms at 100 Mb/s (assumed); one "
+            "long-haul connection (assumed: one request at a time needs no more). "
+            if arch == "proxy"
+            else "Direct: one TCP connection from the NZ proxy to the US server per request (the seed does not "
+            "simulate the client's leg). "
+        )
+        + "Workload: the seed's is a trace (NZIX, July 1997); here one page of five responses whose mean and "
+        "median, 12,925 and 1,770 bytes, are seed 002's sample of 200,000 retrievals: a 6,000-byte HTML "
+        "document and images of 500, 1,000, 1,770 and 55,355 bytes (sizes assumed). TCP is 4.4BSD-Lite's "
+        "(the seed's simulator): initial window 1, delayed ACKs. idle_restart keep: 4.4BSD counts idle time "
+        "from the last segment received, so the request arriving the server time before the reply keeps "
+        "the window whenever that time is under the retransmission timeout (about 1.9 s over the satellite). "
+        "Nagle off: it changes no HTTP/1.0 figure (the close sends the held segment, seed 000, 2.3), while "
+        "on persistent and relayed connections it holds each reply's tail for a round trip (seed 000, 2.3; "
+        "seed 004 recommends turning it off) and seed 003 notes the inter-proxy stacks are the NSP's to tune.",
+        {
+            "protocols": ["http10", "persistent"],
+            "network": {"uplink_delay_ms": up, "downlink_delay_ms": down, "bandwidth_bps": 34_368_000},
+            "tcp": {
+                "profile": "bsd",
+                "mss_bytes": 1460,
+                "receive_window_bytes": 32767,
+                "nagle": False,
+                "idle_restart": "keep",
+            },
+            "http": {"server_think_ms": M98_SERVER_MS},
+            "page": {"html_bytes": 6000, "object_bytes": [500, 1000, 1770, 55355]},
+            "session": {"server_idle_timeout_ms": 15_000},
+            "proxy": (
+                {
+                    "architecture": "split_proxy",
+                    "client_leg": {"delay_ms": 0, "bandwidth_bps": 100e6},
+                    "server_leg": {"delay_ms": 0, "bandwidth_bps": 100e6},
+                    "long_haul_connections": 1,
+                    "long_haul_receive_window_bytes": 32767,
+                    "mux_overhead_bytes": 20,
+                }
+                if arch == "proxy"
+                else {"architecture": "direct"}
+            ),
+        },
+        server_think_ms=f"{M98_SERVER_MS:g} ms per request, the time spent in the US (server and US network): "
+        "fitted so the direct SS/TT ratio is the seed's 2.07 (2.8 s -> 5.8 s). The seed replays each request's "
+        "measured US time and does not publish them; the other ratios are predictions.",
+    )
+
+
 _PRESETS = [
     _p(
         "h96-lan",
@@ -79,14 +149,15 @@ _PRESETS = [
         "(2.1). The trace of figure 2 gives the 52-byte request, 226-byte header, 2.175 ms server and 0.650 ms "
         "client think times and a 0.25 ms SYN round trip (used as the RTT). Apache writes 4 KB chunks (2.3). "
         "Assumed: per-packet overhead 78 bytes (IP+TCP 40, Ethernet header and CRC 18, preamble and gap 20). "
-        "The page is the seed's three documents (6,651, 3,883 and 1,866 bytes). As set, this is table 1's "
-        "second row (P-HTTP, header flushed, Nagle on); the other rows change header_flush and nagle, and the "
-        "HTTP/1.0 row uses header_flush false, as Apache flushed only on keep-alive connections (2.2).",
+        "The page is the seed's three documents (6,651, 3,883 and 1,866 bytes). Apache 1.1b4 flushed the "
+        "header on its own only on persistent connections (2.2), so header_flush_persistent_only is on: as "
+        "set, http10 is table 1's first row (HTTP/1.0, the header with the data) and persistent its second "
+        "(P-HTTP, header flushed, Nagle on); the third and fourth turn header_flush, then nagle, off.",
         {
             "protocols": ["persistent"],
             "network": {"rtt_ms": 0.25, "bandwidth_bps": 10_000_000, "packet_overhead_bytes": 78},
             "tcp": {"profile": "bsd", "mss_bytes": 1460, "receive_window_bytes": 16384, "delayed_ack_ms": 187},
-            "http": {**_H96_HTTP, "header_flush": True},
+            "http": {**_H96_HTTP, "header_flush": True, "header_flush_persistent_only": True},
             "page": {"html_bytes": 6651, "object_bytes": [3883, 1866]},
         },
         delayed_ack_ms="187 ms: fitted to the trace's stall (figure 2: 185.7 ms between second and third data "
@@ -173,93 +244,12 @@ _PRESETS = [
         },
         initial_window_segments="2 segments, as fitted for the terrestrial preset.",
     ),
+    # m98-tt, m98-ss, m98-st: the direct architecture under the links' short names (once a page of one object,
+    # where persistence has nothing to reuse and reproduced none of the seed's figures).
+    *[_m98(f"m98-{link.lower()}", link, desc, up, down, "direct") for link, desc, up, down in _M98_LINKS],
     *[
-        _p(
-            f"m98-{link.lower()}",
-            f"Seed 003: NZ-US link {link} ({desc})",
-            "McGregor, Pearson & Cleary, table 1 and results",
-            "E3 links (34.368 Mb/s) both ways; satellite delay 320 ms and terrestrial delay 60 ms taken as one-way "
-            "delays; MSS 1460; 32,767-byte TCP buffers (table 1). Direct architecture, HTTP/1.0. Assumed: the "
-            "fetched object is seed 002's mean HTTP response, 12,925 bytes, alone (a page of one object).",
-            {
-                "protocols": ["http10", "persistent"],
-                "network": {
-                    "uplink_delay_ms": up,
-                    "downlink_delay_ms": down,
-                    "bandwidth_bps": 34_368_000,
-                },
-                "tcp": {"profile": "bsd", "mss_bytes": 1460, "receive_window_bytes": 32767},
-                "page": {"html_bytes": 12925, "object_bytes": []},
-            },
-        )
-        for link, desc, up, down in (
-            ("TT", "terrestrial both ways", 60, 60),
-            ("SS", "satellite both ways", 320, 320),
-            ("ST", "terrestrial to the US, satellite back", 60, 320),
-        )
-    ],
-    *[
-        _p(
-            f"m98-{link.lower()}-{arch}",
-            f"Seed 003: a 1997 page over NZ-US link {link} ({desc}), {'split proxies' if arch == 'proxy' else 'direct'}",
-            "McGregor, Pearson & Cleary, table 1, 'US and NZ proxies', 'Persistent HTTP' and results (figure 4)",
-            "E3 links (34.368 Mb/s) both ways; satellite delay 320 ms and terrestrial delay 60 ms one way; MSS "
-            "1460; 32,767-byte TCP buffers at proxies and servers; persistence timeout 15 s (table 1). http10 is "
-            "the seed's HTTP/1.0 and persistent its HTTP/1.1 (an idle connection to the server is reused, one "
-            "request at a time). "
-            + (
-                "Split proxies: the long-haul connection between them is persistent and warm, replies multiplexed "
-                "with 20 bytes per relayed segment; client leg not simulated by the seed (0 ms, 100 Mb/s assumed); "
-                "the US cloud's delay is in the server time, so the server leg is 0 ms at 100 Mb/s (assumed); one "
-                "long-haul connection (assumed: one request at a time needs no more). "
-                if arch == "proxy"
-                else "Direct: one TCP connection from the NZ proxy to the US server per request (the seed does not "
-                "simulate the client's leg). "
-            )
-            + "Workload: the seed's is a trace (NZIX, July 1997); here one page of five responses whose mean and "
-            "median, 12,925 and 1,770 bytes, are seed 002's sample of 200,000 retrievals: a 6,000-byte HTML "
-            "document and images of 500, 1,000, 1,770 and 55,355 bytes (sizes assumed). TCP is 4.4BSD-Lite's "
-            "(the seed's simulator): initial window 1, delayed ACKs. idle_restart keep: 4.4BSD counts idle time "
-            "from the last segment received, so the request arriving the server time before the reply keeps "
-            "the window whenever that time is under the retransmission timeout (about 1.9 s over the satellite). "
-            "Nagle off: it changes no HTTP/1.0 figure (the close sends the held segment, seed 000, 2.3), while "
-            "on persistent and relayed connections it holds each reply's tail for a round trip (seed 000, 2.3; "
-            "seed 004 recommends turning it off) and seed 003 notes the inter-proxy stacks are the NSP's to tune.",
-            {
-                "protocols": ["http10", "persistent"],
-                "network": {"uplink_delay_ms": up, "downlink_delay_ms": down, "bandwidth_bps": 34_368_000},
-                "tcp": {
-                    "profile": "bsd",
-                    "mss_bytes": 1460,
-                    "receive_window_bytes": 32767,
-                    "nagle": False,
-                    "idle_restart": "keep",
-                },
-                "http": {"server_think_ms": M98_SERVER_MS},
-                "page": {"html_bytes": 6000, "object_bytes": [500, 1000, 1770, 55355]},
-                "session": {"server_idle_timeout_ms": 15_000},
-                "proxy": (
-                    {
-                        "architecture": "split_proxy",
-                        "client_leg": {"delay_ms": 0, "bandwidth_bps": 100e6},
-                        "server_leg": {"delay_ms": 0, "bandwidth_bps": 100e6},
-                        "long_haul_connections": 1,
-                        "long_haul_receive_window_bytes": 32767,
-                        "mux_overhead_bytes": 20,
-                    }
-                    if arch == "proxy"
-                    else {"architecture": "direct"}
-                ),
-            },
-            server_think_ms=f"{M98_SERVER_MS:g} ms per request, the time spent in the US (server and US network): "
-            "fitted so the direct SS/TT ratio is the seed's 2.07 (2.8 s -> 5.8 s). The seed replays each request's "
-            "measured US time and does not publish them; the other ratios are predictions.",
-        )
-        for link, desc, up, down in (
-            ("TT", "terrestrial both ways", 60, 60),
-            ("SS", "satellite both ways", 320, 320),
-            ("ST", "terrestrial to the US, satellite back", 60, 320),
-        )
+        _m98(f"m98-{link.lower()}-{arch}", link, desc, up, down, arch)
+        for link, desc, up, down in _M98_LINKS
         for arch in ("direct", "proxy")
     ],
     *[
@@ -267,8 +257,8 @@ _PRESETS = [
             f"n97-{net.lower()}",
             f"Seed 004: the Microscape page over {desc}",
             "Nielsen et al. 1997, Test Setup (Microscape) and network environments",
-            "Microscape: 42 KB HTML and 42 GIFs totalling 125 KB with the seed's size bins (sizes within bins "
-            f"assumed, see MICROSCAPE_OBJECT_BYTES). {why} HTTP/1.0 uses 4 parallel connections (the seed: "
+            "Microscape: 42 KB HTML and 42 GIFs totalling 125 KB with the seed's size bins (the sizes within each "
+            f"bin are assumed, spread evenly). {why} HTTP/1.0 uses 4 parallel connections (the seed: "
             "typical implementations used 4). Nagle off, as the seed recommends for pipelining.",
             {
                 "protocols": ["http10_parallel", "persistent", "pipelined"],

@@ -179,7 +179,8 @@ def build() -> Experiment:
                 (ttfb_expected_ms("lighthouse-mobile", "h3"),),
             ),
         ),
-        "One request for a one-byte response on a cold connection (tests/model/studies/test_lighthouse.py's setup): "
+        "One request for a one-byte response on a cold connection (the setup the model is checked against "
+        "Lantern with): "
         "the response's first byte is its last. Lantern counts propagation only; the model also serializes "
         "each packet (the 4 KB TLS flight at 1.6 Mb/s), which the hatched bars remove. Lantern has no QUIC: "
         "h3's expected figure is RFC 9001's 1-RTT handshake.",

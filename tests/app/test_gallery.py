@@ -252,7 +252,7 @@ def test_m98_page_shows_the_seed_tests_ratios(client: FlaskClient) -> None:
     for link in ("tt", "ss", "st"):
         for arch in ("direct", "proxy"):
             assert f"<code>m98-{link}-{arch}</code>" in page
-    assert "<code>m98-ss</code>" not in page  # the one-object presets are not this setup
+    assert "<code>m98-ss</code>" not in page  # named by the full names (m98-ss is m98-ss-direct under a short one)
     figures = figures_of(page)
     assert {"ratios", "fig4", "sensitivity", "sensitivity-persistence"} <= set(figures)
     fig4 = figures["fig4"]

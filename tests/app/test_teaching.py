@@ -107,10 +107,10 @@ def test_no_timer_without_a_held_ack(client: FlaskClient) -> None:
 
 def test_nagle_hold_drawn_on_the_sender_side(client: FlaskClient) -> None:
     doc = PRESETS["m98-tt"].document
-    expected = result_of(doc, "persistent")
+    expected = result_of({**doc, "tcp": {**doc["tcp"], "nagle": True}}, "persistent")
     nagle = [e for e in expected["events"] if e["kind"] == "nagle_stall"]
-    assert nagle, "m98-tt persistent has a Nagle stall"
-    _, html = get(client, "preset=m98-tt&protocol=persistent")
+    assert nagle, "m98-tt persistent with Nagle on has a Nagle stall"
+    _, html = get(client, "preset=m98-tt&protocol=persistent&tcp.nagle=true")
     holds = traces(figure(html), "nagle")
     assert len(holds) == len(nagle)
     e = nagle[0]
@@ -300,7 +300,7 @@ def test_partial_for_htmx_full_page_otherwise(client: FlaskClient) -> None:
 @pytest.mark.parametrize(
     ("query", "expected"),
     [
-        ("network.rtt_ms=-5", ["network.rtt_ms", "allowed"]),
+        ("network.rtt_ms=-5", ["RTT (network.rtt_ms) must be a number between 0 and 10,000 ms; you gave -5."]),
         ("network.rtt_ms=fast", ["network.rtt_ms", "fast"]),
         ("protocol=http2", ["protocol", "http2", "http10, http10_parallel, persistent, pipelined, getall"]),
         ("protocol=persistant", ["protocol", "did you mean 'persistent'"]),
@@ -340,3 +340,73 @@ def test_formula_left_out_over_its_limit(client: FlaskClient) -> None:
     assert "The formula is left out for a page this large" in html and "max_formula_work_units" in html
     assert '<math display="block">' not in html
     assert len(traces(figure(html), "packet")) == MAX_PACKETS
+
+
+# --- every preset, every protocol (issue 15, defects 2 and 7) -----------------------------------------
+
+
+def _runs(doc: dict[str, Any], protocol: str) -> bool:
+    from model import Scenario
+
+    try:
+        Scenario.model_validate({**doc, "protocols": [protocol]})
+    except ValueError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("name", list(PRESETS))
+def test_every_presets_panel_opens_for_every_protocol(client: FlaskClient, name: str) -> None:
+    """No 5xx anywhere: the split-proxy presets once answered 500 (KeyError 1/B_s in model.analysis.symbolic.terms).
+    A protocol the scenario cannot run (HTTP/2 through split proxies) is a 400 page naming why, and the
+    chooser does not offer it; every other one shows its panel with terms adding up to the prediction."""
+    doc = PRESETS[name].document
+    for protocol in ALL_PROTOCOLS:
+        for partial in (True, False):
+            status, html = get(client, f"preset={name}&protocol={protocol}", partial=partial)
+            assert status < 500, (name, protocol, status)
+        if not _runs(doc, protocol):
+            assert status == 400 and 'role="alert"' in html and protocol in html, (name, protocol)
+            continue
+        assert status == 200, (name, protocol)
+        nav = html.split('<nav class="explain-chooser"', 1)[1].split("</nav>", 1)[0]
+        offered = re.findall(r'data-protocol="(\w+)"', nav)
+        assert offered and all(_runs(doc, p) for p in offered), (name, offered)
+        body = html.split('<table class="explain-terms">', 1)[1].split("</table>", 1)[0]
+        rows = body.split("<tfoot>", 1)[0]
+        terms = [float(x) for x in re.findall(r'data-ms="([^"]+)"', rows)]
+        assert sum(terms) == pytest.approx(result_of(doc, protocol)["page_load_ms"], abs=1e-6), (name, protocol)
+        assert "&amp;" not in body, (name, protocol)  # no entity escaped twice (the '&minus;' text of defect 7)
+
+
+def test_negative_terms_show_a_minus_sign_not_an_entity(client: FlaskClient) -> None:
+    _, html = get(client, "preset=h96-lan&protocol=persistent")
+    text = unescape(re.sub(r"<[^>]+>", "", html))
+    assert "&minus;" not in text and "\u22122.336 ms" in text
+    assert f"\u22122 {X} M {X} 8000 / B = \u22122 {X} 1,460 bytes" in text
+
+
+def test_term_table_mathml_keeps_8000_over_the_rate(client: FlaskClient) -> None:
+    _, html = get(client, "preset=h96-lan&protocol=persistent")
+    block = re.search(r'<math display="block">(.*?)</math>', html, re.S)
+    assert block and "<mn>8000</mn>" in block.group(1) and "99200000" not in block.group(1)
+    body = html.split('<table class="explain-terms">', 1)[1].split("</table>", 1)[0]
+    assert "99200000" not in body and "16000" not in body
+    assert body.count("<mfrac><mrow><mn>8000</mn>") == 5  # M, h, o, q and the plain bytes, each over B
+
+
+def test_three_delayed_ack_timers_beside_one_stall_are_explained(client: FlaskClient) -> None:
+    """Seed 000's P-HTTP: the formula has 3 T_d, the stalls list 1 delayed-ACK stall; the other two are
+    Nagle stalls ended by a delayed ACK, and the panel says so beside the count and links it from T_d."""
+    _, html = get(client, "preset=h96-lan&protocol=persistent")
+    section = re.search(r'data-kind="delayed_ack_stall".*?</section>', html, re.S)
+    assert section and "<h4>Delayed-ACK stalls: 1 (" in section.group(0)
+    note = re.search(r'<p class="explain-note" id="explain-dack-note" role="note">(.*?)</p>', section.group(0), re.S)
+    assert note
+    text = unescape(re.sub(r"<[^>]+>", "", note.group(1)))
+    assert "Td appears 3 times" in text and "1 delayed-ACK stall is counted" in text
+    assert "2 Nagle stalls waited for a delayed ACK" in text and "Nagle's algorithm keeps a short segment" in text
+    assert 'delayed-ACK timer (<a href="#explain-dack-note">why 3 times</a>)' in html
+    # with Nagle off the timers and the stall count agree again: no note
+    _, plain = get(client, "preset=h96-lan&protocol=persistent&tcp.nagle=false")
+    assert "explain-dack-note" not in plain

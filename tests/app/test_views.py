@@ -17,9 +17,8 @@ from werkzeug.datastructures import MultiDict
 from app import SECURITY_HEADERS
 from app.assets import IMMUTABLE
 from app.query import SCENARIO_PARAMS
-from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, read
+from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, must_be, read
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
-from model.scenario.errors import words
 from model.scenario.overlay import overlay
 
 HX = {"HX-Request": "true"}
@@ -46,13 +45,13 @@ def test_every_scenario_field_is_in_the_form_with_unit_range_and_description(cli
     for f in FIELDS:
         block = html.unescape(field_block(page, f.param))
         assert f'name="{f.param}"' in block, f.param
-        assert f"Allowed: {words(f.spec, with_null=False)}." in block, f.param
+        assert f"Allowed: {must_be(f.spec)}." in block, f.param
         if f.spec.description:
             assert f.spec.description in block, f.param
         if f.spec.unit:
             assert f"({f.spec.unit})" in block, f.param
     assert 'aria-describedby="f-network-rtt_ms-help"' in page
-    assert "a number from 0 to 10,000 ms" in html.unescape(page)
+    assert "Allowed: a number between 0 and 10,000 ms." in html.unescape(page)
 
 
 def test_every_field_of_the_schema_has_a_description() -> None:
@@ -287,8 +286,10 @@ def test_garbage_in_every_field_gives_400_with_a_message_beside_it(client: Flask
             beside = re.search(rf'id="{dom}-error">([^<]+)<', page)
             assert beside is not None, (f.param, value)
             message = html.unescape(beside.group(1))
-            assert f.param in message or f"{f.section}: {f.name}" in message, message
-            assert any(w in message for w in ("allowed", "Input should", "must", "List should")), message
+            # plain words (issue 15, defect 10): the field's label, what it takes, never pydantic's phrasing
+            assert f.label in message, message
+            assert "must" in message or "give" in message.lower(), message
+            assert "Input should" not in message and "List should" not in message, message
             assert re.search(rf'id="{dom}"[^>]*aria-invalid="true"', page) or (
                 f.param == "protocols" and 'aria-invalid="true"' in field_block(page, f.param)
             )
@@ -299,7 +300,7 @@ def test_out_of_range_value_names_field_and_range(client: FlaskClient) -> None:
         r = client.get("/?network.rtt_ms=-5", headers=headers)
         assert r.status_code == 400
         message = html.unescape(re.search(r'id="f-network-rtt_ms-error">([^<]+)<', text(r)).group(1))  # type: ignore[union-attr]
-        assert "network.rtt_ms" in message and "a number from 0 to 10,000 ms" in message
+        assert message == "RTT must be a number between 0 and 10,000 ms; you gave -5."
     frag = client.get("/?network.rtt_ms=-5", headers=HX)
     assert frag.headers["HX-Push-Url"] == "/?network.rtt_ms=-5"
 
@@ -320,10 +321,9 @@ def test_every_garbage_at_once_and_unknown_parameters_never_500(client: FlaskCli
 
 
 def test_cross_field_problem_is_shown_beside_the_fields(client: FlaskClient) -> None:
-    # (a count alone is no longer one: the size comes from the base page, tests/model/scenario/test_overlay.py)
-    r = client.get("/?page.object_count=3&page.object_bytes=1,2")
+    r = client.get("/?page.object_bytes=1000,2000&page.object_count=3")
     assert r.status_code == 400
-    assert 'id="f-page-object_bytes-error"' in text(r) or 'id="f-page-object_count-error"' in text(r)
+    assert 'id="f-page-object_bytes-error"' in text(r) and 'id="f-page-object_count-error"' in text(r)
     r = client.get("/?tcp.receive_window_bytes=1000&tcp.mss_bytes=1460")
     assert r.status_code == 400
     assert 'id="f-tcp-receive_window_bytes-error"' in text(r)
@@ -418,3 +418,53 @@ def test_sweep_csv_rejects_bad_query(client: FlaskClient) -> None:
 def test_canonical_links_have_no_blank_parameters(client: FlaskClient) -> None:
     r = client.get("/?preset=h96-lan", headers=HX)
     assert "=&" not in urlsplit(r.headers["HX-Push-Url"]).query + "&"
+
+
+# --- one of object count and size given (issue 15, defect 4) ---------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("name", "count", "size", "note"),
+    [
+        ("", 5, 2544, ""),  # the model's default page: three objects of 2,544 bytes
+        ("h96-lan", 5, 2874, "mean size, 2,874 bytes"),  # 3,883 and 1,866 bytes
+        ("n97-lan", 5, 3048, "mean size, 3,048 bytes"),  # the Microscape page's 42 images, 125 KB
+        ("pm94-remote", 6, 2544, ""),  # given as count and size already
+    ],
+)
+def test_object_count_alone_takes_its_size_from_the_page(
+    client: FlaskClient, name: str, count: int, size: int, note: str
+) -> None:
+    q = (f"preset={name}&" if name else "") + f"page.object_count={count}"
+    r = client.get("/?" + q, headers=HX)
+    assert r.status_code == 200, text(r)[-500:]
+    state = read(MultiDict(parse_qsl(q)))
+    assert state.scenario is not None and state.scenario.page.sizes() == [size] * count
+    notes = state.notes.get("page", [])
+    assert (note in notes[0]) if note else notes == []
+    if note:
+        assert html.unescape(note) in html.unescape(text(r))
+    assert r.headers["HX-Push-Url"] == "/?" + q  # the address keeps what was typed
+
+
+def test_object_size_alone_keeps_the_pages_count(client: FlaskClient) -> None:
+    for name, count in (("", 3), ("h96-lan", 2), ("n97-ppp", 42), ("m98-ss", 4)):
+        q = (f"preset={name}&" if name else "") + "page.object_size_bytes=1000"
+        state = read(MultiDict(parse_qsl(q)))
+        assert state.scenario is not None and state.scenario.page.sizes() == [1000] * count, name
+        assert client.get("/?" + q, headers=HX).status_code == 200
+
+
+def test_overlay_fills_the_companion_only_when_missing() -> None:
+    base = PRESETS["h96-lan"].document
+    both = overlay(base, {"page": {"object_count": 2, "object_size_bytes": 10}})
+    assert both["page"]["object_count"] == 2 and both["page"]["object_size_bytes"] == 10
+    assert "object_bytes" not in both["page"]
+    notes: list[str] = []
+    none = overlay(base, {"page": {"object_count": 0}}, notes)
+    assert none["page"]["object_count"] == 0 and notes == []  # no objects: their size says nothing
+    alone = overlay({"page": {"html_bytes": 12925, "object_bytes": []}}, {"page": {"object_count": 5}}, notes)
+    assert alone["page"] == {"html_bytes": 12925, "object_count": 5, "object_size_bytes": 2544}
+    assert notes == ["The page had no embedded objects: each of them is 2,544 bytes (the default size)."]
+    listed = overlay(PRESETS["pm94-remote"].document, {"page": {"object_bytes": [1, 2]}})
+    assert listed["page"] == {"html_bytes": 1000, "object_bytes": [1, 2]}

@@ -54,3 +54,37 @@ def test_latex_is_there_to_copy(page: Page) -> None:
     page.locator("details.explain-latex summary").click()
     expect(latex).to_be_visible()
     assert re.search(r"\\|RTT|\+", latex.inner_text())
+
+
+def test_split_proxy_panel_opens_in_the_calculator(page: Page) -> None:
+    """Issue 15, defect 2: the calculator's "Why" panel on a split-proxy preset answered 500 ("Internal
+    Server Error") for both protocols. The fixture's log fails the test on any 5xx response."""
+    page.goto("/?preset=m98-ss-proxy")
+    panel = page.locator("section:has(> #explain-title)")  # the panel as swapped into the results
+    expect(panel.get_by_role("heading", name=re.compile(r"^Why HTTP\/1\.0 takes"))).to_be_visible()
+    page.wait_for_function(LADDER_DRAWN)
+    expect(panel.locator("table.explain-terms")).to_contain_text("8000 / Bs")
+    page.get_by_role("navigation", name="Explain a protocol").get_by_role("link", name="persistent").click()
+    expect(panel.get_by_role("heading", name=re.compile(r"^Why persistent HTTP\/1\.1 takes"))).to_be_visible()
+    expect(panel).not_to_contain_text("Internal Server Error")
+    # the chooser offers only what the split proxies relay: no HTTP/2 or HTTP/3 leading to an error page
+    chooser = panel.get_by_role("navigation", name="Protocol to explain")
+    expect(chooser.get_by_role("link", name="HTTP/2")).to_have_count(0)
+
+
+def test_term_table_reads_as_numbers_and_8000_over_the_rate(page: Page) -> None:
+    """Issue 15, defect 7: the term table showed the literal text '&minus;2.336 ms'; the formula showed
+    '99200000/B' and '-16000 M' where the README writes 8000 (...)/B; the 3 T_d beside one delayed-ACK
+    stall is explained beside that count."""
+    page.goto(STALLING)
+    table = page.locator("table.explain-terms")
+    expect(table).not_to_contain_text("&minus;")
+    expect(table).to_contain_text("\u22122.336 ms")
+    formula = page.locator(".explain-formula math")
+    expect(formula).to_contain_text("8000")
+    shown = formula.text_content() or ""
+    assert "99200000" not in shown and "16000" not in shown
+    section = page.locator('section.explain-stalls[data-kind="delayed_ack_stall"]')
+    expect(section.get_by_role("heading", level=4)).to_contain_text("Delayed-ACK stalls: 1")
+    expect(section.get_by_role("note")).to_contain_text("Td appears 3 times")
+    expect(section.get_by_role("note")).to_contain_text("2 Nagle stalls waited for a delayed ACK")

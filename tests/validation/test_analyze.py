@@ -86,6 +86,19 @@ def test_setup_text_carries_the_resolved_numbers() -> None:
     assert text.endswith("sizes 3 6000 2544 2544")
 
 
+def test_setup_text_flushes_the_header_only_where_the_model_does() -> None:
+    """header_flush_persistent_only (Apache 1.1b4, seed 000, 2.2): ns-3 gets the flush on a persistent
+    connection, not on HTTP/1.0's one-request connections, as the model schedules them."""
+    from model import PRESETS
+
+    p = resolve(Scenario.model_validate(PRESETS["h96-lan"].document))
+    flush = {}
+    for protocol in ("http10", "http10_parallel", "persistent", "pipelined", "getall"):
+        fields = setup_text(p, protocol).split()
+        flush[protocol] = dict(zip(fields[0::2], fields[1::2], strict=False))["header_flush"]
+    assert flush == {"http10": "0", "http10_parallel": "0", "persistent": "1", "pipelined": "1", "getall": "1"}
+
+
 def test_unsupported_features_are_named() -> None:
     _, s = _case("persistent_nagle")
     assert unsupported(resolve(s)) == []

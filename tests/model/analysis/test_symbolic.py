@@ -95,3 +95,40 @@ def test_predict_with_formulas_carries_text_latex_mathml_and_numbers() -> None:
     assert set(f["symbols"]) <= set(out["glossary"]) and out["glossary"]["T_d"]["field"] == "tcp.delayed_ack_ms"
     by_name = {str(sym): v for sym, v in _subs(preset("h96-lan")).items()}
     assert float(sympy.sympify(f["text"]).subs(by_name)) == pytest.approx(out["results"][0]["page_load_ms"], rel=1e-9)
+
+
+@pytest.mark.parametrize(
+    "doc", SPREAD[:10] + SPLIT, ids=[f"s{i}" for i in range(10)] + [f"split{i}" for i in range(len(SPLIT))]
+)
+def test_terms_add_up_on_every_path(doc: dict) -> None:
+    """The formula term by term (the teaching panel's table) sums to the prediction, split-proxy legs
+    (B_c, B_s) included: their serialization terms once raised KeyError 1/B_s (issue 15, defect 2)."""
+    from model.analysis.symbolic import terms
+
+    s = Scenario.model_validate(doc)
+    p = resolve(s)
+    for r in predict(s)["results"]:
+        parts = terms(expression(s, r["protocol"])["page_load_ms"], p)
+        assert sum(t["ms"] for t in parts) == pytest.approx(r["page_load_ms"], rel=1e-9, abs=1e-9)
+        for t in parts:
+            assert t["rate"] is None or t["rate"] in {"B", "B_u", "B_c", "B_s"}
+
+
+def test_mathml_keeps_eight_thousand_over_the_rate() -> None:
+    """The MathML writes serialization as the README does, 8000 (bytes)/B, not 99200000/B or -16000 M
+    (issue 15, defect 7); a term of the table likewise: 8000 (-2 M)/B."""
+    from model.analysis.symbolic import terms, to_mathml
+
+    s = preset("h96-lan")
+    e = expression(s, "persistent")["page_load_ms"]
+    ml = to_mathml(e)
+    assert "<mfrac><mrow><mn>8000</mn><mo>&InvisibleTimes;</mo><mrow><mo>(</mo>" in ml
+    assert "99200000" not in ml and "16000" not in ml
+    assert "<mn>12400</mn>" in ml and "<mn>2</mn><mo>&InvisibleTimes;</mo><mi>M</mi>" in ml
+    by_symbol = {(t["symbol"], t["rate"]): t for t in terms(e, resolve(s))}
+    m_term = to_mathml(by_symbol[("M", "B")]["display"])
+    assert m_term.startswith("<mfrac><mrow><mn>8000</mn>") and "16000" not in m_term and "<mi>M</mi>" in m_term
+    const = to_mathml(by_symbol[(None, "B")]["display"])
+    assert "<mn>12400</mn>" in const and "99200000" not in const
+    # the unevaluated form still has the expression's value
+    assert float(by_symbol[("M", "B")]["display"].subs(_subs(s))) == pytest.approx(by_symbol[("M", "B")]["ms"])

@@ -181,7 +181,7 @@ def test_n97_claims_match_test_content() -> None:
 
 def test_m98_is_the_seed_tests_setup() -> None:
     """The M98 page reads the six presets the seed tests use (m98_results, m98_ratios: the same functions
-    tests/model/studies/test_seed_cases_m98.py imports), not the one-object m98-tt/ss/st presets."""
+    tests/model/studies/test_seed_cases_m98.py imports); m98-tt/ss/st are the direct ones under short names."""
     e = E.experiment("m98")
     names = [f"m98-{link}-{arch}" for link in ("tt", "ss", "st") for arch in ("direct", "proxy")]
     assert list(e.presets) == names == list(E.m98_presets())
