@@ -533,27 +533,18 @@ class SweepPlot:
 def sweep_base(state: State, choice: SweepChoice) -> tuple[dict[str, Any], dict[str, Any], str]:
     """The document a sweep starts from, its cache key (the same without the swept field) and a note.
 
-    Sweeping the objects' count or size turns a page given as a list of sizes into ``count`` objects of one
-    size (their mean size, when they differ; the note says so).
+    The swept field is given on top of the scenario by the rules every front end uses
+    (:func:`model.scenario.overlay.overlay`): sweeping the objects' count or size turns a page given as a list of
+    sizes into ``count`` objects of one size (their mean size, when they differ; the note says so).
     """
-    doc = copy.deepcopy(state.document)
-    section, name = choice.param.split(".", 1)
-    note = ""
     assert state.scenario is not None
-    if choice.param in ("page.object_count", "page.object_size_bytes"):
-        sizes = state.scenario.page.sizes()
-        page = doc.setdefault("page", {})
-        if "object_count" not in page or "object_size_bytes" not in page:
-            page.pop("object_bytes", None)
-            mean = round(sum(sizes) / len(sizes)) if sizes else 0
-            page["object_count"] = len(sizes)
-            page["object_size_bytes"] = mean
-            if len(set(sizes)) > 1 and choice.param == "page.object_count":
-                note = (
-                    f"The page's objects differ in size: in the sweep each object has their mean size, {mean:,} bytes."
-                )
-            elif len(set(sizes)) > 1:
-                note = f"In the sweep all {len(sizes)} objects of the page have the same size."
+    section, name = choice.param.split(".", 1)
+    notes: list[str] = []
+    doc = overlay(state.document, {section: {name: None}}, notes)
+    note = notes[0] if notes else ""
+    sizes = state.scenario.page.sizes()
+    if choice.param == "page.object_size_bytes" and len(set(sizes)) > 1:
+        note = f"In the sweep all {len(sizes)} objects of the page have the same size."
     key = copy.deepcopy(doc)
     key.get(section, {}).pop(name, None)
     return doc, key, note
@@ -593,7 +584,7 @@ def run_sweep(state: State) -> SweepPlot:
         plot = SweepPlot(None, choice, note, left_out, "Too few values of this field fit this scenario for a sweep.")
     else:
         try:
-            req = SweepRequest(scenario=_validate(doc), field=choice.param, values=list(kept))
+            req = SweepRequest(scenario=state.scenario, field=choice.param, values=list(kept))
             out = sweep(req)
         except (SweepError, ValidationError, WorkLimitExceeded) as exc:
             plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}")
