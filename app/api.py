@@ -40,7 +40,17 @@ from app.problems import ApiError, invalid
 from app.query import only_options, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.cli import csv_rows, deep_merge
-from model.errors import Describe, JsonInputError, Problem, allowed, loads_strict, problems, validate_scenario
+from model.errors import (
+    Describe,
+    JsonInputError,
+    Problem,
+    allowed,
+    loads_strict,
+    problems,
+    validate_scenario,
+    whole_number,
+    whole_numbers,
+)
 from model.limits import (
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
@@ -49,7 +59,7 @@ from model.limits import (
     check,
     work_units,
 )
-from model.sweep import SweepError, SweepRequest, request_problems, sweep
+from model.sweep import SWEEPABLE_FIELDS, SweepError, SweepRequest, field_spec, request_problems, sweep
 from model.sweep import csv_rows as sweep_csv_rows
 
 bp = Blueprint("api", __name__, url_prefix="/api")
@@ -260,6 +270,23 @@ def scenario_input(options: Iterable[str]) -> dict[str, Any]:
     return deep_merge(base, doc) if base is not None else doc
 
 
+def whole_numbers_of_sweep(doc: Any) -> Any:
+    """A sweep request with whole floats as integers where an integer is expected (as :func:`validate_scenario` reads
+    a scenario): in its base scenario, ``steps``, and ``values`` when the swept field takes integers."""
+    if not isinstance(doc, dict):
+        return doc
+    out = dict(doc)
+    if "scenario" in out:
+        out["scenario"] = whole_numbers(out["scenario"])
+    if isinstance(out.get("steps"), float):
+        out["steps"] = whole_number(out["steps"])
+    swept = out.get("field")
+    values = out.get("values")
+    if swept in SWEEPABLE_FIELDS and field_spec(swept).kind == "integer" and isinstance(values, list):
+        out["values"] = [whole_number(v) if isinstance(v, float) else v for v in values]
+    return out
+
+
 def validate(doc: dict[str, Any]) -> Scenario:
     """The scenario, validated strictly (JSON types: ``"70"`` is not a number); 422 naming each problem."""
     try:
@@ -354,7 +381,7 @@ def sweep_endpoint() -> Response:
     fmt = output_format()
     doc = json_body(_sweep_allowed)
     try:
-        req = SweepRequest.model_validate(doc, strict=True)
+        req = SweepRequest.model_validate(whole_numbers_of_sweep(doc), strict=True)
     except ValidationError as exc:
         raise invalid(request_problems(exc)) from None
     key = [
