@@ -340,3 +340,47 @@ def test_formula_left_out_over_its_limit(client: FlaskClient) -> None:
     assert "The formula is left out for a page this large" in html and "max_formula_work_units" in html
     assert '<math display="block">' not in html
     assert len(traces(figure(html), "packet")) == MAX_PACKETS
+
+
+def _holds_by_scanning(packets: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The Nagle holds as ladder.holds found them before it indexed the segments: every packet scanned for every
+    stall (quadratic), the first match in the schedule taken."""
+    out = []
+    for e in events:
+        if e["kind"] != "nagle_stall":
+            continue
+        end = e["start_ms"] + e["duration_ms"]
+        match = [
+            p
+            for p in packets
+            if p["kind"] == "DATA"
+            and p["connection"] == e["connection"]
+            and p["object"] == e["object"]
+            and abs(p["sent_ms"] - end) <= 1e-6 * max(1.0, end)
+        ]
+        if match:
+            out.append((e["start_ms"], match[0]["sent_ms"], match[0]["connection"], match[0]["n"]))
+    return out
+
+
+@pytest.mark.parametrize("protocol", ["persistent", "pipelined", "h2"])
+def test_nagle_holds_found_by_bisection_are_the_scanned_ones(protocol: str) -> None:
+    """ladder.holds finds each stall's segment by bisection in the segments of its connection and object; on pages
+    full of Nagle stalls it finds exactly the segments a scan of every packet finds."""
+    from app.figures.ladder import holds
+    from model import Scenario
+
+    doc = {
+        "protocols": [protocol],
+        "network": {"rtt_ms": 40, "bandwidth_bps": 10e6},
+        "tcp": {"nagle": True, "mss_bytes": 536, "delayed_ack_ms": 200},
+        "http": {"server_write_bytes": 700, "header_flush": True},
+        "page": {"object_count": 60, "object_size_bytes": 1500},
+    }
+    r = predict(Scenario.model_validate(doc), packets=True)["results"][0]
+    expected = _holds_by_scanning(r["packets"], r["events"])
+    got = [
+        (h.start_ms, h.end_ms, h.connection, h.packet) for h in holds(r["packets"], r["events"]) if h.kind == "nagle"
+    ]
+    assert got == expected
+    assert len(expected) >= 3, "the page has Nagle stalls to find (persistent: 61)"
