@@ -178,7 +178,7 @@ def terms(expr: sympy.Expr, p: Params) -> list[dict[str, Any]]:
     values = substitutions(p)
     out: list[dict[str, Any]] = []
     for term in sympy.Add.make_args(sympy.expand(expr)):
-        rates = [r for r in (B, B_u) if r in term.free_symbols]
+        rates = [r for r in (B, B_u, B_c, B_s) if r in term.free_symbols]  # the split proxy's legs too
         rate = rates[0] if rates else None
         per_rate = sympy.expand(term * rate / 8000) if rate is not None else term
         coeff, rest = per_rate.as_coeff_Mul()

@@ -384,3 +384,22 @@ def test_nagle_holds_found_by_bisection_are_the_scanned_ones(protocol: str) -> N
     ]
     assert got == expected
     assert len(expected) >= 3, "the page has Nagle stalls to find (persistent: 61)"
+
+
+@pytest.mark.parametrize("protocol", ["http10", "http10_parallel", "persistent", "pipelined", "getall"])
+def test_split_proxy_panel_shows_each_leg_rate(client: FlaskClient, protocol: str) -> None:
+    """On a split-proxy path the formula has serialization terms over the legs' rates B_c and B_s; the panel splits
+    them like B's (a KeyError, a 500, for every split-proxy panel before), and the terms add up to the load time."""
+    from model import Scenario, symbolic
+    from model.predict import expression
+    from model.scenario import resolve
+
+    query = f"protocol={protocol}&protocols={protocol}&proxy.architecture=split_proxy&page.object_count=5"
+    status, html = get(client, query + "&page.object_size_bytes=3000")
+    assert status == 200, html[:500]
+    assert "B<sub>c</sub>" in html and "B<sub>s</sub>" in html
+    doc = {"protocols": [protocol], "proxy": {"architecture": "split_proxy"}}
+    s = Scenario.model_validate({**doc, "page": {"object_count": 5, "object_size_bytes": 3000}})
+    parts = symbolic.terms(expression(s, protocol)["page_load_ms"], resolve(s))
+    assert {t["rate"] for t in parts} >= {"B_c", "B_s"}
+    assert sum(t["ms"] for t in parts) == pytest.approx(predict(s)["results"][0]["page_load_ms"], rel=1e-9)
