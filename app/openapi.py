@@ -27,6 +27,7 @@ from model.api_schema import (
 )
 from model.errors import MAX_JSON_DEPTH
 from model.limits import (
+    LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_WORK_UNITS,
@@ -97,8 +98,9 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "value": MAX_ENGINE_STEPS,
             "what": "Steps the model's engine may take for one request, counted while it runs: every packet and "
             "timer it schedules and every application write, in every protocol run and sweep point (a run on "
-            f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times). The backstop behind the "
-            "estimates above: over it: 422 limit-exceeded.",
+            f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times; with network.loss_rate above "
+            f"0 the expected cost of loss reads the run's schedule and counts {LOSS_STEP_COST} more per step). The "
+            "backstop behind the estimates above: over it: 422 limit-exceeded.",
         },
     ]
 

@@ -122,6 +122,12 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
 MAX_ENGINE_STEPS = 100_000
 #: A step of a traced run (linear forms, for formulas) costs about this many plain steps.
 TRACED_STEP_COST = 3
+#: The expected cost of random loss (model.expected_loss, when network.loss_rate > 0) reads the schedule a run
+#: made; per step of that run it costs about 1.3 steps' time (median), 2 on large schedules and up to 9 on small
+#: ones (40 random lossy scenarios, compiled engine, 2026-11-25). Charged to the request's budget before it runs
+#: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
+#: within the step budget took up to about 3 times as long (bench/worst_case.py).
+LOSS_STEP_COST = 2
 
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
 
@@ -168,6 +174,17 @@ def spend(steps: int) -> None:
         left[0] -= steps
 
 
+def charge(steps: int) -> None:
+    """Take ``steps`` from the current budget *before* the work they stand for: :class:`WorkLimitExceeded` if fewer
+    are left (then nothing is taken). Outside any budget: nothing (as :func:`spend`)."""
+    left = _budget.get()
+    if left is None:
+        return
+    if steps > left[0]:
+        raise exceeded(MAX_ENGINE_STEPS - left[0] + steps)
+    left[0] -= steps
+
+
 def exceeded(actual: int) -> WorkLimitExceeded:
     """The error for a request that reached ``actual`` engine steps, past :data:`MAX_ENGINE_STEPS`."""
     maximum = MAX_ENGINE_STEPS
@@ -178,8 +195,9 @@ def exceeded(actual: int) -> WorkLimitExceeded:
             actual=max(actual, maximum + 1),
             message=(
                 f"this request needs more than the {maximum:,} model steps (packets, timers and application "
-                "writes) one request may take (max_engine_steps): ask for fewer protocols, points, objects or "
-                "pages, or larger writes or segments (see /api/docs#limits)"
+                "writes; the expected cost of loss counts each of its run's steps twice more) one request may take "
+                "(max_engine_steps): ask for fewer protocols, points, objects or pages, or larger writes or segments "
+                "(see /api/docs#limits)"
             ),
         )
     )

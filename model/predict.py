@@ -15,7 +15,7 @@ from typing import Any
 
 import sympy
 
-from model import expected_loss, symbolic
+from model import expected_loss, limits, symbolic
 from model.critical_path import CATEGORIES, walk
 from model.engine import Quantities, Traced
 from model.lin import value
@@ -100,7 +100,10 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
         ],
         "events": [{k: v for k, v in e.items() if k != "window_stall"} for e in events],
     }
-    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule
+    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss the
+    # analysis reads the whole schedule, work charged to the request's step budget first (model.limits)
+    if s.p.loss > 0:
+        limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
     out["expected_with_loss"] = expected_loss.block(s, protocol, out["page_load_ms"])
     if len(pages) > 1:
         out["pages"] = []

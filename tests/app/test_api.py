@@ -1005,3 +1005,27 @@ def test_cross_field_rules_are_documented(client: FlaskClient) -> None:
     # the one rule between two query parameters: packets only with JSON
     body = problem(client.get(P + "?format=csv&packets=true"), 422)
     assert [e["type"] for e in body["errors"]] == ["value_error"]
+
+
+def test_the_loss_analysis_draws_from_the_step_budget(client: FlaskClient) -> None:
+    """With network.loss_rate above 0 the expected cost of loss reads each run's schedule; that work is charged to
+    the request's step budget (LOSS_STEP_COST per step) before it runs. A page the budget holds without loss is
+    refused with it (422 max_engine_steps) instead of taking about three times as long."""
+    from model import limits
+
+    page = {"protocols": list(SEED_PROTOCOLS), "page": {"object_count": 1000, "object_size_bytes": 2000}}
+    lossless = client.post(P, json=page)
+    assert lossless.status_code == 200, lossless.get_data(as_text=True)[:300]
+    body = problem(client.post(P, json={**page, "network": {"loss_rate": 0.01}}), 422)
+    assert body["limit"]["name"] == "max_engine_steps" and body["limit"]["maximum"] == limits.MAX_ENGINE_STEPS
+    small = client.post(
+        P, json={**page, "page": {"object_count": 100, "object_size_bytes": 2000}, "network": {"loss_rate": 0.01}}
+    )
+    assert small.status_code == 200 and small.get_json()["results"][0]["expected_with_loss"]["extra_ms"] > 0
+    # the charge itself: taken before the work, all or nothing
+    with limits.budget(100):
+        limits.charge(60)
+        assert limits.allowance() == 40
+        with pytest.raises(limits.WorkLimitExceeded):
+            limits.charge(41)
+        assert limits.allowance() == 40
