@@ -38,7 +38,7 @@ from werkzeug.exceptions import HTTPException, RequestEntityTooLarge
 from app.cache import Entry, ResponseCache
 from app.problems import ApiError, invalid
 from app.query import only_options, scenario_document, unknown
-from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
+from model import ALL_PROTOCOLS, PRESETS, Scenario, limits, predict
 from model.cli import csv_rows, deep_merge
 from model.errors import (
     Describe,
@@ -363,7 +363,11 @@ def predict_endpoint() -> Response:
         raise invalid([where], limit)
 
     def make() -> Entry:
-        out = predict(scenario, packets=packets)
+        if packets:  # the answer lists every packet: its own, smaller step budget (model.limits)
+            with limits.request_budget(packets=True):
+                out = predict(scenario, packets=True)
+        else:
+            out = predict(scenario)
         if fmt == "csv":
             return Entry(_csv(csv_rows([out], batch=False)), CSV)
         return Entry(_encode(out), JSON)

@@ -30,6 +30,7 @@ from model.limits import (
     LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
+    MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
@@ -102,6 +103,12 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             f"0 the expected cost of loss reads the run's schedule and counts {LOSS_STEP_COST} more per step). The "
             "backstop behind the estimates above: over it: 422 limit-exceeded.",
         },
+        {
+            "name": "max_packets_engine_steps",
+            "value": MAX_PACKETS_ENGINE_STEPS,
+            "what": "Steps of a prediction with packets=true (its answer lists every packet, about 500 bytes of JSON "
+            "each), counted as for max_engine_steps; over it: 422 limit-exceeded.",
+        },
     ]
 
 
@@ -163,7 +170,7 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
     {
         "type": "limit_exceeded",
         "rule": "The request's work is over a documented limit (max_work_units, max_packets_work_units, "
-        "max_formula_work_units, max_engine_steps); the problem's limit says which.",
+        "max_formula_work_units, max_engine_steps, max_packets_engine_steps); the problem's limit says which.",
     },
     {
         "path": ["start", "stop", "steps"],

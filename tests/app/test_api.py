@@ -1029,3 +1029,28 @@ def test_the_loss_analysis_draws_from_the_step_budget(client: FlaskClient) -> No
         with pytest.raises(limits.WorkLimitExceeded):
             limits.charge(41)
         assert limits.allowance() == 40
+
+
+def test_packets_have_their_own_step_budget(client: FlaskClient) -> None:
+    """A prediction listing every packet gets MAX_PACKETS_ENGINE_STEPS (its answer is about 500 bytes a packet):
+    a page whose requests the work estimate does not count (50 KB each, 300 tiny objects, seven protocols) is refused
+    with packets, by name, and answered without them. Before, it made about 87,000 packets, a 43 MB answer."""
+    from model import limits
+
+    doc = {"protocols": list(ALL_PROTOCOLS), "http": {"request_bytes": 50_000}}
+    doc["page"] = {"object_count": 300, "object_size_bytes": 5}
+    body = problem(client.post(P + "?packets=true", json=doc), 422)
+    assert body["limit"]["name"] == "max_packets_engine_steps"
+    assert body["limit"]["maximum"] == limits.MAX_PACKETS_ENGINE_STEPS < body["limit"]["actual"]
+    assert "max_packets_engine_steps" in body["detail"]
+    assert client.post(P, json=doc).status_code == 200
+    small = client.post(
+        P + "?packets=true",
+        json={**doc, "protocols": ["persistent"], "page": {"object_count": 20, "object_size_bytes": 5}},
+    )
+    assert small.status_code == 200 and small.get_json()["results"][0]["packets"]
+    # the command line applies the same budget
+    from model.cli import UserError, predict_document
+
+    with pytest.raises(UserError, match="max_packets_engine_steps"):
+        predict_document(doc, packets=True)
