@@ -39,10 +39,11 @@ from app.cache import Entry, ResponseCache
 from app.problems import ApiError, invalid
 from app.query import only_options, scenario_document, unknown
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
-from model.analysis.sweep import SweepError, SweepRequest, request_problems, sweep
+from model.analysis.sweep import SWEEPABLE_FIELDS, SweepError, SweepRequest, field_spec, request_problems, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.analysis.tables import csv_rows
-from model.scenario.errors import Problem, allowed, problems, validate_scenario
+from model.scenario import limits
+from model.scenario.errors import Problem, allowed, problems, validate_scenario, whole_number, whole_numbers
 from model.scenario.json_input import Describe, JsonInputError, loads_strict
 from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
@@ -263,6 +264,23 @@ def scenario_input(options: Iterable[str]) -> dict[str, Any]:
     return overlay(base, doc)
 
 
+def whole_numbers_of_sweep(doc: Any) -> Any:
+    """A sweep request with whole floats as integers where an integer is expected (as :func:`validate_scenario` reads
+    a scenario): in its base scenario, ``steps``, and ``values`` when the swept field takes integers."""
+    if not isinstance(doc, dict):
+        return doc
+    out = dict(doc)
+    if "scenario" in out:
+        out["scenario"] = whole_numbers(out["scenario"])
+    if isinstance(out.get("steps"), float):
+        out["steps"] = whole_number(out["steps"])
+    swept = out.get("field")
+    values = out.get("values")
+    if swept in SWEEPABLE_FIELDS and field_spec(swept).kind == "integer" and isinstance(values, list):
+        out["values"] = [whole_number(v) if isinstance(v, float) else v for v in values]
+    return out
+
+
 def validate(doc: dict[str, Any]) -> Scenario:
     """The scenario, validated strictly (JSON types: ``"70"`` is not a number); 422 naming each problem."""
     try:
@@ -339,7 +357,11 @@ def predict_endpoint() -> Response:
         raise invalid([where], limit)
 
     def make() -> Entry:
-        out = predict(scenario, packets=packets)
+        if packets:  # the answer lists every packet: its own, smaller step budget (model.scenario.limits)
+            with limits.request_budget(packets=True):
+                out = predict(scenario, packets=True)
+        else:
+            out = predict(scenario)
         if fmt == "csv":
             return Entry(_csv(csv_rows([out], batch=False)), CSV)
         return Entry(_encode(out), JSON)
@@ -357,7 +379,7 @@ def sweep_endpoint() -> Response:
     fmt = output_format()
     doc = json_body(_sweep_allowed)
     try:
-        req = SweepRequest.model_validate(doc, strict=True)
+        req = SweepRequest.model_validate(whole_numbers_of_sweep(doc), strict=True)
     except ValidationError as exc:
         raise invalid(request_problems(exc)) from None
     key = [

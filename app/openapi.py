@@ -17,7 +17,7 @@ from pydantic.json_schema import models_json_schema
 from app.problems import KINDS, type_uri
 from app.query import SCENARIO_PARAMS
 from model import PRESETS, Scenario
-from model.analysis.sweep import SWEEPABLE_FIELDS, SweepRequest
+from model.analysis.sweep import SWEEPABLE_FIELDS, SweepRequest, field_spec
 from model.api_schema import (
     FormulaOutput,
     PredictOutput,
@@ -28,8 +28,10 @@ from model.api_schema import (
 )
 from model.scenario.json_input import MAX_JSON_DEPTH
 from model.scenario.limits import (
+    LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
+    MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
@@ -97,8 +99,15 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "value": MAX_ENGINE_STEPS,
             "what": "Steps the model's engine may take for one request, counted while it runs: every packet and "
             "timer it schedules and every application write, in every protocol run and sweep point (a run on "
-            f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times). The backstop behind the "
-            "estimates above: over it: 422 limit-exceeded.",
+            f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times; with network.loss_rate above "
+            f"0 the expected cost of loss reads the run's schedule and counts {LOSS_STEP_COST} more per step). The "
+            "backstop behind the estimates above: over it: 422 limit-exceeded.",
+        },
+        {
+            "name": "max_packets_engine_steps",
+            "value": MAX_PACKETS_ENGINE_STEPS,
+            "what": "Steps of a prediction with packets=true (its answer lists every packet, about 500 bytes of JSON "
+            "each), counted as for max_engine_steps; over it: 422 limit-exceeded.",
         },
     ]
 
@@ -132,15 +141,96 @@ def _query_param(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 
 def _field_schema(defs: dict[str, Any], path: str) -> dict[str, Any]:
-    """A scenario field's schema in the components: ``network.rtt_ms`` -> Network's ``rtt_ms`` property."""
-    scenario = defs["Scenario"]
-    if "." not in path:
-        prop: dict[str, Any] = scenario["properties"][path]
-        return prop
-    section, name = path.split(".", 1)
-    ref = scenario["properties"][section].get("$ref") or scenario["properties"][section]["anyOf"][0]["$ref"]
-    inner: dict[str, Any] = defs[ref.rsplit("/", 1)[1]]["properties"][name]
+    """A scenario field's schema in the components: ``network.rtt_ms`` -> Network's ``rtt_ms`` property,
+    ``proxy.client_leg.delay_ms`` -> Leg's ``delay_ms``."""
+    model: dict[str, Any] = defs["Scenario"]
+    *outer, name = path.split(".")
+    for part in outer:
+        prop = model["properties"][part]
+        ref = prop.get("$ref") or prop["anyOf"][0]["$ref"]
+        model = defs[ref.rsplit("/", 1)[1]]
+    inner: dict[str, Any] = model["properties"][name]
     return inner
+
+
+#: The rules of a valid request that its JSON Schema does not say (they relate fields or parameters to each
+#: other, or bound the work): a request that breaks one is answered 422, each problem item with this ``type``
+#: (or, for a sweep's generated values, at this ``path``). In the document as ``x-cross-field-rules``; any other
+#: 422 means the request broke its schema.
+CROSS_FIELD_RULES: list[dict[str, Any]] = [
+    {
+        "type": "value_error",
+        "rule": "A rule relating a scenario's fields, named in the message: page.object_bytes, or page.object_count "
+        "with page.object_size_bytes (not both); receive windows (tcp.receive_window_bytes, the split proxy's legs "
+        "and long haul) at least tcp.mss_bytes, and for h3 at least quic.max_datagram_bytes less 30; split_proxy "
+        "only with tls.version none and HTTP/1.x protocols; with http.response_header_bytes 0 every response at "
+        "least one byte; at most max_segments response segments (times session.pages, times 3 legs with "
+        "split_proxy); packets=true only with format json (the format parameter or the Accept header).",
+    },
+    {
+        "type": "limit_exceeded",
+        "rule": "The request's work is over a documented limit (max_work_units, max_packets_work_units, "
+        "max_formula_work_units, max_engine_steps, max_packets_engine_steps); the problem's limit says which.",
+    },
+    {
+        "path": ["start", "stop", "steps"],
+        "rule": "A sweep's generated value (from start, stop and steps; whole-number fields rounded) is not a valid "
+        "value of the swept field, or makes the base scenario break a rule above.",
+    },
+    {"type": "points", "rule": "How many of a sweep's points are invalid in all (beside the first ones' problems)."},
+]
+
+
+def _sweep_rules(defs: dict[str, Any]) -> None:
+    """The sweep's rules its JSON Schema can say, added to the SweepRequest schema: values *or* start, stop and
+    steps (oneOf); each value valid for the swept field and a generated range only for a numeric field (oneOf, a
+    branch per field: fifty if/then pairs are as true, but schemathesis' generator gives up on their product), and
+    log spacing only above 0 (if/then)."""
+    sweep = defs["SweepRequest"]
+    sweep["oneOf"] = [
+        {
+            "title": "values",
+            "required": ["values"],
+            "properties": {
+                "values": {"type": "array"},
+                "start": {"type": "null"},
+                "stop": {"type": "null"},
+                "steps": {"type": "null"},
+            },
+        },
+        {
+            "title": "range",
+            "required": ["start", "stop", "steps"],
+            "properties": {
+                "values": {"type": "null"},
+                "start": {"type": "number"},
+                "stop": {"type": "number"},
+                "steps": {"type": "integer"},
+            },
+        },
+    ]
+    by_field: list[dict[str, Any]] = []
+    for name in SWEEPABLE_FIELDS:
+        value = copy.deepcopy(_field_schema(defs, name))
+        for key in ("title", "description", "default"):
+            value.pop(key, None)
+        then: dict[str, Any] = {"values": {"anyOf": [{"type": "array", "items": value}, {"type": "null"}]}}
+        if field_spec(name).kind not in ("number", "integer"):
+            then["start"] = {"type": "null"}  # a range only for numbers
+        by_field.append({"properties": {"field": {"const": name}, **then}})
+    rules: list[dict[str, Any]] = [{"oneOf": by_field}]  # one branch per field (not if/then: see above)
+    rules.append(
+        {
+            "if": {"required": ["spacing"], "properties": {"spacing": {"const": "log"}}},
+            "then": {
+                "properties": {
+                    "start": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]},
+                    "stop": {"anyOf": [{"type": "number", "exclusiveMinimum": 0}, {"type": "null"}]},
+                }
+            },
+        }
+    )
+    sweep["allOf"] = rules
 
 
 def _option_params(names: tuple[str, ...]) -> list[dict[str, Any]]:
@@ -157,7 +247,8 @@ def _option_params(names: tuple[str, ...]) -> list[dict[str, Any]]:
             "name": "packets",
             "in": "query",
             "required": False,
-            "description": "Add each result's packet schedule (JSON only; its own work limit, max_packets_work_units).",
+            "description": "Add each result's packet schedule (JSON only: not with format csv or Accept: text/csv, "
+            "a 422; its own work limit, max_packets_work_units).",
             "schema": {"type": "boolean", "default": False},
         },
         "preset": {
@@ -191,16 +282,25 @@ def _ok(schema: str, csv: bool = False, cached: bool = True) -> dict[str, Any]:
     return out
 
 
+CROSS_FIELD_WORDS = (
+    " A request valid by its schema can still break a rule relating its fields or be over a work limit: see "
+    "x-cross-field-rules."
+)
 ERRORS_GET = {
     "414": _problem("The query string is over max_query_bytes."),
-    "422": _problem("A parameter is not valid (invalid-request) or the request is over a limit (limit-exceeded)."),
+    "422": _problem(
+        "A parameter is not valid (invalid-request) or the request is over a limit (limit-exceeded)."
+        + CROSS_FIELD_WORDS
+    ),
 }
 ERRORS_POST = {
     "400": _problem("The body is not JSON (invalid-json)."),
     "413": _problem("The body is over max_body_bytes."),
     "414": _problem("The query string is over max_query_bytes."),
     "415": _problem("The body is not application/json in UTF-8."),
-    "422": _problem("A field is not valid (invalid-request) or the request is over a limit (limit-exceeded)."),
+    "422": _problem(
+        "A field is not valid (invalid-request) or the request is over a limit (limit-exceeded)." + CROSS_FIELD_WORDS
+    ),
 }
 
 
@@ -218,6 +318,7 @@ def _document() -> dict[str, Any]:
     ]
     _, top = models_json_schema(models, ref_template=REF)  # type: ignore[arg-type]
     defs: dict[str, Any] = top["$defs"]
+    _sweep_rules(defs)
     scenario_params = [_query_param(name, _field_schema(defs, name)) for name in SCENARIO_PARAMS]
     body = {"required": True, "content": {"application/json": {"schema": {"$ref": REF.format(model="Scenario")}}}}
     protocol_param = {
@@ -317,6 +418,7 @@ def _document() -> dict[str, Any]:
         },
         "paths": paths,
         "components": {"schemas": defs},
+        "x-cross-field-rules": CROSS_FIELD_RULES,
         "x-problem-types": {type_uri(k.name): {"status": k.status, "title": k.title} for k in KINDS.values()},
     }
 

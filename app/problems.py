@@ -73,10 +73,36 @@ KINDS: dict[str, Kind] = {
             "A body must be sent as Content-Type: application/json (UTF-8).",
         ),
         Kind("internal-error", 500, "Internal error", "A bug: please report it with the request."),
+        # answered by the HTTP server (gunicorn, app/serving.py) before the app reads the request
+        Kind(
+            "bad-request",
+            400,
+            "Bad request",
+            "The request is not valid HTTP/1.1 (its request line, method, version or a header); answered by the "
+            "server before the app reads it.",
+        ),
+        Kind(
+            "request-line-too-long",
+            414,
+            "The request line is too long",
+            "The method, path and query are over the server's limit_request_line (a query over max_query_bytes "
+            "but under that limit gets query-too-long); use POST with a JSON body.",
+        ),
+        Kind(
+            "header-fields-too-large",
+            431,
+            "Request header fields too large",
+            "More header fields than the server takes, or one of them too long; answered by the server.",
+        ),
     )
 }
 
-_STATUS_KIND = {k.status: k.name for k in KINDS.values() if k.name not in ("invalid-request", "limit-exceeded")}
+#: The kinds only the HTTP server answers (app/serving.py), never the app's error handlers.
+SERVER_KINDS = ("bad-request", "request-line-too-long", "header-fields-too-large")
+
+_STATUS_KIND = {
+    k.status: k.name for k in KINDS.values() if k.name not in ("invalid-request", "limit-exceeded", *SERVER_KINDS)
+}
 
 
 def type_uri(kind: str) -> str:

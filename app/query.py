@@ -2,10 +2,12 @@
 
 The syntax (documented in the OpenAPI document and on the docs page):
 
-- a scenario field is named by its dotted path: ``network.rtt_ms=70``, ``page.object_count=10``;
+- a scenario field is named by its dotted path: ``network.rtt_ms=70``, ``page.object_count=10``,
+  ``proxy.client_leg.delay_ms=5`` (a field of a nested object: each of its fields is a parameter);
 - a list is comma-separated: ``protocols=http10,persistent``, ``page.object_bytes=2544,1000``
   (an empty value is the empty list: ``page.object_bytes=``);
-- a boolean is ``true`` or ``false``; a number is written as in JSON (``1e6`` works);
+- a boolean is ``true`` or ``false``; a number is written as in JSON (``1e6`` works; a whole number may be
+  written ``1460.0``, as JSON Schema's ``integer`` allows);
 - a field left out keeps its default (``null`` cannot be given: leave the field out);
 - each parameter at most once; unknown parameters are rejected by name.
 
@@ -25,7 +27,7 @@ from pydantic import BaseModel
 from werkzeug.datastructures import MultiDict
 
 from model import Scenario
-from model.scenario.errors import FieldSpec, Problem, spec
+from model.scenario.errors import FieldSpec, Problem, spec, whole_number
 
 _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"-?(?:0|[1-9]\d*)")
@@ -33,17 +35,19 @@ _INTEGER = re.compile(r"-?(?:0|[1-9]\d*)")
 
 def _scenario_params() -> dict[str, FieldSpec]:
     out: dict[str, FieldSpec] = {}
-    for name, info in Scenario.model_fields.items():
-        annotation = info.annotation
-        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            for inner in annotation.model_fields:
-                found = spec((name, inner))
-                if found is not None:
-                    out[f"{name}.{inner}"] = found
-        else:
-            found = spec((name,))
+
+    def walk(model: type[BaseModel], loc: tuple[str, ...]) -> None:
+        for name, info in model.model_fields.items():
+            annotation = info.annotation
+            here = (*loc, name)
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                walk(annotation, here)  # a section, or an object inside one (proxy.client_leg): its fields
+                continue
+            found = spec(here)
             if found is not None:
-                out[name] = found
+                out[".".join(here)] = found
+
+    walk(Scenario, ())
     return out
 
 
@@ -65,6 +69,8 @@ def convert(text: str, s: FieldSpec) -> Any:
             return int(text)
         except ValueError:  # more digits than Python converts: the range check can't pass anyway
             return text
+    if s.kind == "integer" and _NUMBER.fullmatch(text):  # 1460.0 or 1e3: whole numbers written as JSON may be
+        return whole_number(float(text))
     if s.kind == "boolean" and text in ("true", "false"):
         return text == "true"
     return text
@@ -116,11 +122,11 @@ def scenario_document(args: MultiDict[str, str], options: Iterable[str]) -> tupl
             found.append(unknown(name, [*SCENARIO_PARAMS, *sorted(opts)]))
             continue
         value = convert(values[0], s)
-        if "." in name:
-            section, field = name.split(".", 1)
-            doc.setdefault(section, {})[field] = value
-        else:
-            doc[name] = value
+        *sections, field = name.split(".")
+        place = doc
+        for section in sections:
+            place = place.setdefault(section, {})
+        place[field] = value
     return doc, found
 
 

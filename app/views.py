@@ -113,17 +113,21 @@ class Section:
     fields: tuple[FormField, ...]
 
 
+def _form_field(param: str) -> FormField:
+    """``proxy.client_leg.delay_ms`` -> section ``proxy``, name ``client_leg.delay_ms``, label "Client leg delay"."""
+    section, _, name = param.partition(".")
+    parts = name.split(".")
+    label = " ".join([label_of(parts[0]), *(label_of(p).lower() for p in parts[1:])])
+    return FormField(param, section, name, label, SCENARIO_PARAMS[param])
+
+
 def _sections() -> tuple[Section, ...]:
     out: list[Section] = []
     top: list[FormField] = []
     for name, info in Scenario.model_fields.items():
         annotation = info.annotation
         if isinstance(annotation, type) and issubclass(annotation, BaseModel):
-            fields = tuple(
-                FormField(f"{name}.{inner}", name, inner, label_of(inner), SCENARIO_PARAMS[f"{name}.{inner}"])
-                for inner in annotation.model_fields
-                if f"{name}.{inner}" in SCENARIO_PARAMS
-            )
+            fields = tuple(_form_field(param) for param in SCENARIO_PARAMS if param.startswith(f"{name}."))
             doc = (annotation.__doc__ or "").strip().split("\n")[0]
             out.append(Section(name, _SECTION_TITLES.get(name, name.capitalize()), doc, fields))
         elif name in SCENARIO_PARAMS:
@@ -217,8 +221,9 @@ class State:
 def _where(p: Problem) -> list[str]:
     """The form parameters a problem belongs beside (``[""]``: the scenario as a whole)."""
     loc = [part for part in p.loc if isinstance(part, str)]
-    if len(loc) >= 2 and f"{loc[0]}.{loc[1]}" in FIELD_BY_PARAM:
-        return [f"{loc[0]}.{loc[1]}"]
+    for n in (3, 2):
+        if len(loc) >= n and ".".join(loc[:n]) in FIELD_BY_PARAM:
+            return [".".join(loc[:n])]
     if len(loc) >= 1 and loc[0] in FIELD_BY_PARAM:
         return [loc[0]]
     section = loc[0] if loc else None
@@ -227,7 +232,9 @@ def _where(p: Problem) -> list[str]:
         mentioned += [
             f.param
             for f in FIELDS
-            if f.section == section and f.param not in mentioned and re.search(rf"(?<![\w.]){f.name}(?!\w)", p.message)
+            if f.section == section
+            and f.param not in mentioned
+            and re.search(rf"(?<![\w.]){re.escape(f.name)}(?!\w)", p.message)
         ]
     return mentioned or [section or ""]
 
@@ -332,7 +339,7 @@ def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = [("preset", state.preset)] if state.preset else []
     for f in FIELDS:
         if f.param in kept:
-            value = converted.get(f.section, {}).get(f.name) if f.section else converted.get(f.name)
+            value = _at(converted, f.param)
             pairs.append((f.param, _text(value)))
     if state.sweep != DEFAULT_SWEEP:
         pairs.append(("sweep", state.sweep))
@@ -417,10 +424,19 @@ def _value_text(value: Any) -> str:
     return _text(value)
 
 
+def _at(doc: Mapping[str, Any], param: str) -> Any:
+    """The value at a dotted path of a document (``None`` if not there)."""
+    value: Any = doc
+    for part in param.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
+
+
 def effective_value(scenario: Scenario, f: FormField) -> Any:
-    if not f.section:
-        return getattr(scenario, f.name)
-    return getattr(getattr(scenario, f.section), f.name)
+    value: Any = scenario
+    for part in f.param.split("."):
+        value = getattr(value, part)
+    return value
 
 
 def form_context(state: State) -> dict[str, Any]:

@@ -156,7 +156,7 @@ def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool 
     """``predict`` within one request's work budget (the API's, :func:`model.scenario.limits.budget`); over it a
     :class:`UserError` with the limit's message."""
     try:
-        with limits.budget():  # one scenario, one request's budget
+        with limits.request_budget(packets):  # one scenario, one request's budget (the API's)
             return predict(scenario, packets=packets, formulas=formulas)
     except limits.WorkLimitExceeded as exc:
         raise UserError(exc.limit.message) from None

@@ -78,7 +78,9 @@ bind = [f"{_host}:{_port()}"]  # loopback only unless HOST says otherwise
 backlog = 2048  # connections the kernel queues before a worker accepts them
 
 # --- workers and threads ------------------------------------------------------------------------------------
-worker_class = "gthread"
+# gthread, with gunicorn's own error answers (414, 431, 400, ...) rewritten as the app's problem+json with its
+# security headers (app/serving.py).
+worker_class = "app.serving.ProblemThreadWorker"
 # One worker process per core (at least 2, so one busy or restarting worker never leaves none): the most
 # CPU-bound predictions that can run in parallel.
 workers = max(2, _cores())
@@ -101,9 +103,10 @@ graceful_timeout = 10
 # How long an idle kept-alive connection waits for its next request (in the poller, holding no thread).
 keepalive = 2
 
-# --- request size limits (gunicorn answers 414/431/400 itself, before the app) ------------------------------
-# Request line (method, path and query): gunicorn's largest allowed value, so a query somewhat over the
-# app's API_MAX_QUERY_BYTES (4096) still reaches the app and gets its own 414 problem answer.
+# --- request size limits (gunicorn answers 414/431/400 itself, before the app: as problem+json, app/serving.py) -
+# Request line (method, path and query): gunicorn's largest allowed value, so a query over the app's
+# API_MAX_QUERY_BYTES (4096) but under this still reaches the app and gets its own 414 (query-too-long, naming
+# max_query_bytes); only a longer line gets the server's 414 (request-line-too-long).
 limit_request_line = 8190
 limit_request_fields = 50  # header fields; browsers send about 20
 limit_request_field_size = 8190  # bytes of one header field (name and value)

@@ -157,20 +157,28 @@ def holds(packets: Sequence[dict[str, Any]], events: Sequence[dict[str, Any]]) -
                     pkt["n"],
                 )
             )
+    # each connection's and object's data segments by departure (with their place in the schedule), so a stall
+    # finds its segment by bisection: scanning every packet for every stall was quadratic (a 1,000-object page
+    # with hundreds of stalls took seconds)
+    departures: dict[tuple[Any, Any], list[tuple[float, int]]] = {}
+    for i, pkt in enumerate(packets):
+        if pkt["kind"] == "DATA":
+            departures.setdefault((pkt["connection"], pkt["object"]), []).append((pkt["sent_ms"], i))
+    for group in departures.values():
+        group.sort()
     for e in events:
         if e["kind"] != "nagle_stall":
             continue
         end = e["start_ms"] + e["duration_ms"]
-        match = [
-            pkt
-            for pkt in packets
-            if pkt["kind"] == "DATA"
-            and pkt["connection"] == e["connection"]
-            and pkt["object"] == e["object"]
-            and abs(pkt["sent_ms"] - end) <= 1e-6 * max(1.0, end)
-        ]
-        if match:
-            pkt = match[0]
+        tolerance = 1e-6 * max(1.0, end)
+        group = departures.get((e["connection"], e["object"]), [])
+        j = bisect.bisect_left(group, (end - tolerance, -1))
+        found: int | None = None
+        while j < len(group) and group[j][0] <= end + tolerance:
+            found = group[j][1] if found is None else min(found, group[j][1])  # the first in the schedule
+            j += 1
+        if found is not None:
+            pkt = packets[found]
             sender: Literal["client", "server"] = "client" if pkt["direction"] == "up" else "server"
             out.append(Hold("nagle", sender, e["start_ms"], pkt["sent_ms"], pkt["connection"], pkt["n"], e["why"]))
     return out

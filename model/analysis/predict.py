@@ -21,6 +21,7 @@ from model.engine.core import Quantities, Traced
 from model.engine.lin import value
 from model.protocols import SCHEDULES
 from model.protocols.base import Session
+from model.scenario import limits
 from model.scenario.params import Params, resolve
 from model.scenario.schema import Scenario
 
@@ -101,7 +102,10 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
         ],
         "events": [{k: v for k, v in e.items() if k != "window_stall"} for e in events],
     }
-    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule
+    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss the
+    # analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
+    if s.p.loss > 0:
+        limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
     out["expected_with_loss"] = expected_loss.block(s, protocol, out["page_load_ms"])
     if len(pages) > 1:
         out["pages"] = []

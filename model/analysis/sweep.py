@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import difflib
 import json
+import math
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal
@@ -215,8 +216,8 @@ def values(req: SweepRequest) -> list[Value]:
     else:
         out = [start + (stop - start) * i / (n - 1) for i in range(n)]
     out[0], out[-1] = start, stop
-    if s.kind == "integer":
-        return list(dict.fromkeys(round(x) for x in out))
+    if s.kind == "integer":  # an infinity (start and stop near the float's limits) stays, for validation to refuse
+        return list(dict.fromkeys(round(x) if math.isfinite(x) else x for x in out))
     return [float(x) for x in out]
 
 

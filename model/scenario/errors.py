@@ -340,8 +340,40 @@ def problems(exc: ValidationError, at: Loc = ()) -> list[Problem]:
     return out
 
 
+#: Whole floats up to this size stand for integers (2**53: beyond it a float holds no exact integer).
+WHOLE_FLOAT_MAX = 2**53
+
+
+def whole_number(x: float) -> int | float:
+    """``1460.0`` -> ``1460``: a float without a fraction as the integer it is (JSON has one number type, and JSON
+    Schema's ``integer`` is any number with a zero fractional part); other floats unchanged."""
+    return int(x) if x.is_integer() and abs(x) <= WHOLE_FLOAT_MAX else x
+
+
+def _whole_at(value: Any, s: FieldSpec | None, loc: tuple[str, ...]) -> Any:
+    if s is None or isinstance(value, bool):
+        return value
+    if s.kind == "integer" and isinstance(value, float):
+        return whole_number(value)
+    if s.kind == "array" and isinstance(value, list) and s.item is not None and s.item.kind == "integer":
+        return [whole_number(v) if isinstance(v, float) else v for v in value]
+    if s.kind == "object" and isinstance(value, dict):
+        return whole_numbers(value, loc)
+    return value
+
+
+def whole_numbers(doc: Any, loc: tuple[str, ...] = ()) -> Any:
+    """A scenario document (or the part of one at ``loc``) with every whole float at a field that takes an integer
+    as that integer (``"mss_bytes": 1460.0`` -> ``1460``); nothing else changes (``"70"`` and ``true`` stay what
+    they are, and are refused). Walks only the schema's own fields, so it goes no deeper than they nest."""
+    if not isinstance(doc, dict):
+        return doc
+    return {k: _whole_at(v, spec((*loc, k)), (*loc, k)) if isinstance(k, str) else v for k, v in doc.items()}
+
+
 def validate_scenario(doc: Any) -> Scenario:
     """The scenario of a parsed JSON document, validated as every front end does (the API, the command line):
-    strictly, with JSON's types (``"70"`` is not a number, ``true`` is not 1, ``1460.0`` is not a whole
-    number); :class:`ValidationError` otherwise (see :func:`problems`)."""
-    return Scenario.model_validate(doc, strict=True)
+    strictly, with JSON's types (``"70"`` is not a number, ``true`` is not 1), where a whole number may be
+    written as a float (``1460.0``: :func:`whole_numbers`); :class:`ValidationError` otherwise (see
+    :func:`problems`)."""
+    return Scenario.model_validate(whole_numbers(doc), strict=True)

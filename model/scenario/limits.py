@@ -25,7 +25,7 @@ Pure: the scenario schema and arithmetic only.
 from __future__ import annotations
 
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
@@ -120,10 +120,25 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
 #: Engine steps one request may take: about half a second of the Python engine on the 2-core reference
 #: machine (about 5 us a step, measured 2026-11-25).
 MAX_ENGINE_STEPS = 100_000
+#: Engine steps of a prediction that lists every packet (``packets=true``): its answer holds about 500 bytes of JSON
+#: a packet, and writing it costs about what the run does. Within :data:`MAX_ENGINE_STEPS` a search found a 7-protocol
+#: page of 300 tiny objects with 50 KB requests (6,265 work units, under max_packets_work_units): 86,937 packets, a
+#: 43 MB answer, 1.0 s of CPU (bench/worst_case.py, 2026-11-25).
+MAX_PACKETS_ENGINE_STEPS = 30_000
 #: A step of a traced run (linear forms, for formulas) costs about this many plain steps.
 TRACED_STEP_COST = 3
+#: The expected cost of random loss (model.analysis.expected_loss, when network.loss_rate > 0) reads the schedule a run
+#: made; per step of that run it costs about 1.3 steps' time (median), 2 on large schedules and up to 9 on small
+#: ones (40 random lossy scenarios, compiled engine, 2026-11-25). Charged to the request's budget before it runs
+#: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
+#: within the step budget took up to about 3 times as long (bench/worst_case.py).
+LOSS_STEP_COST = 2
 
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
+#: The current budget's documented name and size (outside any budget: each run's default).
+_budget_limit: ContextVar[tuple[str, int]] = ContextVar(
+    "latency_lab_budget_limit", default=("max_engine_steps", MAX_ENGINE_STEPS)
+)
 
 
 class WorkLimitExceeded(Exception):
@@ -135,13 +150,23 @@ class WorkLimitExceeded(Exception):
 
 
 @contextmanager
-def budget(steps: int = MAX_ENGINE_STEPS) -> Iterator[None]:
-    """Run the body with ``steps`` engine steps in all (one request's budget)."""
+def budget(steps: int = MAX_ENGINE_STEPS, name: str = "max_engine_steps") -> Iterator[None]:
+    """Run the body with ``steps`` engine steps in all (one request's budget), documented as ``name``."""
     token = _budget.set([steps])
+    named = _budget_limit.set((name, steps))
     try:
         yield
     finally:
+        _budget_limit.reset(named)
         _budget.reset(token)
+
+
+def request_budget(packets: bool = False) -> AbstractContextManager[None]:
+    """One request's budget, the same for every front end: :data:`MAX_ENGINE_STEPS`, or with ``packets`` (the answer
+    lists every packet) :data:`MAX_PACKETS_ENGINE_STEPS`."""
+    if packets:
+        return budget(MAX_PACKETS_ENGINE_STEPS, "max_packets_engine_steps")
+    return budget()
 
 
 @contextmanager
@@ -168,18 +193,33 @@ def spend(steps: int) -> None:
         left[0] -= steps
 
 
+def charge(steps: int) -> None:
+    """Take ``steps`` from the current budget *before* the work they stand for: :class:`WorkLimitExceeded` if fewer
+    are left (then nothing is taken). Outside any budget: nothing (as :func:`spend`)."""
+    left = _budget.get()
+    if left is None:
+        return
+    if steps > left[0]:
+        raise exceeded(MAX_ENGINE_STEPS - left[0] + steps)
+    left[0] -= steps
+
+
 def exceeded(actual: int) -> WorkLimitExceeded:
-    """The error for a request that reached ``actual`` engine steps, past :data:`MAX_ENGINE_STEPS`."""
-    maximum = MAX_ENGINE_STEPS
+    """The error for a request that reached ``actual`` engine steps, counted as callers do from
+    :data:`MAX_ENGINE_STEPS` (``MAX_ENGINE_STEPS - allowance at the start + steps taken``): past the current budget
+    (:data:`MAX_ENGINE_STEPS`, or a smaller one like :data:`MAX_PACKETS_ENGINE_STEPS`, named by it)."""
+    name, maximum = _budget_limit.get()
+    actual = actual - MAX_ENGINE_STEPS + maximum  # steps taken in this budget
     return WorkLimitExceeded(
         Limit(
-            name="max_engine_steps",
+            name=name,
             maximum=maximum,
             actual=max(actual, maximum + 1),
             message=(
                 f"this request needs more than the {maximum:,} model steps (packets, timers and application "
-                "writes) one request may take (max_engine_steps): ask for fewer protocols, points, objects or "
-                "pages, or larger writes or segments (see /api/docs#limits)"
+                "writes; the expected cost of loss counts each of its run's steps twice more) one request may take "
+                f"({name}): ask for fewer protocols, points, objects or pages, or larger writes or segments "
+                "(see /api/docs#limits)"
             ),
         )
     )

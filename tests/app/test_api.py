@@ -202,9 +202,19 @@ BAD: list[Bad] = [
     Bad("body is an array", "POST", P, [{"network": {}}], path=""),
     Bad("body is a number", "POST", P, 42, path=""),
     Bad("bad bool query", "GET", P + "?tcp.nagle=yes", path="tcp.nagle", allowed="true, false"),
-    Bad("float for integer query", "GET", P + "?tcp.mss_bytes=1460.0", path="tcp.mss_bytes"),
+    Bad("float for integer query", "GET", P + "?tcp.mss_bytes=1460.5", path="tcp.mss_bytes"),
     Bad("bad list item query", "GET", P + "?page.object_bytes=100,abc", path="page.object_bytes[1]"),
     Bad("wrong sweep value type", "POST", S, {"field": "network.rtt_ms", "values": ["fast"]}, path="values[0]"),
+    # a range whose steps overflow to infinity on a whole-number field (was a 500: round(inf))
+    Bad(
+        "huge sweep range on an integer field",
+        "POST",
+        S,
+        {"field": "session.pages", "start": 1, "stop": 1.5e308, "steps": 106},
+        path="steps",
+        allowed="whole number",
+    ),
+    Bad("unknown field: a leg object as a query parameter", "GET", P + "?proxy.client_leg=1", path="proxy.client_leg"),
     Bad(
         "wrong sweep steps type",
         "POST",
@@ -871,3 +881,169 @@ def test_a_runaway_is_stopped_by_the_engine_budget(client: FlaskClient) -> None:
     page = client.get("/?http.server_write_bytes=1&page.html_bytes=3000000")
     assert page.status_code == 400
     assert "max_engine_steps" in page.get_data(as_text=True)
+
+
+# --- what the OpenAPI document says the server accepts ---------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("method", "url", "body"),
+    [
+        ("POST", P, {"protocols": ["persistent"], "tcp": {"mss_bytes": 1460.0}, "page": {"object_bytes": [1e3, 2.0]}}),
+        ("POST", F, {"tcp": {"mss_bytes": 1460.0}, "page": {"object_bytes": [1e3, 2.0]}}),
+        ("GET", P + "?protocols=persistent&tcp.mss_bytes=1460.0&page.object_bytes=1e3,2.0", None),
+    ],
+)
+def test_whole_floats_are_integers(client: FlaskClient, method: str, url: str, body: Any) -> None:
+    """JSON Schema's ``integer`` is any number without a fraction (1460.0 is one): the API reads it as 1460, the
+    same answer as for 1460."""
+    response = client.open(url, method=method, json=body)
+    assert response.status_code == 200, response.get_data(as_text=True)[:500]
+    scenario = response.get_json()["scenario"]
+    assert scenario["tcp"]["mss_bytes"] == 1460 and isinstance(scenario["tcp"]["mss_bytes"], int)
+    assert scenario["page"]["object_bytes"] == [1000, 2]
+    ints = client.open(
+        url.replace("1460.0", "1460").replace("1e3,2.0", "1000,2"),
+        method=method,
+        json=None if body is None else {**body, "tcp": {"mss_bytes": 1460}, "page": {"object_bytes": [1000, 2]}},
+    )
+    assert ints.get_json() == response.get_json()
+
+
+def test_whole_floats_in_a_sweep(client: FlaskClient) -> None:
+    by_values = client.post(S, json={"field": "tcp.mss_bytes", "values": [536.0, 1460], "protocols": ["persistent"]})
+    assert by_values.status_code == 200, by_values.get_data(as_text=True)[:500]
+    assert by_values.get_json()["values"] == [536, 1460]
+    by_range = client.post(
+        S, json={"field": "tcp.mss_bytes", "start": 536, "stop": 1460, "steps": 3.0, "protocols": ["persistent"]}
+    )
+    assert by_range.status_code == 200, by_range.get_data(as_text=True)[:500]
+    assert by_range.get_json()["values"] == [536, 998, 1460]
+
+
+def test_whole_float_rules_leave_other_types_refused(client: FlaskClient) -> None:
+    for bad in (1460.5, "1460", True, 1e300):
+        body = problem(client.post(P, json={"tcp": {"mss_bytes": bad}}), 422)
+        assert item(body, "tcp.mss_bytes")["allowed"].startswith("a whole number"), bad
+
+
+def test_split_proxy_legs_are_query_parameters(client: FlaskClient) -> None:
+    """The document lists each field of proxy.client_leg and proxy.server_leg as its own query parameter, and the
+    query reads them (the GET answer equals the POST's)."""
+    doc = client.get("/api/openapi.json").get_json()
+    names = {p["name"] for p in doc["paths"]["/api/v1/predict"]["get"]["parameters"]}
+    legs = {
+        f"proxy.{leg}.{f}"
+        for leg in ("client_leg", "server_leg")
+        for f in ("delay_ms", "bandwidth_bps", "receive_window_bytes")
+    }
+    assert legs <= names and not {"proxy.client_leg", "proxy.server_leg"} & names
+    query = (
+        "?protocols=persistent&proxy.architecture=split_proxy&proxy.client_leg.delay_ms=5"
+        "&proxy.client_leg.bandwidth_bps=2e6&proxy.server_leg.receive_window_bytes=20000"
+    )
+    got = client.get(P + query)
+    assert got.status_code == 200, got.get_data(as_text=True)[:500]
+    proxy = {
+        "architecture": "split_proxy",
+        "client_leg": {"delay_ms": 5, "bandwidth_bps": 2e6},
+        "server_leg": {"receive_window_bytes": 20000},
+    }
+    posted = client.post(P, json={"protocols": ["persistent"], "proxy": proxy})
+    assert got.get_json() == posted.get_json()
+    assert got.get_json()["scenario"]["proxy"]["client_leg"]["delay_ms"] == 5.0
+    bad = problem(client.get(P + "?proxy.client_leg.delay_ms=-1"), 422)
+    assert item(bad, "proxy.client_leg.delay_ms")["allowed"] == "a number from 0 to 10,000 ms"
+
+
+def test_sweep_rules_are_in_the_schema(client: FlaskClient) -> None:
+    """The sweep's values-or-range rule, each value's type by the swept field, and log spacing above 0 are in the
+    SweepRequest schema: requests it refuses are refused by the server, requests it allows are not refused for
+    those rules."""
+    import jsonschema_rs
+
+    doc = client.get("/api/openapi.json").get_json()
+    validator = jsonschema_rs.validator_for(
+        {**doc["components"]["schemas"]["SweepRequest"], "components": doc["components"]}
+    )
+    base = {"field": "tcp.mss_bytes", "protocols": ["persistent"]}
+    cases = [
+        ({"values": [536, 1460]}, True),
+        ({"start": 536, "stop": 1460, "steps": 3}, True),
+        ({"values": [536], "start": 536, "stop": 1460, "steps": 3}, False),  # both
+        ({}, False),  # neither
+        ({"start": 536, "stop": 1460}, False),  # a range without steps
+        ({"values": ["536"]}, False),  # a value of the wrong type for the field
+        ({"values": [50]}, False),  # out of the field's range
+        ({"start": 0, "stop": 1460, "steps": 3, "spacing": "log"}, False),
+        ({"field": "tcp.nagle", "values": [True, False]}, True),
+        ({"field": "tcp.nagle", "start": 0, "stop": 1, "steps": 2}, False),  # a range of a boolean
+    ]
+    for extra, valid in cases:
+        request = {**base, **extra}
+        assert validator.is_valid(request) is valid, request
+        status = client.post(S, json=request).status_code
+        assert (status == 200) is valid, (request, status)
+
+
+def test_cross_field_rules_are_documented(client: FlaskClient) -> None:
+    """Every 422 a schema-valid request can get is listed in x-cross-field-rules (tests/app/test_api_schemathesis.py
+    checks the server against it), and the 422 answers point there."""
+    doc = client.get("/api/openapi.json").get_json()
+    rules = doc["x-cross-field-rules"]
+    assert {r.get("type") for r in rules} >= {"value_error", "limit_exceeded"}
+    for item_ in doc["paths"].values():
+        for op in item_.values():
+            assert "x-cross-field-rules" in op["responses"]["422"]["description"]
+    # the one rule between two query parameters: packets only with JSON
+    body = problem(client.get(P + "?format=csv&packets=true"), 422)
+    assert [e["type"] for e in body["errors"]] == ["value_error"]
+
+
+def test_the_loss_analysis_draws_from_the_step_budget(client: FlaskClient) -> None:
+    """With network.loss_rate above 0 the expected cost of loss reads each run's schedule; that work is charged to
+    the request's step budget (LOSS_STEP_COST per step) before it runs. A page the budget holds without loss is
+    refused with it (422 max_engine_steps) instead of taking about three times as long."""
+    from model.scenario import limits
+
+    page = {"protocols": list(SEED_PROTOCOLS), "page": {"object_count": 1000, "object_size_bytes": 2000}}
+    lossless = client.post(P, json=page)
+    assert lossless.status_code == 200, lossless.get_data(as_text=True)[:300]
+    body = problem(client.post(P, json={**page, "network": {"loss_rate": 0.01}}), 422)
+    assert body["limit"]["name"] == "max_engine_steps" and body["limit"]["maximum"] == limits.MAX_ENGINE_STEPS
+    small = client.post(
+        P, json={**page, "page": {"object_count": 100, "object_size_bytes": 2000}, "network": {"loss_rate": 0.01}}
+    )
+    assert small.status_code == 200 and small.get_json()["results"][0]["expected_with_loss"]["extra_ms"] > 0
+    # the charge itself: taken before the work, all or nothing
+    with limits.budget(100):
+        limits.charge(60)
+        assert limits.allowance() == 40
+        with pytest.raises(limits.WorkLimitExceeded):
+            limits.charge(41)
+        assert limits.allowance() == 40
+
+
+def test_packets_have_their_own_step_budget(client: FlaskClient) -> None:
+    """A prediction listing every packet gets MAX_PACKETS_ENGINE_STEPS (its answer is about 500 bytes a packet):
+    a page whose requests the work estimate does not count (50 KB each, 300 tiny objects, seven protocols) is refused
+    with packets, by name, and answered without them. Before, it made about 87,000 packets, a 43 MB answer."""
+    from model.scenario import limits
+
+    doc = {"protocols": list(ALL_PROTOCOLS), "http": {"request_bytes": 50_000}}
+    doc["page"] = {"object_count": 300, "object_size_bytes": 5}
+    body = problem(client.post(P + "?packets=true", json=doc), 422)
+    assert body["limit"]["name"] == "max_packets_engine_steps"
+    assert body["limit"]["maximum"] == limits.MAX_PACKETS_ENGINE_STEPS < body["limit"]["actual"]
+    assert "max_packets_engine_steps" in body["detail"]
+    assert client.post(P, json=doc).status_code == 200
+    small = client.post(
+        P + "?packets=true",
+        json={**doc, "protocols": ["persistent"], "page": {"object_count": 20, "object_size_bytes": 5}},
+    )
+    assert small.status_code == 200 and small.get_json()["results"][0]["packets"]
+    # the command line applies the same budget
+    from model.cli import UserError, predict_document
+
+    with pytest.raises(UserError, match="max_packets_engine_steps"):
+        predict_document(doc, packets=True)

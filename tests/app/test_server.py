@@ -3,8 +3,10 @@
 One server for the module, started once (after run.sh's venv set-up, gunicorn answers within about two
 seconds) and stopped by the last test (or, if that did not run, by the fixture): the expensive requests
 the model refuses are answered within a second with a 4xx, 20 clients trickling half a request body
-starve neither ``/healthz`` nor a prediction, and SIGTERM ends every process of the server within its
-graceful timeout even with a client stuck mid-request.
+starve neither ``/healthz`` nor a prediction, the server's own error answers (414, 431, 400, 501, 417, sent
+as raw bytes) are problem+json with the app's security headers while a query just over the app's 4,096 bytes
+still gets the app's own 414, and SIGTERM ends every process of the server within its graceful timeout even
+with a client stuck mid-request.
 """
 
 from __future__ import annotations
@@ -231,7 +233,7 @@ def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 def test_served_by_gunicorn(server: Server) -> None:
     log = server.output(0)
     print(f"\nvenv set-up {server.setup_seconds:.1f} s, then /healthz answered {server.start_seconds:.1f} s later")
-    assert "Using worker: gthread" in log, log
+    assert "Using worker: app.serving.ProblemThreadWorker" in log, log
     assert f"Listening at: http://{HOST}:{server.port}" in log, log
 
 
@@ -427,6 +429,112 @@ def test_slow_clients_do_not_starve_the_server(server: Server) -> None:
         f"{max(c.sent for c in clients)} of {SLOW_BODY_BYTES} bytes over {time.monotonic() - start:.1f} s"
     )
     assert max(healthz) < HEALTHZ_LIMIT_S, [round(s * 1000, 1) for s in healthz]
+
+
+# --- the server's own error answers: problem+json with the app's security headers --------------------------------
+
+_LINE_LIMIT = int(_config_value("limit_request_line"))
+_FIELDS_LIMIT = int(_config_value("limit_request_fields"))
+_FIELD_SIZE_LIMIT = int(_config_value("limit_request_field_size"))
+#: (id, raw request, status, problem type, instance)
+SERVER_ERRORS: list[tuple[str, bytes, int, str, str]] = [
+    (
+        "request line over gunicorn's limit",
+        b"GET /api/v1/predict?network.rtt_ms=" + b"7" * (_LINE_LIMIT + 10) + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        414,
+        "/api/docs#problem-request-line-too-long",
+        "",
+    ),
+    # over the app's 4,096-byte query limit but under gunicorn's line limit: the app's own 414 is reachable
+    (
+        "query over max_query_bytes, under gunicorn's limit",
+        b"GET /api/v1/predict?network.rtt_ms=" + b"7" * 5000 + b" HTTP/1.1\r\nHost: x\r\n\r\n",
+        414,
+        "/api/docs#problem-query-too-long",
+        "/api/v1/predict",
+    ),
+    (
+        "too many header fields",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\n"
+        + b"".join(b"X-F%d: 1\r\n" % i for i in range(_FIELDS_LIMIT + 5))
+        + b"\r\n",
+        431,
+        "/api/docs#problem-header-fields-too-large",
+        "",
+    ),
+    (
+        "a header field too long",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nX-Long: " + b"a" * (_FIELD_SIZE_LIMIT + 10) + b"\r\n\r\n",
+        431,
+        "/api/docs#problem-header-fields-too-large",
+        "",
+    ),
+    ("not a request line", b"GARBAGE\r\n\r\n", 400, "/api/docs#problem-bad-request", ""),
+    ("bad HTTP version", b"GET /healthz HTTP/9.1\r\nHost: x\r\n\r\n", 400, "/api/docs#problem-bad-request", ""),
+    (
+        "bad header name",
+        b"GET /healthz HTTP/1.1\r\nHost: x\r\nBad Header: 1\r\n\r\n",
+        400,
+        "/api/docs#problem-bad-request",
+        "",
+    ),
+    (
+        "unsupported transfer coding",
+        b"POST /api/v1/predict HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: foo\r\n\r\n0\r\n\r\n",
+        501,
+        "about:blank",
+        "",
+    ),
+    ("unknown expectation", b"GET /healthz HTTP/1.1\r\nHost: x\r\nExpect: 100-foo\r\n\r\n", 417, "about:blank", ""),
+]
+
+
+def raw_request(port: int, data: bytes, timeout: float = 5.0) -> tuple[int, dict[str, str], bytes]:
+    """Send ``data`` as is on a new connection; the answer's status, headers (names lower-cased) and body, read
+    until the server closes the connection (every one of these answers says Connection: close)."""
+    with socket.create_connection((HOST, port), timeout=timeout) as sock:
+        sock.sendall(data)
+        answer = b""
+        while chunk := sock.recv(65536):
+            answer += chunk
+    head, _, body = answer.partition(b"\r\n\r\n")
+    status_line, *lines = head.decode("latin-1").split("\r\n")
+    headers = {}
+    for line in lines:
+        name, _, value = line.partition(":")
+        headers[name.strip().lower()] = value.strip()
+    return int(status_line.split()[1]), headers, body
+
+
+@pytest.mark.parametrize(
+    ("name", "data", "status", "kind", "instance"), SERVER_ERRORS, ids=[e[0] for e in SERVER_ERRORS]
+)
+def test_server_errors_are_problems_with_the_security_headers(
+    server: Server, name: str, data: bytes, status: int, kind: str, instance: str
+) -> None:
+    from app import SECURITY_HEADERS
+
+    got, headers, body = raw_request(server.port, data)
+    print(f"\n{name}: {got} {body[:160].decode(errors='replace')}")
+    assert got == status, (headers, body[:500])
+    assert headers["content-type"] == "application/problem+json", headers
+    for header, value in SECURITY_HEADERS.items():
+        assert headers.get(header.lower()) == value, (header, headers)
+    assert headers.get("cache-control") == "no-store", headers
+    assert int(headers["content-length"]) == len(body)
+    doc = json.loads(body)
+    assert (doc["status"], doc["type"], doc["instance"]) == (status, kind, instance), doc
+    assert doc["title"] and doc["detail"], doc
+    if status == 431:
+        assert f"{_FIELDS_LIMIT} fields" in doc["detail"] and f"{_FIELD_SIZE_LIMIT:,} bytes" in doc["detail"], doc
+    if kind.endswith("request-line-too-long"):
+        assert f"{_LINE_LIMIT:,} bytes" in doc["detail"], doc
+    if kind.endswith("query-too-long"):  # the app's own answer
+        assert doc["limit"]["name"] == "max_query_bytes", doc
+    else:
+        assert doc["errors"] == [], doc
+    # the server still answers after each
+    assert request(server.port, "GET", "/healthz").status == 200
 
 
 # --- shutdown -----------------------------------------------------------------------------------------------

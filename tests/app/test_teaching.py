@@ -410,3 +410,67 @@ def test_three_delayed_ack_timers_beside_one_stall_are_explained(client: FlaskCl
     # with Nagle off the timers and the stall count agree again: no note
     _, plain = get(client, "preset=h96-lan&protocol=persistent&tcp.nagle=false")
     assert "explain-dack-note" not in plain
+
+
+def _holds_by_scanning(packets: list[dict[str, Any]], events: list[dict[str, Any]]) -> list[tuple[Any, ...]]:
+    """The Nagle holds as ladder.holds found them before it indexed the segments: every packet scanned for every
+    stall (quadratic), the first match in the schedule taken."""
+    out = []
+    for e in events:
+        if e["kind"] != "nagle_stall":
+            continue
+        end = e["start_ms"] + e["duration_ms"]
+        match = [
+            p
+            for p in packets
+            if p["kind"] == "DATA"
+            and p["connection"] == e["connection"]
+            and p["object"] == e["object"]
+            and abs(p["sent_ms"] - end) <= 1e-6 * max(1.0, end)
+        ]
+        if match:
+            out.append((e["start_ms"], match[0]["sent_ms"], match[0]["connection"], match[0]["n"]))
+    return out
+
+
+@pytest.mark.parametrize("protocol", ["persistent", "pipelined", "h2"])
+def test_nagle_holds_found_by_bisection_are_the_scanned_ones(protocol: str) -> None:
+    """ladder.holds finds each stall's segment by bisection in the segments of its connection and object; on pages
+    full of Nagle stalls it finds exactly the segments a scan of every packet finds."""
+    from app.figures.ladder import holds
+    from model import Scenario
+
+    doc = {
+        "protocols": [protocol],
+        "network": {"rtt_ms": 40, "bandwidth_bps": 10e6},
+        "tcp": {"nagle": True, "mss_bytes": 536, "delayed_ack_ms": 200},
+        "http": {"server_write_bytes": 700, "header_flush": True},
+        "page": {"object_count": 60, "object_size_bytes": 1500},
+    }
+    r = predict(Scenario.model_validate(doc), packets=True)["results"][0]
+    expected = _holds_by_scanning(r["packets"], r["events"])
+    got = [
+        (h.start_ms, h.end_ms, h.connection, h.packet) for h in holds(r["packets"], r["events"]) if h.kind == "nagle"
+    ]
+    assert got == expected
+    assert len(expected) >= 3, "the page has Nagle stalls to find (persistent: 61)"
+
+
+@pytest.mark.parametrize("protocol", ["http10", "http10_parallel", "persistent", "pipelined", "getall"])
+def test_split_proxy_panel_shows_each_leg_rate(client: FlaskClient, protocol: str) -> None:
+    """On a split-proxy path the formula has serialization terms over the legs' rates B_c and B_s; the panel splits
+    them like B's (a KeyError, a 500, for every split-proxy panel before), and the terms add up to the load time."""
+    from model import Scenario
+    from model.analysis import symbolic
+    from model.analysis.predict import expression
+    from model.scenario.params import resolve
+
+    query = f"protocol={protocol}&protocols={protocol}&proxy.architecture=split_proxy&page.object_count=5"
+    status, html = get(client, query + "&page.object_size_bytes=3000")
+    assert status == 200, html[:500]
+    assert "B<sub>c</sub>" in html and "B<sub>s</sub>" in html
+    doc = {"protocols": [protocol], "proxy": {"architecture": "split_proxy"}}
+    s = Scenario.model_validate({**doc, "page": {"object_count": 5, "object_size_bytes": 3000}})
+    parts = symbolic.terms(expression(s, protocol)["page_load_ms"], resolve(s))
+    assert {t["rate"] for t in parts} >= {"B_c", "B_s"}
+    assert sum(t["ms"] for t in parts) == pytest.approx(predict(s)["results"][0]["page_load_ms"], rel=1e-9)

@@ -640,7 +640,7 @@ def test_predict_document_refuses_deep_input_before_merging() -> None:
 STRICT_TYPES = [
     ({"network": {"rtt_ms": True}}, "network.rtt_ms"),
     ({"network": {"rtt_ms": "70"}}, "network.rtt_ms"),
-    ({"tcp": {"mss_bytes": 1460.0}}, "tcp.mss_bytes"),
+    ({"tcp": {"mss_bytes": 1460.5}}, "tcp.mss_bytes"),
     ({"tcp": {"mss_bytes": "1460"}}, "tcp.mss_bytes"),
     ({"tcp": {"nagle": 1}}, "tcp.nagle"),
     ({"tcp": {"nagle": "false"}}, "tcp.nagle"),

@@ -1,0 +1,355 @@
+"""Search for the slowest request the documented limits accept: random scenarios, then hill-climbing.
+
+The promise (issue 14): every request the limits accept is answered in under one second on the 2-core reference
+machine. This bench looks for a counterexample. For each route it draws random scenarios over every field of the
+schema (numbers log-uniform over their allowed range, choices and booleans uniform, pages of up to 1,000 objects,
+any protocols), sends each to the app in-process (Flask's test client: the whole request path, validation, the
+work estimate, the engine with its step budget, the answer's JSON, without the network; the answers cache off),
+and keeps the accepted ones (200). Then it hill-climbs from the slowest: it changes one to three fields of the
+best request found (a new random value, or the old one doubled or halved), and keeps a change that is accepted and
+slower. Finally the slowest request of each route is timed again (median of repeats) and printed.
+
+Routes: ``predict`` (POST /api/v1/predict), ``packets`` (the same with ``packets=true``), ``formula`` (POST
+/api/v1/formulas/{protocol}), ``sweep`` (POST /api/v1/sweep), ``page`` (GET /, the calculator: a prediction, the
+sweep plot and the figures), ``explain`` (GET /explain, the teaching panel of one protocol).
+
+    python bench/worst_case.py                      # every route, 90 s of search each
+    python bench/worst_case.py --routes predict --seconds 300 --json worst.json
+
+Times are the CPU seconds the request takes in this process (``time.process_time``): the machine is shared, and
+wall-clock times swing with what else runs (at a load of 6 on 2 cores they were 2-3 times the CPU time); on an idle
+machine a request's wall time is about its CPU time. The search compares single timings; the report re-times the
+slowest of each route ``--repeats`` times and gives the median and the maximum CPU time and the median wall time,
+with the date, the load and the engine (compiled or Python).
+
+Run on 2026-11-25 (compiled engine, 75 s of search per route, seed 14; load average 9 to 11 on the 2 cores, so
+wall-clock times were 2 to 3 times the CPU times); the requests are in bench/worst_case.json:
+
+    route      tried accepted climbs    found   median     max     wall   (seconds of CPU; wall: median)
+    predict      807      260      9    0.369    0.373   0.391    1.278
+    packets     1961      618      9    0.253    0.250   0.261    0.411
+    formula     1507      476      6    0.613    0.599   0.616    1.207
+    sweep       1606      240      2    0.452    0.388   0.438    0.768
+    page         773      295     11    0.559    0.529   0.554    1.142
+    explain      737      301      4    0.455    0.386   0.407    0.888
+
+Earlier searches the same day, before the fixes they led to, found over a second of CPU: /explain 1.14 s (a
+quadratic scan in the ladder's Nagle holds), the calculator page 1.08 s (a lossy page: the loss analysis was not
+counted in the step budget), a packets=true prediction 0.97 s median, 1.07 s max (87,000 packets in a 43 MB answer,
+now max_packets_engine_steps), and two 500s (the teaching panel of any split-proxy path; a sweep range overflowing to
+infinity on a whole-number field).
+"""
+
+from __future__ import annotations
+
+import argparse
+import copy
+import datetime
+import json
+import math
+import os
+import random
+import statistics
+import sys
+import time
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from app import create_app
+from app.query import SCENARIO_PARAMS
+from app.views import flatten
+from model import engine_backend
+from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
+from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
+from model.scenario.errors import FieldSpec
+from model.scenario.limits import MAX_ENGINE_STEPS, MAX_SWEEP_POINTS, MAX_WORK_UNITS
+
+ROUTES = ("predict", "packets", "formula", "sweep", "page", "explain")
+PROMISE_S = 1.0
+#: Fields the page generator sets itself (object sizes are drawn as a page, not field by field).
+PAGE_FIELDS = {"page.object_bytes", "page.object_count", "page.object_size_bytes"}
+NUMERIC_SWEEPS = [f for f in SWEEPABLE_FIELDS if field_spec(f).kind in ("number", "integer")]
+
+
+def _number(rng: random.Random, s: FieldSpec) -> float | int:
+    """A value of a number field: log-uniform over its range (uniform if it starts at 0 half the time), often at an
+    end (the heavy cases are at the ends)."""
+    low = s.low if s.low is not None else 0.0
+    high = s.high if s.high is not None else max(1.0, low) * 1e6
+    r = rng.random()
+    if r < 0.15:
+        x = low if s.low_inclusive else low + (1 if s.kind == "integer" else 1e-9)
+    elif r < 0.3:
+        x = high if s.high_inclusive else high - (1 if s.kind == "integer" else 1e-9)
+    elif low > 0 and rng.random() < 0.5:
+        x = math.exp(rng.uniform(math.log(low), math.log(high)))
+    else:
+        x = rng.uniform(low, high)
+    if s.kind == "integer":
+        x = max(math.ceil(low), min(math.floor(high), round(x)))
+        return int(x)
+    return float(min(max(x, low), high))
+
+
+def draw_value(rng: random.Random, s: FieldSpec) -> Any:
+    if s.kind == "boolean":
+        return rng.random() < 0.5
+    if s.kind == "choice":
+        return rng.choice(s.choices)
+    if s.kind in ("number", "integer"):
+        if s.nullable and rng.random() < 0.2:
+            return None
+        return _number(rng, s)
+    raise ValueError(s)
+
+
+def draw_page(rng: random.Random) -> dict[str, Any]:
+    """Objects: equal ones (object_count, object_size_bytes) or a list of sizes; up to MAX_OBJECTS of them, small
+    pages as often as large ones (log-uniform count)."""
+    count = int(math.exp(rng.uniform(0, math.log(MAX_OBJECTS + 1)))) - 1
+    size = int(math.exp(rng.uniform(0, math.log(2_000_000))))
+    if rng.random() < 0.5:
+        return {"object_count": count, "object_size_bytes": size}
+    return {"object_bytes": [int(math.exp(rng.uniform(0, math.log(2 * size + 2)))) for _ in range(count)]}
+
+
+def set_at(doc: dict[str, Any], param: str, value: Any) -> None:
+    *sections, name = param.split(".")
+    place = doc
+    for section in sections:
+        place = place.setdefault(section, {})
+    place[name] = value
+
+
+def random_scenario(rng: random.Random) -> dict[str, Any]:
+    doc: dict[str, Any] = {}
+    share = rng.choice([0.1, 0.3, 0.6])  # how many fields to set: few, some, most
+    for param, s in SCENARIO_PARAMS.items():
+        if param in PAGE_FIELDS or param == "protocols" or rng.random() > share:
+            continue
+        set_at(doc, param, draw_value(rng, s))
+    doc.setdefault("page", {}).update(draw_page(rng))
+    doc["protocols"] = (
+        list(ALL_PROTOCOLS) if rng.random() < 0.5 else rng.sample(ALL_PROTOCOLS, rng.randint(1, len(ALL_PROTOCOLS)))
+    )
+    return doc
+
+
+@dataclass
+class Request:
+    route: str
+    scenario: dict[str, Any]
+    extra: dict[str, Any] = field(default_factory=dict)  # formula: protocol; sweep: the sweep's own fields
+
+    def http(self) -> tuple[str, str, Any]:
+        """Method, URL and JSON body (None for a GET)."""
+        if self.route == "predict":
+            return "POST", "/api/v1/predict", self.scenario
+        if self.route == "packets":
+            return "POST", "/api/v1/predict?packets=true", self.scenario
+        if self.route == "formula":
+            return "POST", f"/api/v1/formulas/{self.extra['protocol']}", self.scenario
+        if self.route == "sweep":
+            return "POST", "/api/v1/sweep", {"scenario": self.scenario, **self.extra}
+        query = urlencode(flatten(self.scenario), safe=",")
+        if self.route == "page":
+            return "GET", "/?" + query, None
+        if self.route == "explain":
+            return "GET", f"/explain?protocol={self.extra['protocol']}&" + query, None
+        raise ValueError(self.route)
+
+    def document(self) -> dict[str, Any]:
+        method, url, body = self.http()
+        return {"method": method, "url": url, "body": body}
+
+
+def random_extra(rng: random.Random, route: str, scenario: dict[str, Any]) -> dict[str, Any]:
+    if route in ("formula", "explain"):
+        protocols = scenario.get("protocols") or list(ALL_PROTOCOLS)
+        return {"protocol": rng.choice(protocols)}
+    if route == "sweep":
+        name = rng.choice(NUMERIC_SWEEPS)
+        s = field_spec(name)
+        steps = int(math.exp(rng.uniform(math.log(2), math.log(MAX_SWEEP_POINTS))))
+        a, b = _number(rng, s), _number(rng, s)
+        if a == b:
+            b = _number(rng, s)
+        extra: dict[str, Any] = {"field": name, "start": a, "stop": b, "steps": steps}
+        if rng.random() < 0.3 and min(a, b) > 0:
+            extra["spacing"] = "log"
+        return extra
+    return {}
+
+
+class Timer:
+    """Requests to the app in-process; the wall time of each and its status."""
+
+    def __init__(self) -> None:
+        app = create_app({"TESTING": True, "API_CACHE_BYTES": 0, "PAGE_CACHE_BYTES": 0, "SWEEP_CACHE_BYTES": 0})
+        self.client = app.test_client()
+        self.sent = 0
+        self.crashes: list[dict[str, Any]] = []
+
+    def time(self, req: Request) -> tuple[int, float]:
+        """The status and the seconds of CPU the request took (see :meth:`wall`)."""
+        status, cpu, _ = self.timed(req)
+        return status, cpu
+
+    def timed(self, req: Request) -> tuple[int, float, float]:
+        """The status, the CPU seconds of this process and the wall-clock seconds of one request. The CPU time is
+        what the request costs, whatever else the machine runs; on an idle machine the wall time is about it."""
+        method, url, body = req.http()
+        c0 = time.process_time()
+        t0 = time.perf_counter()
+        self.sent += 1
+        try:
+            if method == "GET":
+                response = self.client.get(url, follow_redirects=True)
+            else:
+                response = self.client.post(url, json=body)
+            response.get_data()
+        except Exception as exc:  # the pages let the app's errors through in testing: a 500 in production
+            self.crashes.append({"request": req.document(), "error": f"{type(exc).__name__}: {exc}"})
+            return 500, time.process_time() - c0, time.perf_counter() - t0
+        status = response.status_code
+        if status >= 500:
+            self.crashes.append({"request": req.document(), "error": response.get_data(as_text=True)[:300]})
+        return status, time.process_time() - c0, time.perf_counter() - t0
+
+
+def mutate(rng: random.Random, req: Request) -> Request:
+    """One to three changes: a field's new random value, its value doubled or halved, a new page, other protocols
+    or (sweep, formula) a new sweep or protocol."""
+    out = Request(req.route, copy.deepcopy(req.scenario), copy.deepcopy(req.extra))
+    for _ in range(rng.randint(1, 3)):
+        r = rng.random()
+        if r < 0.15:
+            page = {k: v for k, v in out.scenario.get("page", {}).items() if k not in ("object_bytes", "object_count")}
+            page.pop("object_size_bytes", None)
+            out.scenario["page"] = {**page, **draw_page(rng)}
+        elif r < 0.25:
+            out.scenario["protocols"] = rng.sample(ALL_PROTOCOLS, rng.randint(1, len(ALL_PROTOCOLS)))
+        elif r < 0.3 and out.route in ("sweep", "formula", "explain"):
+            out.extra = random_extra(rng, out.route, out.scenario)
+        else:
+            param = rng.choice([p for p in SCENARIO_PARAMS if p not in PAGE_FIELDS and p != "protocols"])
+            s = SCENARIO_PARAMS[param]
+            value = draw_value(rng, s)
+            *sections, name = param.split(".")
+            place: Any = out.scenario
+            for section in sections:
+                place = place.get(section, {}) if isinstance(place, dict) else {}
+            old = place.get(name) if isinstance(place, dict) else None
+            if s.kind in ("number", "integer") and isinstance(old, int | float) and not isinstance(old, bool):
+                scaled = old * rng.choice([0.5, 2.0]) if old else value
+                if s.kind == "integer" and scaled is not None:
+                    scaled = round(scaled)
+                value = scaled
+            set_at(out.scenario, param, value)
+    if out.route in ("formula", "explain") and out.extra.get("protocol") not in out.scenario.get("protocols", []):
+        out.extra = random_extra(rng, out.route, out.scenario)
+    return out
+
+
+@dataclass
+class Found:
+    request: Request
+    seconds: float
+    tried: int = 0
+    accepted: int = 0
+    climbs: int = 0
+
+
+def search(timer: Timer, route: str, seconds: float, rng: random.Random) -> Found | None:
+    """Random requests for half the time, then hill-climbing from the slowest accepted one."""
+    deadline = time.monotonic() + seconds
+    explore_until = time.monotonic() + seconds / 2
+    best: Found | None = None
+    tried = accepted = climbs = 0
+    while time.monotonic() < deadline:
+        if best is None or time.monotonic() < explore_until:
+            scenario = random_scenario(rng)
+            req = Request(route, scenario, random_extra(rng, route, scenario))
+        else:
+            req = mutate(rng, best.request)
+        status, took = timer.time(req)
+        tried += 1
+        if status != 200:
+            continue
+        accepted += 1
+        if best is None or took > best.seconds:
+            if best is not None and time.monotonic() >= explore_until:
+                climbs += 1
+            best = Found(req, took)
+    if best is not None:
+        best.tried, best.accepted, best.climbs = tried, accepted, climbs
+    return best
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--routes", default=",".join(ROUTES), help="comma-separated, of: " + ", ".join(ROUTES))
+    parser.add_argument("--seconds", type=float, default=90.0, help="search time per route (default 90)")
+    parser.add_argument("--repeats", type=int, default=5, help="timings of each route's slowest (default 5)")
+    parser.add_argument("--seed", type=int, default=14)
+    parser.add_argument("--json", type=Path, help="write the slowest request of each route and its figures here")
+    args = parser.parse_args(argv)
+    routes = [r for r in args.routes.split(",") if r]
+    unknown = [r for r in routes if r not in ROUTES]
+    if unknown:
+        parser.error(f"--routes: unknown {', '.join(unknown)}; choose from {', '.join(ROUTES)}")
+    rng = random.Random(args.seed)
+    timer = Timer()
+    timer.time(Request("predict", {"protocols": ["persistent"]}))  # warm-up: imports, first JIT of caches
+    today = datetime.date.today().isoformat()
+    print(
+        f"worst accepted request by search, {today}, engine {engine_backend()}; limits: max_work_units "
+        f"{MAX_WORK_UNITS:,}, max_engine_steps {MAX_ENGINE_STEPS:,}; {args.seconds:.0f} s of search per route"
+    )
+    print(f"load average at the start: {', '.join(f'{x:.1f}' for x in os.getloadavg())} (cores: {os.cpu_count()})")
+    print(
+        f"{'route':<9} {'tried':>6} {'accepted':>8} {'climbs':>6} {'found':>8} {'median':>8} {'max':>7} {'wall':>8}"
+        "   (seconds: CPU of the request; wall: median wall clock)"
+    )
+    report: dict[str, Any] = {"date": today, "engine": engine_backend(), "seed": args.seed, "routes": {}}
+    over = False
+    for route in routes:
+        found = search(timer, route, args.seconds, rng)
+        if found is None:
+            print(f"{route:<9} nothing accepted")
+            continue
+        again = [timer.timed(found.request) for _ in range(args.repeats)]
+        cpu = [c for status, c, _ in again if status == 200]
+        wall = [w for status, _, w in again if status == 200]
+        median = statistics.median(cpu)
+        over = over or median >= PROMISE_S
+        print(
+            f"{route:<9} {found.tried:>6} {found.accepted:>8} {found.climbs:>6} {found.seconds:>8.3f} "
+            f"{median:>8.3f} {max(cpu):>7.3f} {statistics.median(wall):>8.3f}"
+        )
+        report["routes"][route] = {
+            "tried": found.tried,
+            "accepted": found.accepted,
+            "climbs": found.climbs,
+            "found_cpu_seconds": round(found.seconds, 4),
+            "median_cpu_seconds": round(median, 4),
+            "max_cpu_seconds": round(max(cpu), 4),
+            "median_wall_seconds": round(statistics.median(wall), 4),
+            "request": found.request.document(),
+        }
+    report["crashes"] = timer.crashes
+    for crash in timer.crashes[:5]:
+        print(f"5xx: {crash['error'][:200]}\n  {json.dumps(crash['request'])[:1500]}")
+    if args.json:
+        args.json.write_text(json.dumps(report, indent=1) + "\n", encoding="utf-8")
+    print(f"promise: every accepted request under {PROMISE_S:.0f} s (median of {args.repeats}): ", end="")
+    print("BROKEN" if over else "kept", f"; requests answered 5xx: {len(timer.crashes)}")
+    return 1 if over or timer.crashes else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
