@@ -30,6 +30,7 @@ from markupsafe import Markup
 from app.api import scenario_input, validate
 from app.figures import PROTOCOL_COLOURS, to_json
 from app.figures.ladder import MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
+from app.form import FIELD_BY_PARAM, plain
 from app.problems import ApiError
 from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
@@ -177,8 +178,6 @@ def problem_line(p: Problem) -> str:
 def _plain(p: Problem) -> str:
     """A problem as the calculator's form says it (a scenario field by its label, what it takes, what was
     typed), else :func:`problem_line`."""
-    from app.views import FIELD_BY_PARAM, plain  # the form's words; imported here: views is the bigger module
-
     f = FIELD_BY_PARAM.get(p.path.split("[")[0])
     if f is None or p.type in ("extra_forbidden", "repeated_parameter"):
         return problem_line(p)

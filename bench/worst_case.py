@@ -64,9 +64,9 @@ from app.query import SCENARIO_PARAMS
 from app.views import flatten
 from model import engine_backend
 from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
-from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
 from model.scenario.errors import FieldSpec
 from model.scenario.limits import MAX_ENGINE_STEPS, MAX_SWEEP_POINTS, MAX_WORK_UNITS
+from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
 
 ROUTES = ("predict", "packets", "formula", "sweep", "page", "explain")
 PROMISE_S = 1.0

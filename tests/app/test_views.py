@@ -16,8 +16,8 @@ from werkzeug.datastructures import MultiDict
 
 from app import SECURITY_HEADERS
 from app.assets import IMMUTABLE
+from app.form import DEFAULT_SWEEP, FIELDS, SWEEPS, must_be, read
 from app.query import SCENARIO_PARAMS
-from app.views import DEFAULT_SWEEP, FIELDS, SWEEPS, must_be, read
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.scenario.overlay import overlay
 

@@ -1,0 +1,399 @@
+"""The calculator's form and how it reads a request: the fields, their labels and words, and the query read into a scenario.
+
+The form lists the schema's fields as it finds them (:data:`FIELDS`), so a field added to :class:`model.Scenario`
+appears with its unit, range and description. :func:`read` takes the page's query (a preset, the sweep's field,
+dotted scenario fields), combines it with the preset by the rules every front end uses
+(:func:`model.scenario.overlay.overlay`), validates it once and finds its shortest address (:func:`canonical`);
+:func:`plain` says each problem in words beside its field.
+"""
+
+from __future__ import annotations
+
+import copy
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from pydantic import BaseModel, ValidationError
+from werkzeug.datastructures import MultiDict
+
+from app.query import SCENARIO_PARAMS, scenario_document, unknown
+from model import PRESETS, Scenario
+from model.scenario.errors import FieldSpec, Problem, problems, words
+from model.scenario.limits import MAX_WORK_UNITS, check, work_units
+from model.scenario.overlay import overlay
+
+#: Query parameters of the page besides the scenario's fields.
+PAGE_OPTIONS = ("preset", "sweep", "last")
+
+#: Words written in capitals in labels made from field names.
+_ACRONYMS = {"rtt", "mss", "html", "css", "rto", "ack", "http", "tcp", "ttcp", "ip"}
+
+#: Section headings (others: the section's name, capitalised).
+_SECTION_TITLES = {
+    "network": "Network path",
+    "tcp": "TCP",
+    "http": "HTTP client and server",
+    "page": "Page",
+    "session": "Session",
+}
+
+
+#: Labels a field's name does not give well.
+_LABELS = {
+    "object_bytes": "Object sizes",
+    "header_flush_persistent_only": "Header flush on persistent connections only",
+}
+
+
+def label_of(name: str) -> str:
+    """A field's label from its name, the unit suffix left out: ``rtt_ms`` -> ``RTT``."""
+    if name in _LABELS:
+        return _LABELS[name]
+    for suffix in ("_ms", "_bps", "_bytes", "_segments"):
+        if name.endswith(suffix) and name != suffix[1:]:
+            name = name[: -len(suffix)]
+            break
+    parts = [p.upper() if p in _ACRONYMS else p for p in name.split("_")]
+    text = " ".join(parts)
+    return text[:1].upper() + text[1:]
+
+
+@dataclass(frozen=True, slots=True)
+class FormField:
+    """One scenario field as the form shows it; ``param`` is its query parameter (dotted path)."""
+
+    param: str
+    section: str  # "" for a top-level field
+    name: str
+    label: str
+    spec: FieldSpec
+
+    @property
+    def dom_id(self) -> str:
+        return "f-" + self.param.replace(".", "-")
+
+    @property
+    def allowed(self) -> str:
+        """What the field allows, in plain words (a blank field keeps the base's value): see :func:`must_be`."""
+        return must_be(self.spec)
+
+
+@dataclass(frozen=True, slots=True)
+class Section:
+    name: str
+    title: str
+    description: str
+    fields: tuple[FormField, ...]
+
+
+def _form_field(param: str) -> FormField:
+    """``proxy.client_leg.delay_ms`` -> section ``proxy``, name ``client_leg.delay_ms``, label "Client leg delay"."""
+    section, _, name = param.partition(".")
+    parts = name.split(".")
+    label = " ".join([label_of(parts[0]), *(label_of(p).lower() for p in parts[1:])])
+    return FormField(param, section, name, label, SCENARIO_PARAMS[param])
+
+
+def _sections() -> tuple[Section, ...]:
+    out: list[Section] = []
+    top: list[FormField] = []
+    for name, info in Scenario.model_fields.items():
+        annotation = info.annotation
+        if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+            fields = tuple(_form_field(param) for param in SCENARIO_PARAMS if param.startswith(f"{name}."))
+            doc = (annotation.__doc__ or "").strip().split("\n")[0]
+            out.append(Section(name, _SECTION_TITLES.get(name, name.capitalize()), doc, fields))
+        elif name in SCENARIO_PARAMS:
+            top.append(FormField(name, "", name, label_of(name), SCENARIO_PARAMS[name]))
+    if top:
+        out.insert(0, Section("", "Compared", "", tuple(top)))
+    return tuple(out)
+
+
+#: The form's sections and fields, in the schema's order.
+SECTIONS: tuple[Section, ...] = _sections()
+FIELDS: tuple[FormField, ...] = tuple(f for s in SECTIONS for f in s.fields)
+FIELD_BY_PARAM: dict[str, FormField] = {f.param: f for f in FIELDS}
+
+
+# --- the sweep plot's fields ------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class SweepChoice:
+    """A field the sweep plot can step, with its values (fixed, so the sweep does not follow the field's own value)."""
+
+    param: str
+    label: str
+    values: tuple[float, ...]
+    log: bool
+
+
+SWEEPS: dict[str, SweepChoice] = {
+    s.param: s
+    for s in (
+        SweepChoice("network.rtt_ms", "Round-trip time", (1, 3, 10, 30, 100, 300, 1000), True),
+        SweepChoice(
+            "network.bandwidth_bps", "Bandwidth", (28_800, 56_000, 128_000, 1_544_000, 10e6, 100e6, 1e9, 10e9), True
+        ),
+        SweepChoice("page.object_count", "Embedded objects", (0, 1, 2, 5, 10, 20, 40, 70, 100), False),
+        SweepChoice(
+            "page.object_size_bytes", "Size of each object", (100, 300, 1000, 3000, 10_000, 30_000, 100_000), True
+        ),
+        SweepChoice("tcp.mss_bytes", "Maximum segment size", (256, 536, 1024, 1460, 4096, 8960), True),
+        SweepChoice("tcp.initial_window_segments", "Initial congestion window", (1, 2, 3, 4, 6, 10, 16), False),
+        SweepChoice("tcp.delayed_ack_ms", "Delayed-ACK timer", (0, 25, 50, 100, 150, 200, 300, 500), False),
+        SweepChoice("network.loss_rate", "Loss rate (expected values)", (0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2), False),
+    )
+}
+DEFAULT_SWEEP = "network.rtt_ms"
+#: Most work (see :mod:`model.scenario.limits`) the sweep plot may cost; costlier points are left out. About 55 ms of
+#: model time at 10 µs a unit: seven points of a Microscape page (739 units each, three protocols), so a form
+#: change stays under 150 ms (bench/bench_ui.py).
+SWEEP_WORK_BUDGET = 5_200
+
+
+# --- reading the request ------------------------------------------------------------------------------
+
+
+@dataclass
+class State:
+    """The request read: what was given, what it means, and what is wrong with it."""
+
+    preset: str = ""
+    sweep: str = DEFAULT_SWEEP
+    given: dict[str, str] = field(default_factory=dict)  # scenario param -> text as given (not blank)
+    errors: dict[str, list[str]] = field(default_factory=dict)  # param, "preset", "sweep" or "" -> messages
+    base_doc: dict[str, Any] = field(default_factory=dict)  # the preset's document ({} for defaults)
+    document: dict[str, Any] = field(default_factory=dict)  # base_doc with the given fields on top
+    scenario: Scenario | None = None  # None when invalid
+    canonical: list[tuple[str, str]] = field(default_factory=list)
+    notes: dict[str, list[str]] = field(default_factory=dict)  # section -> what the page filled in for the user
+    last: str = ""  # the address of the last valid scenario the form showed (its hidden "last" field), "/?..."
+
+    def add(self, where: str, message: str) -> None:
+        messages = self.errors.setdefault(where, [])
+        if message not in messages:
+            messages.append(message)
+
+    @property
+    def query(self) -> str:
+        """The canonical query string (empty for the model's defaults)."""
+        return urlencode(self.canonical, safe=",")
+
+    @property
+    def raw_query(self) -> str:
+        """What was given, blanks left out: the address of an invalid scenario."""
+        pairs = [("preset", self.preset)] if self.preset else []
+        pairs += [(p, v) for p, v in self.given.items()]
+        if self.sweep != DEFAULT_SWEEP:
+            pairs.append(("sweep", self.sweep))
+        return urlencode(pairs, safe=",")
+
+
+def _where(p: Problem) -> list[str]:
+    """The form parameters a problem belongs beside (``[""]``: the scenario as a whole)."""
+    loc = [part for part in p.loc if isinstance(part, str)]
+    for n in (3, 2):
+        if len(loc) >= n and ".".join(loc[:n]) in FIELD_BY_PARAM:
+            return [".".join(loc[:n])]
+    if len(loc) >= 1 and loc[0] in FIELD_BY_PARAM:
+        return [loc[0]]
+    section = loc[0] if loc else None
+    mentioned = [f.param for f in FIELDS if f.section and f.param in p.message]
+    if section is not None:
+        mentioned += [
+            f.param
+            for f in FIELDS
+            if f.section == section
+            and f.param not in mentioned
+            and re.search(rf"(?<![\w.]){re.escape(f.name)}(?!\w)", p.message)
+        ]
+    return mentioned or [section or ""]
+
+
+def _bound(x: float) -> str:
+    return f"{int(x):,}" if float(x).is_integer() else f"{x:,}"
+
+
+def must_be(s: FieldSpec) -> str:
+    """What a form field takes, in plain words: ``a number between 0 and 10,000 ms``, ``yes or no``."""
+    unit = f" {s.unit}" if s.unit else ""
+    if s.kind in ("number", "integer"):
+        what = "a whole number" if s.kind == "integer" else "a number"
+        if s.low is not None and s.high is not None and s.low_inclusive and s.high_inclusive:
+            return f"{what} between {_bound(s.low)} and {_bound(s.high)}{unit}"
+        parts = []
+        if s.low is not None:
+            parts.append(f"{'at least' if s.low_inclusive else 'more than'} {_bound(s.low)}")
+        if s.high is not None:
+            parts.append(f"{'at most' if s.high_inclusive else 'less than'} {_bound(s.high)}")
+        return f"{what} {' and '.join(parts)}{unit}" if parts else what + (f" of{unit}" if unit else "")
+    if s.kind == "boolean":
+        return "yes or no"
+    if s.kind == "choice":
+        return "one of " + ", ".join(str(c) for c in s.choices)
+    if s.kind == "array" and s.item is not None:
+        if s.item.kind == "choice":
+            return "one or more of " + ", ".join(str(c) for c in s.item.choices)
+        most = f"at most {_bound(s.max_items)} " if s.max_items is not None else ""
+        return f"a comma-separated list of {most}values, each {must_be(s.item)}"
+    return words(s, with_null=False)
+
+
+def _labelled(message: str, section: str) -> str:
+    """A model's message with the form's labels for the field names it mentions: \u201cObject count\u201d."""
+    for f in sorted(FIELDS, key=lambda f: -len(f.param)):
+        message = message.replace(f.param, f"\u201c{f.label}\u201d")
+        if f.section == section:  # object_bytes[2] -> value 3 of \u201cObject sizes\u201d
+            message = re.sub(
+                rf"(?<![\w.]){re.escape(f.name)}\[(\d+)\]",
+                lambda m, f=f: f"value {int(m.group(1)) + 1} of \u201c{f.label}\u201d",  # type: ignore[misc]
+                message,
+            )
+    for f in sorted(FIELDS, key=lambda f: -len(f.name)):
+        if f.section == section:
+            message = re.sub(rf"(?<![\w.\u201c]){re.escape(f.name)}(?![\w\u201d])", f"\u201c{f.label}\u201d", message)
+    return message[:1].upper() + message[1:]
+
+
+def plain(p: Problem, given: Mapping[str, str]) -> str:
+    """A problem as the form says it: the field's label, what it takes and what was typed.
+
+    ``RTT must be a number between 0 and 10,000 ms; you gave -5.`` A problem between fields (a model's
+    own check) keeps its words, the fields named by their labels.
+    """
+    param = p.path.split("[")[0]
+    f = FIELD_BY_PARAM.get(param)
+    if f is None or p.type == "value_error":
+        section = p.loc[0] if p.loc and isinstance(p.loc[0], str) else ""
+        return _labelled(p.message, section).rstrip(".") + "."
+    index = next((part for part in p.loc if isinstance(part, int)), None)
+    if index is not None and f.spec.item is not None:
+        item = p.value if isinstance(p.value, str) else (p.got if p.got is not None else str(p.value))
+        return f"{f.label}: value {index + 1} must be {must_be(f.spec.item)}; you gave {item}."
+    typed = given.get(f.param) or p.got or "nothing"
+    return f"{f.label} must be {must_be(f.spec)}; you gave {typed}."
+
+
+def validate_doc(doc: dict[str, Any]) -> Scenario:
+    return Scenario.model_validate(doc, strict=True)
+
+
+def query_text(value: Any) -> str:
+    """A converted query value written back the way the query syntax reads it."""
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:
+        return str(int(value))
+    if isinstance(value, list):
+        return ",".join(query_text(v) for v in value)
+    return str(value)
+
+
+def _param_doc(params: Mapping[str, str]) -> dict[str, Any]:
+    doc, _ = scenario_document(MultiDict(list(params.items())), ())
+    return doc
+
+
+def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
+    """The shortest query giving ``scenario``: each given field left out if the scenario stays the same without it."""
+    target = scenario.model_dump(mode="json")
+    kept = dict(state.given)
+    for param in list(kept):
+        trial = {k: v for k, v in kept.items() if k != param}
+        try:
+            same = validate_doc(overlay(state.base_doc, _param_doc(trial))).model_dump(mode="json") == target
+        except ValidationError:
+            same = False
+        if same:
+            del kept[param]
+    converted = _param_doc(kept)
+    pairs: list[tuple[str, str]] = [("preset", state.preset)] if state.preset else []
+    for f in FIELDS:
+        if f.param in kept:
+            value = at_path(converted, f.param)
+            pairs.append((f.param, query_text(value)))
+    if state.sweep != DEFAULT_SWEEP:
+        pairs.append(("sweep", state.sweep))
+    return pairs
+
+
+def read(args: MultiDict[str, str]) -> State:
+    """Read the page's query: preset, sweep field, the scenario's fields; validate; find the canonical query."""
+    state = State()
+    # The protocol checkboxes send one value each (and a blank one, so none checked reads as an empty list).
+    flat: MultiDict[str, str] = MultiDict()
+    for name in args:
+        values = [v.strip() for v in args.getlist(name)]
+        if name == "protocols" and len(values) > 1:
+            values = [",".join(v for v in values if v)]
+        for v in values:
+            flat.add(name, v)
+    preset_name = flat.get("preset", "")
+    if preset_name and preset_name not in PRESETS:
+        p = unknown(preset_name, PRESETS)
+        state.add("preset", f"There is no preset {preset_name!r}; choose one of: {p.allowed}.")
+    else:
+        state.preset = preset_name
+    state.last = flat.get("last", "")
+    sweep_field = flat.get("sweep", "") or DEFAULT_SWEEP
+    if sweep_field not in SWEEPS:
+        state.add("sweep", f"The sweep plot cannot step {sweep_field!r}; choose one of: {', '.join(SWEEPS)}.")
+    else:
+        state.sweep = sweep_field
+
+    scenario_args: MultiDict[str, str] = MultiDict()
+    for name in flat:
+        values = flat.getlist(name)
+        if name in PAGE_OPTIONS:
+            if len(values) > 1:
+                state.add(name, f"{name}: given {len(values)} times; give it once")
+            continue
+        if name in SCENARIO_PARAMS and name != "protocols" and all(v == "" for v in values):
+            continue  # a blank field keeps the base's value
+        for v in values:
+            scenario_args.add(name, v)
+    doc, found = scenario_document(scenario_args, ())
+    for p in found:
+        target = p.path if p.path in FIELD_BY_PARAM else ""
+        if target and p.type == "repeated_parameter":
+            state.add(target, f"{FIELD_BY_PARAM[target].label} was given {len(p.value)} times; give it once.")
+        elif p.type == "extra_forbidden":
+            close = f"; did you mean {p.suggestion!r}?" if p.suggestion else "."
+            state.add("", f"The address has a setting this calculator does not know: {p.path!r}{close}")
+        else:
+            state.add(target, p.text if target else p.text.split("; allowed fields:")[0])
+    state.given = {name: scenario_args[name] for name in scenario_args if name in SCENARIO_PARAMS}
+    if state.errors:
+        return state
+    state.base_doc = copy.deepcopy(PRESETS[state.preset].document) if state.preset else {}
+    page_notes: list[str] = []
+    state.document = overlay(state.base_doc, doc, page_notes)
+    if page_notes:
+        state.notes["page"] = page_notes
+    try:
+        scenario = validate_doc(state.document)
+    except ValidationError as exc:
+        for p in problems(exc):
+            for where in _where(p):
+                state.add(where, plain(p, state.given))
+        return state
+    limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")
+    if limit is not None:
+        state.add("", limit.message)
+        return state
+    state.scenario = scenario
+    state.canonical = canonical(state, scenario)
+    return state
+
+
+def at_path(doc: Mapping[str, Any], param: str) -> Any:
+    """The value at a dotted path of a document (``None`` if not there)."""
+    value: Any = doc
+    for part in param.split("."):
+        value = value.get(part) if isinstance(value, Mapping) else None
+    return value
