@@ -7,7 +7,7 @@ cdef class Endpoint:
     cdef public Engine eng
     cdef public int dir
     cdef public long long mss_n, rwnd_n, cwnd, cwnd_cap, dack_segments, quickacks
-    cdef public long long blocked_len, blocked_window, obj_i, un_segs, token
+    cdef public long long blocked_len, blocked_window, obj_i, un_segs, token, segments
     cdef public double acked_carry, una_n, end_n, nxt_n, rcv_n, un_bytes
     cdef public bint nagle, quick_ack, dack_bytes, ack_handshake, hold, pacing, closing, fin_sent
     cdef public object last_data_t, pace_interval, next_pace, last_paced, last_ack, blocked, last_end
@@ -24,9 +24,9 @@ cdef class Endpoint:
     cpdef _receive(self, object t, Packet pkt, object payload)
 
 cdef class Connection:
-    cdef public object session, names, rto, on_open, last_write, on_done, tls, mux
+    cdef public object session, names, rto, on_open, last_write, on_done, tls, mux, syn_t
     cdef public Engine eng
-    cdef public int id, leg, served, expect_i
+    cdef public int id, leg, served, expect_i, syns
     cdef public bint close_after
     cdef public tuple links
     cdef public Endpoint client, server

@@ -75,6 +75,7 @@ class Endpoint:
         self.obj_i = 0
         self.end_n = 0.0  # bytes written, as a number
         self.nxt_n = 0.0  # bytes sent, as a number
+        self.segments = 0  # data segments sent (the loss analysis counts them: model.analysis.expected_loss)
         # receiver
         self.rcv: Any = zero
         self.rcv_n = 0.0
@@ -176,6 +177,8 @@ class Endpoint:
                 first = False
             length_n = length.v if isinstance(length, Lin) else length
             pkt = Packet(self.conn.id, self.dir, "DATA", length, length_n)
+            if length_n > 0:
+                self.segments += 1
             pkt.obj = self._obj_at(self.nxt_n)
             if self.hs_ranges and pkt.obj == "tls":  # a segment is TLS setup only if all of it is handshake
                 pkt.obj = self._obj_at(self.nxt_n + length_n - 1)
@@ -390,6 +393,8 @@ class Connection:
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
         self.tls: Any = None  # the TLS handshake running on it (model.protocols.secure_setup.Dialogue)
+        self.syns = 0  # SYNs sent (the loss analysis counts them: model.analysis.expected_loss)
+        self.syn_t: Any = None  # when its (first) SYN was queued
         self.mux: Any = None  # h2/h3 streams on it (model.protocols.multiplex.Mux)
 
     def open(self, point: Point, mode: str) -> None:
@@ -424,6 +429,9 @@ class Connection:
             client.nxt, client.nxt_n = client.nxt + payload, client.nxt_n + n
             client.last_data_t = point.t
         pkt = Packet(self.id, self.links[0], "SYN", payload, n)
+        self.syns += 1
+        if self.syn_t is None:
+            self.syn_t = point.t
         pkt.options = options
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt
