@@ -181,6 +181,7 @@ class Engine:
         self.link_free: list[Any] = [q.zero] * 6
         self.link_last: list[Packet | None] = [None] * 6
         self.packets: list[Packet] = []
+        self.wire_bytes = 0  # bytes of every packet on the wire, headers included
         # the request's step budget (model.scenario.limits): every scheduled packet, timer and write is a step
         self.cost = limits.TRACED_STEP_COST if self.traced else 1
         self.start_allowance = limits.allowance()
@@ -238,6 +239,7 @@ class Engine:
         pkt.t_e = end
         pkt.t_a = arrival
         pkt.wire = int(pkt.n) + opt + q.o
+        self.wire_bytes += pkt.wire
         pkt.prev = self.link_last[d]
         self.link_last[d] = pkt
         self.link_free[d] = end

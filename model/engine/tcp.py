@@ -33,7 +33,7 @@ class Endpoint:
         self.mss_n = p.mss
         self.rwnd = q.rwnds[conn.leg]
         self.rwnd_n = q.rwnd_n[conn.leg]
-        self.profile = p.profile
+        self.set_profile(p.profile)
         self.nagle = p.nagle
         self.cwnd = cwnd
         self.cwnd_cap = self.rwnd_n // p.mss + 2
@@ -89,6 +89,15 @@ class Endpoint:
         self.on_fin: Callable[[Any, Packet], None] | None = None
         self.peer: Endpoint
 
+    def set_profile(self, profile: Any) -> None:
+        """Send and acknowledge by ``profile``'s rules (:mod:`model.scenario.profiles`); the rules read on every
+        packet are kept beside it."""
+        self.profile = profile
+        self.nagle_idle_at_entry = profile.nagle_idle_at_entry
+        self.close_sends_held = profile.close_sends_held
+        self.cwnd_counts_bytes = profile.cwnd_counts_bytes
+        self.deliver_before_ack = profile.deliver_before_ack
+
     def app_received(self) -> float:
         """Bytes received for the application: all received less the peer's TLS handshake bytes."""
         rcv = self.rcv_n
@@ -127,8 +136,7 @@ class Endpoint:
         if self.hold:
             return
         mss, mss_n, rwnd, rwnd_n = self.mss, self.mss_n, self.rwnd, self.rwnd_n
-        profile = self.profile
-        at_entry = profile.nagle_idle_at_entry
+        at_entry = self.nagle_idle_at_entry
         idle_at_entry = self.una >= self.nxt
         end, end_n = self.end, self.end_n
         if idle_at_entry and self.last_data_t is not None and end_n > self.nxt_n and t - self.last_data_t > self.rto:
@@ -157,7 +165,7 @@ class Endpoint:
                         return
                 else:
                     nothing_out = idle_at_entry if at_entry else outstanding <= 0
-                    closing = self.closing and profile.close_sends_held
+                    closing = self.closing and self.close_sends_held
                     if not nagle.may_send(length, mss_n, True, nothing_out, self.nagle, closing, at_entry, rwnd_n):
                         self._block("nagle", length)
                         return
@@ -278,7 +286,7 @@ class Endpoint:
             self.pacing = False  # the ACK clock runs again
             self.una = pkt.ack
             if self.cwnd < self.cwnd_cap:
-                if self.profile.cwnd_counts_bytes:
+                if self.cwnd_counts_bytes:
                     acked_n = (pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack) - self.una_n
                     self.cwnd, self.acked_carry = slow_start.window_after_ack_bytes(
                         self.cwnd, self.acked_carry, acked_n, self.mss_n, self.profile.cwnd_abc_limit_segments
@@ -309,7 +317,7 @@ class Endpoint:
         if self.first_pkt is None:
             self.first_pkt = pkt
         self.last_pkt = pkt
-        deliver_first = self.profile.deliver_before_ack
+        deliver_first = self.deliver_before_ack
         if deliver_first and self.on_data is not None:
             self.on_data(t, pkt)
         if pkt.fin:
