@@ -12,8 +12,8 @@ schedule, and with :class:`Traced` quantities every time carries its linear form
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
+from heapq import heappop, heappush
 from typing import Any
 
 from model.engine.lin import Lin
@@ -205,11 +205,11 @@ class Engine:
         self.seq += 1
         if self.seq > self.max_seq:
             raise self.over_budget()
-        heapq.heappush(self.heap, (t.v if self.traced else t, self.seq, fn, (t, *args)))
+        heappush(self.heap, (t.v if self.traced else t, self.seq, fn, (t, *args)))
 
     def run(self) -> None:
         heap = self.heap
-        pop = heapq.heappop
+        pop = heappop
         while heap:
             _, _, fn, args = pop(heap)
             fn(*args)
@@ -247,4 +247,4 @@ class Engine:
         self.seq += 1
         if self.seq > self.max_seq:
             raise self.over_budget()
-        heapq.heappush(self.heap, (arrival.v if self.traced else arrival, self.seq, deliver, (arrival, pkt)))
+        heappush(self.heap, (arrival.v if self.traced else arrival, self.seq, deliver, (arrival, pkt)))

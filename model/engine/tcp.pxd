@@ -17,7 +17,7 @@ cdef class Endpoint:
     cdef public object last_data_t, pace_interval, next_pace, last_paced, last_ack, blocked, last_end
     cdef public object zero, una, nxt, end, rcv, first_pkt, last_pkt
     cdef public list obj_bounds, hs_ranges
-    cdef public object on_data, on_fin
+    cdef public object on_data, on_fin, deliver
     cdef public Endpoint peer
     cpdef set_profile(self, object profile)
     cpdef double app_received(self)

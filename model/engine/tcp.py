@@ -88,6 +88,7 @@ class Endpoint:
         self.on_data: Callable[[Any, Packet], None] | None = None
         self.on_fin: Callable[[Any, Packet], None] | None = None
         self.peer: Endpoint
+        self.deliver: Callable[[Any, Packet], None]  # the peer's arrive (bound once, not per packet)
 
     def set_profile(self, profile: Any) -> None:
         """Send and acknowledge by ``profile``'s rules (:mod:`model.scenario.profiles`); the rules read on every
@@ -257,7 +258,7 @@ class Endpoint:
         self.un_segs = 0
         self.first_pkt = None
         self.token += 1
-        self.eng.transmit(pkt, t, cause, self.peer.arrive)
+        self.eng.transmit(pkt, t, cause, self.deliver)
 
     def send_control(self, kind: str, t: Any, cause: tuple[Any, ...], fin: bool = False) -> Packet:
         """Send a packet without data (an ACK, a FIN), carrying our cumulative ACK."""
@@ -390,6 +391,8 @@ class Connection:
         self.server = Endpoint(self, 1, p.iw)
         self.client.peer = self.server
         self.server.peer = self.client
+        self.client.deliver = self.server.arrive
+        self.server.deliver = self.client.arrive
         self.on_open: Callable[[Any, Point], None] | None = None
         # the HTTP applications' state (model.protocols.base.Session drives it)
         self.requests: list[list[str]] = []  # object names asked for, one list per request
