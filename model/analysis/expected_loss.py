@@ -222,9 +222,9 @@ def _follow(node: Packet | Point | None) -> Packet | Point | None:
     if isinstance(node, Point):
         return node.base
     if isinstance(node, Packet):
-        for x in node.cause[1:2]:
-            if isinstance(x, Packet | Point):
-                return x
+        cause = node.cause
+        if len(cause) > 1 and isinstance(cause[1], (Packet, Point)):
+            return cause[1]
     return None
 
 
