@@ -222,9 +222,9 @@ def _follow(node: Packet | Point | None) -> Packet | Point | None:
     if isinstance(node, Point):
         return node.base
     if isinstance(node, Packet):
-        for x in node.cause[1:2]:
-            if isinstance(x, Packet | Point):
-                return x
+        cause = node.cause
+        if len(cause) > 1 and isinstance(cause[1], (Packet, Point)):
+            return cause[1]
     return None
 
 
@@ -692,10 +692,44 @@ ASSUMPTIONS_QUIC = (
 )
 
 
+def lossless_structure(s: Session, protocol: str) -> Structure:
+    """:func:`structure` without runs and without the other connections (``others=False, costed=False``),
+    from the counts the engine keeps as it sends (each connection's SYNs and when it sent its first, each
+    endpoint's data segments) instead of reading every packet: all that a loss rate of 0 needs (every run
+    costs 0). Equal to it on every scenario (tests/model/test_expected_loss.py)."""
+    p = s.p
+    conns = s.conns
+    on_path = sorted(c for c in path_connections(s) if conns[c].leg == PATH)
+    starts = [float(pt.t) for pt in s.page_start]
+    page_syns = [0] * len(starts)
+    syns = segments = 0
+    for c in on_path:
+        conn = conns[c]
+        segments += conn.client.segments + conn.server.segments
+        if conn.syns:
+            syns += conn.syns
+            page_syns[max(bisect.bisect_right(starts, float(conn.syn_t)) - 1, 0)] += conn.syns
+    return Structure(
+        syns=syns,
+        runs=(),
+        rtt=p.d_up + p.d_down,
+        rto=p.rto_ms,
+        ack_delay=p.quic_ack_delay,
+        connections=tuple(on_path),
+        independent_streams=protocol == "h3",
+        segments=segments,
+        dack=p.dack_ms,
+        others=(),
+        page_syns=tuple(page_syns),
+    )
+
+
 def block(s: Session, protocol: str, page_load_ms: float) -> dict[str, Any]:
-    """``expected_with_loss`` for a simulated session at its scenario's loss rate."""
-    lossy = s.p.loss > 0
-    return expected(structure(s, protocol, others=lossy, costed=lossy), s.p.loss, page_load_ms)
+    """``expected_with_loss`` for a simulated session at its scenario's loss rate (at 0, from the engine's
+    counts: :func:`lossless_structure`)."""
+    if s.p.loss > 0:
+        return expected(structure(s, protocol), s.p.loss, page_load_ms)
+    return expected(lossless_structure(s, protocol), s.p.loss, page_load_ms)
 
 
 # ------------------------------------------------------------------------------------------------ sympy

@@ -88,7 +88,7 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
             "tls_bytes": s.tls_bytes,
             "dns_lookups": s.dns_lookups,
             "packets": len(pkts),
-            "bytes_on_wire": sum(pk.wire for pk in pkts),
+            "bytes_on_wire": s.eng.wire_bytes,
         },
         "objects": [
             {

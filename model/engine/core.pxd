@@ -24,5 +24,6 @@ cdef class Engine:
     cdef public Quantities q
     cdef public bint traced
     cdef public list heap, link_free, link_last, packets
-    cdef public long long seq, cost, start_allowance, max_seq
+    cdef public long long seq, cost, start_allowance, max_seq, wire_bytes
+    cpdef step(self, long long n=*)
     cpdef transmit(self, Packet pkt, object t, tuple cause, object deliver)

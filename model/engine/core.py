@@ -12,8 +12,8 @@ schedule, and with :class:`Traced` quantities every time carries its linear form
 
 from __future__ import annotations
 
-import heapq
 from collections.abc import Callable
+from heapq import heappop, heappush
 from typing import Any
 
 from model.engine.lin import Lin
@@ -181,6 +181,7 @@ class Engine:
         self.link_free: list[Any] = [q.zero] * 6
         self.link_last: list[Packet | None] = [None] * 6
         self.packets: list[Packet] = []
+        self.wire_bytes = 0  # bytes of every packet on the wire, headers included
         # the request's step budget (model.scenario.limits): every scheduled packet, timer and write is a step
         self.cost = limits.TRACED_STEP_COST if self.traced else 1
         self.start_allowance = limits.allowance()
@@ -204,11 +205,11 @@ class Engine:
         self.seq += 1
         if self.seq > self.max_seq:
             raise self.over_budget()
-        heapq.heappush(self.heap, (t.v if self.traced else t, self.seq, fn, (t, *args)))
+        heappush(self.heap, (t.v if self.traced else t, self.seq, fn, (t, *args)))
 
     def run(self) -> None:
         heap = self.heap
-        pop = heapq.heappop
+        pop = heappop
         while heap:
             _, _, fn, args = pop(heap)
             fn(*args)
@@ -238,6 +239,7 @@ class Engine:
         pkt.t_e = end
         pkt.t_a = arrival
         pkt.wire = int(pkt.n) + opt + q.o
+        self.wire_bytes += pkt.wire
         pkt.prev = self.link_last[d]
         self.link_last[d] = pkt
         self.link_free[d] = end
@@ -245,4 +247,4 @@ class Engine:
         self.seq += 1
         if self.seq > self.max_seq:
             raise self.over_budget()
-        heapq.heappush(self.heap, (arrival.v if self.traced else arrival, self.seq, deliver, (arrival, pkt)))
+        heappush(self.heap, (arrival.v if self.traced else arrival, self.seq, deliver, (arrival, pkt)))

@@ -1,32 +1,40 @@
 # Cython declarations for the compiled build of model/engine/tcp.py (see model/engine/core.pxd).
 from model.engine.core cimport Engine, Packet, Quantities
 
+cdef class Connection
+
 cdef class Endpoint:
     cdef public Quantities q
-    cdef public object conn, name, mss, rwnd, profile, dack, dack_ms, rto, idle_restart
+    cdef public Connection conn
+    cdef public object name, mss, rwnd, profile, dack, dack_ms, rto, idle_restart
     cdef public Engine eng
     cdef public int dir
     cdef public long long mss_n, rwnd_n, cwnd, cwnd_cap, dack_segments, quickacks
-    cdef public long long blocked_len, blocked_window, obj_i, un_segs, token
+    cdef public long long blocked_len, blocked_window, obj_i, un_segs, token, segments
     cdef public double acked_carry, una_n, end_n, nxt_n, rcv_n, un_bytes
+    cdef public bint nagle_idle_at_entry, close_sends_held, cwnd_counts_bytes, deliver_before_ack
     cdef public bint nagle, quick_ack, dack_bytes, ack_handshake, hold, pacing, closing, fin_sent
     cdef public object last_data_t, pace_interval, next_pace, last_paced, last_ack, blocked, last_end
     cdef public object zero, una, nxt, end, rcv, first_pkt, last_pkt
     cdef public list obj_bounds, hs_ranges
-    cdef public object on_data, on_fin
+    cdef public object on_data, on_fin, deliver
     cdef public Endpoint peer
+    cpdef set_profile(self, object profile)
+    cpdef double app_received(self)
     cpdef write(self, object t, object nbytes, str obj, object point)
     cpdef output(self, object t, tuple cause)
     cpdef str _obj_at(self, double offset)
+    cpdef _block(self, str reason, object length)
+    cpdef _released(self, object t, tuple cause)
     cpdef _send(self, Packet pkt, object t, tuple cause)
     cpdef Packet send_control(self, str kind, object t, tuple cause, bint fin=*)
     cpdef arrive(self, object t, Packet pkt)
     cpdef _receive(self, object t, Packet pkt, object payload)
 
 cdef class Connection:
-    cdef public object session, names, rto, on_open, last_write, on_done, tls, mux
+    cdef public object session, names, rto, on_open, last_write, on_done, tls, mux, syn_t
     cdef public Engine eng
-    cdef public int id, leg, served, expect_i
+    cdef public int id, leg, served, expect_i, syns
     cdef public bint close_after
     cdef public tuple links
     cdef public Endpoint client, server

@@ -33,7 +33,7 @@ class Endpoint:
         self.mss_n = p.mss
         self.rwnd = q.rwnds[conn.leg]
         self.rwnd_n = q.rwnd_n[conn.leg]
-        self.profile = p.profile
+        self.set_profile(p.profile)
         self.nagle = p.nagle
         self.cwnd = cwnd
         self.cwnd_cap = self.rwnd_n // p.mss + 2
@@ -75,6 +75,7 @@ class Endpoint:
         self.obj_i = 0
         self.end_n = 0.0  # bytes written, as a number
         self.nxt_n = 0.0  # bytes sent, as a number
+        self.segments = 0  # data segments sent (the loss analysis counts them: model.analysis.expected_loss)
         # receiver
         self.rcv: Any = zero
         self.rcv_n = 0.0
@@ -87,6 +88,16 @@ class Endpoint:
         self.on_data: Callable[[Any, Packet], None] | None = None
         self.on_fin: Callable[[Any, Packet], None] | None = None
         self.peer: Endpoint
+        self.deliver: Callable[[Any, Packet], None]  # the peer's arrive (bound once, not per packet)
+
+    def set_profile(self, profile: Any) -> None:
+        """Send and acknowledge by ``profile``'s rules (:mod:`model.scenario.profiles`); the rules read on every
+        packet are kept beside it."""
+        self.profile = profile
+        self.nagle_idle_at_entry = profile.nagle_idle_at_entry
+        self.close_sends_held = profile.close_sends_held
+        self.cwnd_counts_bytes = profile.cwnd_counts_bytes
+        self.deliver_before_ack = profile.deliver_before_ack
 
     def app_received(self) -> float:
         """Bytes received for the application: all received less the peer's TLS handshake bytes."""
@@ -126,8 +137,7 @@ class Endpoint:
         if self.hold:
             return
         mss, mss_n, rwnd, rwnd_n = self.mss, self.mss_n, self.rwnd, self.rwnd_n
-        profile = self.profile
-        at_entry = profile.nagle_idle_at_entry
+        at_entry = self.nagle_idle_at_entry
         idle_at_entry = self.una >= self.nxt
         end, end_n = self.end, self.end_n
         if idle_at_entry and self.last_data_t is not None and end_n > self.nxt_n and t - self.last_data_t > self.rto:
@@ -156,7 +166,7 @@ class Endpoint:
                         return
                 else:
                     nothing_out = idle_at_entry if at_entry else outstanding <= 0
-                    closing = self.closing and profile.close_sends_held
+                    closing = self.closing and self.close_sends_held
                     if not nagle.may_send(length, mss_n, True, nothing_out, self.nagle, closing, at_entry, rwnd_n):
                         self._block("nagle", length)
                         return
@@ -176,6 +186,8 @@ class Endpoint:
                 first = False
             length_n = length.v if isinstance(length, Lin) else length
             pkt = Packet(self.conn.id, self.dir, "DATA", length, length_n)
+            if length_n > 0:
+                self.segments += 1
             pkt.obj = self._obj_at(self.nxt_n)
             if self.hs_ranges and pkt.obj == "tls":  # a segment is TLS setup only if all of it is handshake
                 pkt.obj = self._obj_at(self.nxt_n + length_n - 1)
@@ -246,7 +258,7 @@ class Endpoint:
         self.un_segs = 0
         self.first_pkt = None
         self.token += 1
-        self.eng.transmit(pkt, t, cause, self.peer.arrive)
+        self.eng.transmit(pkt, t, cause, self.deliver)
 
     def send_control(self, kind: str, t: Any, cause: tuple[Any, ...], fin: bool = False) -> Packet:
         """Send a packet without data (an ACK, a FIN), carrying our cumulative ACK."""
@@ -275,7 +287,7 @@ class Endpoint:
             self.pacing = False  # the ACK clock runs again
             self.una = pkt.ack
             if self.cwnd < self.cwnd_cap:
-                if self.profile.cwnd_counts_bytes:
+                if self.cwnd_counts_bytes:
                     acked_n = (pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack) - self.una_n
                     self.cwnd, self.acked_carry = slow_start.window_after_ack_bytes(
                         self.cwnd, self.acked_carry, acked_n, self.mss_n, self.profile.cwnd_abc_limit_segments
@@ -306,7 +318,7 @@ class Endpoint:
         if self.first_pkt is None:
             self.first_pkt = pkt
         self.last_pkt = pkt
-        deliver_first = self.profile.deliver_before_ack
+        deliver_first = self.deliver_before_ack
         if deliver_first and self.on_data is not None:
             self.on_data(t, pkt)
         if pkt.fin:
@@ -379,6 +391,8 @@ class Connection:
         self.server = Endpoint(self, 1, p.iw)
         self.client.peer = self.server
         self.server.peer = self.client
+        self.client.deliver = self.server.arrive
+        self.server.deliver = self.client.arrive
         self.on_open: Callable[[Any, Point], None] | None = None
         # the HTTP applications' state (model.protocols.base.Session drives it)
         self.requests: list[list[str]] = []  # object names asked for, one list per request
@@ -390,6 +404,8 @@ class Connection:
         self.expect_end = 0.0
         self.on_done: Callable[[str, Any, Packet], None] | None = None
         self.tls: Any = None  # the TLS handshake running on it (model.protocols.secure_setup.Dialogue)
+        self.syns = 0  # SYNs sent (the loss analysis counts them: model.analysis.expected_loss)
+        self.syn_t: Any = None  # when its (first) SYN was queued
         self.mux: Any = None  # h2/h3 streams on it (model.protocols.multiplex.Mux)
 
     def open(self, point: Point, mode: str) -> None:
@@ -424,6 +440,9 @@ class Connection:
             client.nxt, client.nxt_n = client.nxt + payload, client.nxt_n + n
             client.last_data_t = point.t
         pkt = Packet(self.id, self.links[0], "SYN", payload, n)
+        self.syns += 1
+        if self.syn_t is None:
+            self.syn_t = point.t
         pkt.options = options
         pkt.obj = client._obj_at(client.nxt_n - n) if n else None
         pkt.seq_end = client.nxt

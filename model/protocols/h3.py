@@ -42,7 +42,7 @@ def configure(conn: Connection) -> None:
     payload = quic.stream_payload_bytes(p.quic_datagram)
     delay: Any = Lin.const(p.quic_ack_delay) if q.traced else p.quic_ack_delay
     for ep in (conn.client, conn.server):
-        ep.profile = quic.QUIC_PROFILE
+        ep.set_profile(quic.QUIC_PROFILE)
         ep.mss = q.size(payload)
         ep.mss_n = payload
         ep.nagle = False
