@@ -20,8 +20,10 @@ Tolerances (fractions of page_load_ms, the model's error against the measured me
 from __future__ import annotations
 
 import os
+import shutil
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -132,13 +134,31 @@ def test_missing_capability_is_named() -> None:
         with pytest.raises(Unavailable, match="needs root"):
             check()
         return
-    code = "from validation.realstack.stack import check; check()"
-    r = subprocess.run(
-        ["setpriv", "--reuid=65534", "--regid=65534", "--clear-groups", sys.executable, "-c", code],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-    )
+    # As nobody: the checkout and its venv may sit in a directory nobody cannot enter (a CI clone in a 0700 temp
+    # directory), so the module (standard library only) runs from a copy in a directory anyone can read, on the
+    # system's Python 3.
+    python = shutil.which("python3", path="/usr/local/bin:/usr/bin:/bin") or sys.executable
+    where = Path(tempfile.mkdtemp(prefix="llrs-nobody-"))
+    try:
+        where.chmod(0o755)
+        shutil.copy(ROOT / "validation" / "realstack" / "stack.py", where / "stack.py")
+        (where / "stack.py").chmod(0o644)
+        r = subprocess.run(
+            [
+                "setpriv",
+                "--reuid=65534",
+                "--regid=65534",
+                "--clear-groups",
+                python,
+                "-c",
+                "import stack; stack.check()",
+            ],
+            cwd=where,
+            capture_output=True,
+            text=True,
+        )
+    finally:
+        shutil.rmtree(where, ignore_errors=True)
     assert r.returncode != 0
     assert "Unavailable: the real-stack bench needs root" in r.stderr
 
