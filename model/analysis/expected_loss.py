@@ -81,8 +81,6 @@ from collections import deque
 from dataclasses import dataclass
 from typing import Any
 
-import sympy
-
 from model.engine.core import PATH, Packet, Point
 from model.mechanisms import loss
 from model.protocols.base import Session
@@ -96,17 +94,6 @@ FOLLOW_CAP = 10
 
 #: The causes of the expected extra time, keys of ``by_cause_ms``.
 CAUSES = ("handshake", "timeouts", "fast_retransmit", "slower_sending")
-
-#: Sympy symbols of the expected extra time and the glossary of their meanings.
-p_sym, R_sym, T0_sym, Ts_sym, A_sym, Td_sym = sympy.symbols("p RTT T_0 T_s A T_d", nonnegative=True)
-SYMBOLS: dict[str, tuple[sympy.Symbol, str]] = {
-    "p": (p_sym, "network.loss_rate: probability a packet is lost (per packet)"),
-    "RTT": (R_sym, "round-trip propagation delay of the lossy path (ms)"),
-    "T_0": (T0_sym, "TCP retransmission timeout, max(tcp.rto_min_ms, 3 RTT) (ms)"),
-    "T_s": (Ts_sym, "initial SYN timeout, 1000 ms (RFC 6298 5.7)"),
-    "A": (A_sym, "quic.max_ack_delay_ms (ms)"),
-    "T_d": (Td_sym, "tcp.delayed_ack_ms: the receiver's delayed-ACK timeout (ms)"),
-}
 
 
 @dataclass(frozen=True, slots=True)
@@ -480,11 +467,6 @@ def repair_timeout_probability(p: float, m: int) -> float:
     return 1 - (1 - q) * (1 - p)
 
 
-def _repair_timeout_expr(m: int) -> sympy.Expr:
-    """:func:`repair_timeout_probability` as a sympy expression in ``p``."""
-    return 1 - (1 - loss.position_timeout_probability_expr(p_sym, m)) * (1 - p_sym)
-
-
 def _cost_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
     """A run's loss cost split (timeout part, fast part) in ms, before weighting and slack."""
     if run.quic:
@@ -730,94 +712,3 @@ def block(s: Session, protocol: str, page_load_ms: float) -> dict[str, Any]:
     if s.p.loss > 0:
         return expected(structure(s, protocol), s.p.loss, page_load_ms)
     return expected(lossless_structure(s, protocol), s.p.loss, page_load_ms)
-
-
-# ------------------------------------------------------------------------------------------------ sympy
-
-
-def _sum_expr(syns: int, runs: tuple[Run, ...], long: bool | None = None) -> sympy.Expr:
-    """:func:`_parts`' total as a sympy expression; with ``long``, only its long (``True``: handshake and
-    timeouts) or its short (``False``: fast repairs and slower sending) causes."""
-    total: sympy.Expr = sympy.Integer(0) if long is False else syns * loss.handshake_extra_expr(p_sym, Ts_sym)
-    for run in runs:
-        weight = run.count * p_sym
-        first = (1 - p_sym) ** run.burst_before * (1 - (1 - p_sym) ** run.count)
-        after_fr = run.fr_rounds * R_sym + run.fr_stalls * Td_sym
-        if run.quic:
-            pto = sympy.Integer(999) if run.initial_pto else 3 * R_sym + A_sym
-            cost = loss.quic_cost_expr(run.w, R_sym, pto)
-            tail = sympy.Rational(1, max(run.w, 1))
-            timeouts, fast = tail * pto, (1 - tail) * R_sym
-            slower: sympy.Expr = after_fr
-        else:
-            q = _repair_timeout_expr(run.follow)
-            timeouts, fast = q * loss.timeout_expr(p_sym, T0_sym), (1 - q) * R_sym
-            cost = timeouts + fast
-            slower = q * (run.to_rounds * R_sym + run.to_stalls * Td_sym) + (1 - q) * after_fr
-        if long is None:
-            if run.slack > 0:
-                cost = sympy.Max(cost - sympy.Float(run.slack), 0)
-            total += weight * cost + first * slower
-            continue
-        scale: sympy.Expr = sympy.Max(cost - sympy.Float(run.slack), 0) / cost if run.slack > 0 else sympy.Integer(1)
-        total += weight * timeouts * scale if long else weight * fast * scale + first * slower
-    return total
-
-
-def _chances_expr(syns: int, runs: tuple[Run, ...]) -> tuple[sympy.Expr, sympy.Expr]:
-    """:func:`chances` as sympy expressions in ``p``."""
-    none: sympy.Expr = (1 - p_sym) ** (2 * syns)
-    for run in runs:
-        if run.quic:
-            q: sympy.Expr = sympy.Rational(1, max(run.w, 1))
-        else:
-            q = _repair_timeout_expr(run.follow)
-        none *= (1 - p_sym * q) ** run.count
-    return 1 - none, 1 - (1 - p_sym) ** sum(r.count for r in runs)
-
-
-def max_expr(chains: list[tuple[Atoms, int]]) -> sympy.Expr:
-    """:func:`max_terms`' sum as a sympy expression, the atoms' order as a Heaviside step per pair
-    (``H(y - x)``, 1 at a tie for an atom of lower index)."""
-
-    def step(y: sympy.Expr, x: sympy.Expr, tie: bool) -> sympy.Expr:
-        return sympy.Heaviside(y - x, 1 if tie else 0)
-
-    return sympy.Add(*_max_shares(chains, step, lambda x: sympy.Max(x, 0)))
-
-
-def expression(st: Structure) -> sympy.Expr:
-    """The expected extra time as a sympy expression in ``p``, ``RTT``, ``T_0``, ``T_s``, ``T_d`` and ``A`` (ms).
-
-    Built from :mod:`model.mechanisms.loss`'s sympy forms run by run; the schedule's windows, counts, slacks and the
-    extra rounds after a loss are numbers in it. With connections off the page's path, the expectation of
-    the latest chain (:func:`max_expr`). Equal to :func:`expected`'s ``extra_ms`` at the scenario's values
-    for ``p > 0`` (tests prove it).
-    """
-    path = _sum_expr(st.syns, st.runs)
-    if not st.others:
-        return path
-    total: sympy.Expr = sympy.Integer(0)
-    for group in _page_groups(st):
-        if len(group) == 1:
-            total += _sum_expr(*group[0][0][:2])
-            continue
-        chains: list[tuple[Atoms, int]] = []
-        for (syns, runs, slack), m in group:
-            mu_long, mu_short = _sum_expr(syns, runs, long=True), _sum_expr(syns, runs, long=False)
-            pi_long, pi_short = _chances_expr(syns, runs)
-            chains.append((chain_atoms(mu_long, pi_long, mu_short, pi_short, sympy.Float(slack)), m))
-        total += max_expr(chains)
-    return total
-
-
-def substitutions(st: Structure, p: float) -> dict[sympy.Symbol, float]:
-    """The numbers of the expression's symbols for a scenario."""
-    return {
-        p_sym: p,
-        R_sym: st.rtt,
-        T0_sym: st.rto,
-        Ts_sym: loss.SYN_TIMEOUT_MS,
-        A_sym: st.ack_delay,
-        Td_sym: st.dack,
-    }

@@ -10,7 +10,7 @@ import pytest
 from pydantic import ValidationError
 
 from model import PRESETS
-from model.analysis import expected_loss
+from model.analysis import expected_loss, loss_expression
 from model.analysis.predict import predict, simulate
 from model.analysis.tables import csv_rows
 from model.mechanisms import loss
@@ -177,9 +177,9 @@ def test_symbolic_equals_numeric(protocol: str, rate: float) -> None:
     doc = _doc(rate, (protocol,), tls={"version": "1.3"}, session={"pages": 2})
     s = Scenario.model_validate(doc)
     st = expected_loss.structure(simulate(resolve(s), protocol), protocol)
-    expr = expected_loss.expression(st)
-    assert {str(x) for x in expr.free_symbols} <= set(expected_loss.SYMBOLS)
-    number = float(expr.subs(expected_loss.substitutions(st, rate)))
+    expr = loss_expression.expression(st)
+    assert {str(x) for x in expr.free_symbols} <= set(loss_expression.SYMBOLS)
+    number = float(expr.subs(loss_expression.substitutions(st, rate)))
     assert number == pytest.approx(predict(doc)["results"][0]["expected_with_loss"]["extra_ms"], rel=1e-9)
 
 
@@ -298,9 +298,9 @@ def test_symbolic_equals_numeric_on_parallel_connections(rate: float, rtt: float
     """The expectation of the latest chain, in sympy (Heaviside steps for the order), is the number."""
     st = _structure(_ns3_page(rate, rtt, objects))
     assert st.others
-    expr = expected_loss.expression(st)
-    assert {str(x) for x in expr.free_symbols} <= set(expected_loss.SYMBOLS)
-    number = float(expr.subs(expected_loss.substitutions(st, rate)))
+    expr = loss_expression.expression(st)
+    assert {str(x) for x in expr.free_symbols} <= set(loss_expression.SYMBOLS)
+    number = float(expr.subs(loss_expression.substitutions(st, rate)))
     assert number == pytest.approx(expected_loss.expected(st, rate, 0.0)["extra_ms"], rel=1e-9)
 
 
