@@ -18,6 +18,8 @@ import statistics
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from validation.grid import quantile as quantile  # the ns-3 grid's (linear, as numpy's default)
+
 RTTS = (10.0, 50.0, 100.0, 300.0)
 RATES = (1e6, 10e6, 100e6)
 PAGES: dict[str, dict[str, Any]] = {
@@ -120,16 +122,6 @@ def ci_runs() -> list[dict[str, Any]]:
         d = doc(rtt, mbps * 1e6, page, nagle, flush)
         out.append({"id": f"c{i:02d}", "doc": d, "tags": tags(d), "protocol": proto})
     return out
-
-
-def quantile(xs: Sequence[float], q: float) -> float:
-    s = sorted(xs)
-    if not s:
-        return math.nan
-    pos = q * (len(s) - 1)
-    lo = math.floor(pos)
-    hi = min(lo + 1, len(s) - 1)
-    return s[lo] + (s[hi] - s[lo]) * (pos - lo)
 
 
 def stats(rows: Sequence[dict[str, Any]]) -> dict[str, Any]:
