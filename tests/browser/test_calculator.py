@@ -10,17 +10,17 @@ from __future__ import annotations
 import json
 import math
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 from playwright.sync_api import Locator, Page, expect
 
+from tests.browser.form import change, field
+from tests.browser.windows import PLOTS_DRAWN
+
 if TYPE_CHECKING:
     from conftest import BrowserLog
 
-#: Every plot is drawn from its current figure (see plots_drawn.js).
-PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
 
 #: What plotly.js drew, per plot: each trace's name, x and y (read from the plot's own div).
 #: The teaching panel's ladder is left out: it loads on its own, after the results.
@@ -86,18 +86,6 @@ def comparison_table(page: Page) -> Locator:
 
 def preset_menu(page: Page) -> Locator:
     return page.get_by_label("Start from")
-
-
-def field(page: Page, name: str) -> Locator:
-    """A scenario field by its query parameter, ``network.rtt_ms`` (labels: test_every_field_has_a_label)."""
-    return page.locator(f"form [name='{name}']:not([type=hidden])")
-
-
-def change(page: Page, name: str, value: str) -> None:
-    """Type a value into a field and leave it, as a person would."""
-    box = field(page, name)
-    box.fill(value)
-    box.press("Tab")
 
 
 def test_page_opens_with_form_results_and_plots(page: Page) -> None:

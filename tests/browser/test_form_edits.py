@@ -11,30 +11,17 @@ any error emptied the results column, and without JavaScript the chart areas sta
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import TYPE_CHECKING
 from urllib.parse import parse_qs, urlsplit
 
 import pytest
 from playwright.sync_api import Locator, Page, expect
 
+from tests.browser.form import change, field
+from tests.browser.windows import PLOTS_DRAWN
+
 if TYPE_CHECKING:
     from conftest import BrowserLog
-
-#: Every plot is drawn from its current figure (see plots_drawn.js).
-PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
-
-
-def field(page: Page, name: str) -> Locator:
-    """A scenario field by its query parameter, ``network.rtt_ms``."""
-    return page.locator(f"form [name='{name}']:not([type=hidden])")
-
-
-def change(page: Page, name: str, value: str) -> None:
-    """Type a value into a field and leave it, as a person would."""
-    box = field(page, name)
-    box.fill(value)
-    box.press("Tab")
 
 
 def comparison_table(page: Page) -> Locator:

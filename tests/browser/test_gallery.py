@@ -7,15 +7,12 @@ as CSV.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from app.gallery import SLUGS
-
-#: Every plot is drawn from its current figure (see plots_drawn.js).
-PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
+from tests.browser.windows import PLOTS_DRAWN
 
 #: Per plot: how many traces plotly.js drew and how many points they hold.
 DRAWN = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => ({

@@ -8,11 +8,10 @@ HTTP/1.0 against seed 003's 18-40 % cut.
 from __future__ import annotations
 
 import re
-from pathlib import Path
 
 from playwright.sync_api import Page, expect
 
-PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
+from tests.browser.windows import PLOTS_DRAWN
 
 #: Each row of the comparison table: protocol -> page load time (ms) as shown.
 LOAD_TIMES = """() => {

@@ -8,16 +8,14 @@ compressed, static files are cached, and the form can be used with the keyboard 
 from __future__ import annotations
 
 import re
-from pathlib import Path
 from typing import Any
 
 from playwright.sync_api import Page, expect
 
+from tests.browser.windows import PLOTS_DRAWN
+
 #: Issue 5: "First view transfers at most 1.5 MB compressed".
 FIRST_VIEW_LIMIT_BYTES = 1_500_000
-
-#: Every plot is drawn from its current figure (see plots_drawn.js).
-PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf-8")
 
 
 def _network_log(page: Page) -> dict[str, dict[str, Any]]:
