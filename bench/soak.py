@@ -66,6 +66,7 @@ if str(ROOT) not in sys.path:
 from tests.app.test_server import (  # noqa: E402  (after the path set-up above)
     HOST,
     Server,
+    live_processes,
     start_server,
 )
 
@@ -88,18 +89,7 @@ WINDOW_S = 5.0
 
 def workers(master: int) -> list[int]:
     """The live children of process ``master`` (gunicorn's workers), by pid."""
-    pids = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            stat = (entry / "stat").read_text()
-        except OSError:  # ended meanwhile
-            continue
-        state, ppid = stat[stat.rindex(")") + 2 :].split()[:2]
-        if int(ppid) == master and state != "Z":
-            pids.append(int(entry.name))
-    return sorted(pids)
+    return sorted(pid for pid, ppid, _group in live_processes() if ppid == master)
 
 
 def rss_bytes(pid: int) -> int | None:

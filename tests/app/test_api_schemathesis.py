@@ -33,7 +33,7 @@ from schemathesis.checks import CheckContext, not_a_server_error
 from schemathesis.openapi.checks import RejectedPositiveData
 from schemathesis.specs.openapi import checks as openapi_checks
 
-from tests.app.test_server import HOST, Server, start_server
+from tests.app.test_server import HOST, Server, served
 
 #: Examples hypothesis generates per operation and generation mode (the coverage phase adds its own).
 EXAMPLES = 130
@@ -43,14 +43,7 @@ MIN_CASES = 2000
 
 @pytest.fixture(scope="module")
 def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
-    try:
-        srv = start_server(tmp_path_factory.mktemp("schemathesis") / "run.log")
-    except RuntimeError as exc:
-        pytest.fail(str(exc))
-    try:
-        yield srv
-    finally:
-        srv.stop()
+    yield from served(tmp_path_factory, "schemathesis")
 
 
 #: The document's x-cross-field-rules, read from the live server.

@@ -58,6 +58,21 @@ GRACEFUL_TIMEOUT_S = float(_config_value("graceful_timeout"))
 STOP_TIMEOUT_S = GRACEFUL_TIMEOUT_S + 5  # a stop, even with a client stuck in a request
 
 
+def live_processes() -> Iterator[tuple[int, int, int]]:
+    """``(pid, parent pid, process group)`` of every live process (zombies left out), from ``/proc``. Also used by
+    bench/soak.py."""
+    for entry in Path("/proc").iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            stat = (entry / "stat").read_text()
+        except OSError:  # ended meanwhile
+            continue
+        state, ppid, group = stat[stat.rindex(")") + 2 :].split()[:3]
+        if state != "Z":
+            yield int(entry.name), int(ppid), int(group)
+
+
 @dataclass
 class Server:
     """The ``bash scripts/run.sh`` process (its own session and process group) and its log."""
@@ -85,18 +100,7 @@ class Server:
             except ProcessLookupError:
                 return []
             return [pgid]
-        members = []
-        for entry in Path("/proc").iterdir():
-            if not entry.name.isdigit():
-                continue
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:  # ended meanwhile
-                continue
-            state, _ppid, group = stat[stat.rindex(")") + 2 :].split()[:3]
-            if int(group) == pgid and state != "Z":
-                members.append(int(entry.name))
-        return members
+        return [pid for pid, _ppid, group in live_processes() if group == pgid]
 
     def stop(self) -> int:
         """SIGTERM to the whole group (as a service manager or a terminal's process group would get); SIGKILL
@@ -221,16 +225,21 @@ def start_server(log: Path, port: int | None = None, env_extra: dict[str, str] |
     return srv
 
 
-@pytest.fixture(scope="module")
-def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+def served(tmp_path_factory: pytest.TempPathFactory, name: str) -> Iterator[Server]:
+    """A module fixture's body: :func:`start_server` (a failure to start fails the test), yielded, then stopped."""
     try:
-        srv = start_server(tmp_path_factory.mktemp("server") / "run.log")
+        srv = start_server(tmp_path_factory.mktemp(name) / "run.log")
     except RuntimeError as exc:
         pytest.fail(str(exc))
     try:
         yield srv
     finally:
         srv.stop()
+
+
+@pytest.fixture(scope="module")
+def server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
+    yield from served(tmp_path_factory, "server")
 
 
 def test_served_by_gunicorn(server: Server) -> None:
