@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import difflib
 import re
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import urlencode
@@ -124,7 +125,7 @@ class StallGroup:
     """Stalls of one kind that share a reason (up to the numbers in it)."""
 
     why: str  # the first occurrence's reason
-    events: list[dict[str, Any]] = field(default_factory=list)
+    events: list[Mapping[str, Any]] = field(default_factory=list)
 
     @property
     def total_ms(self) -> float:
@@ -301,7 +302,7 @@ def _how_often(n: int) -> str:
     return {0: "no time", 1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-def delayed_ack_note(timers: int, counts: dict[str, int], events: list[dict[str, Any]]) -> Markup | None:
+def delayed_ack_note(timers: int, counts: dict[str, int], events: Sequence[Mapping[str, Any]]) -> Markup | None:
     """Why the formula's ``timers x T_d`` differs from the delayed-ACK stalls counted, or None when it does not.
 
     The formula counts every delayed-ACK timer on the critical path; the stall count counts only the
@@ -344,7 +345,7 @@ def _reason_key(why: str) -> str:
     return re.sub(r"\d[\d,.]*", "#", why)
 
 
-def stall_kinds(events: list[dict[str, Any]]) -> list[StallKind]:
+def stall_kinds(events: Sequence[Mapping[str, Any]]) -> list[StallKind]:
     """The events grouped by kind (in :data:`STALL_KINDS` order, others after) and by reason."""
     by_kind: dict[str, dict[str, StallGroup]] = {}
     for e in events:

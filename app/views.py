@@ -51,7 +51,7 @@ from app.form import (
     validate_doc,
 )
 from app.query import SCENARIO_PARAMS
-from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
+from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.scenario.limits import WorkLimitExceeded, work_units
@@ -246,7 +246,7 @@ def run_sweep(state: State) -> SweepPlot:
     return plot
 
 
-def _fastest(results: list[dict[str, Any]]) -> str:
+def _fastest(results: list[ProtocolResult]) -> str:
     return min(results, key=lambda r: r["page_load_ms"])["protocol"] if results else ""
 
 
@@ -254,7 +254,7 @@ def results_context(state: State) -> dict[str, Any]:
     """Everything the results fragment shows (model outputs, figures as JSON, links)."""
     assert state.scenario is not None
     out = predict(state.scenario)
-    results: list[dict[str, Any]] = out["results"]
+    results: list[ProtocolResult] = out["results"]
     by_protocol = {r["protocol"]: r for r in results}
     reference = "http10" if "http10" in by_protocol else max(results, key=lambda r: r["page_load_ms"])["protocol"]
     ref_ms = by_protocol[reference]["page_load_ms"]

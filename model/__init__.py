@@ -3,7 +3,8 @@
 Public API (everything else is internal):
 
 - :class:`Scenario` — the one scenario schema (pydantic).
-- :func:`predict` — scenario in, output document (a dict) out.
+- :func:`predict` — scenario in, output document out: a :class:`Prediction` (typed dictionaries, the JSON
+  answer as is; :class:`ProtocolResult` per protocol, :mod:`model.analysis.result`).
 - :func:`expression` — the sympy expression of a protocol's page load time for a scenario.
 - :data:`PRESETS`, :func:`preset` — the seeds' setups.
 - :data:`GLOSSARY` — the symbols used in expressions.
@@ -17,6 +18,7 @@ _backend.install()  # before any engine module is imported: compiled or Python (
 
 from model._backend import engine_backend  # noqa: E402
 from model.analysis.predict import expression, predict  # noqa: E402
+from model.analysis.result import Prediction, ProtocolResult  # noqa: E402
 from model.analysis.symbolic import GLOSSARY  # noqa: E402
 from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
 from model.studies.presets import PRESETS, preset  # noqa: E402
@@ -26,6 +28,8 @@ __all__ = [
     "GLOSSARY",
     "PRESETS",
     "SEED_PROTOCOLS",
+    "Prediction",
+    "ProtocolResult",
     "Scenario",
     "engine_backend",
     "expression",

@@ -19,14 +19,9 @@ from pydantic import BaseModel, ConfigDict, Field, create_model
 
 from model.analysis.critical_path import CATEGORIES
 from model.analysis.expected_loss import CAUSES
-from model.analysis.predict import predict
+from model.analysis.result import COUNT_NAMES, PAGE_COUNT_NAMES
 from model.analysis.sweep import Value
 from model.scenario.schema import Protocol, Scenario
-
-#: The counts every result has, read from one prediction so the schema follows the model.
-COUNT_NAMES: tuple[str, ...] = tuple(
-    predict(Scenario.model_validate({"protocols": ["getall"]}))["results"][0]["counts"]
-)
 
 COUNT_DESCRIPTIONS: dict[str, str] = {
     "round_trips": "Round trips on the critical path (the coefficient of RTT in the formula).",
@@ -98,6 +93,9 @@ class Packet(_Open):
     sent_ms: float
     arrival_ms: float
     ack_held_ms: float
+    leg: str | None = Field(
+        None, description="Split proxies only: the leg the packet crossed (long_haul, client or server)."
+    )
 
 
 LOSS_CAUSE_DOC = {
@@ -150,7 +148,7 @@ class PageResult(_Open):
     end_ms: float
     page_load_ms: float = Field(description="This page's load time (ms), from its start to its last byte.")
     breakdown_ms: Breakdown
-    counts: dict[str, int] = Field(description="round_trips and the stall counts of this page.")
+    counts: dict[str, int] = Field(description="This page's " + ", ".join(PAGE_COUNT_NAMES) + ".")
 
 
 class ProtocolResult(_Open):
@@ -170,6 +168,9 @@ class ProtocolResult(_Open):
         description="The expected cost of random loss (network.loss_rate) in closed form; page_load_ms above "
         "stays the lossless schedule's."
     )
+    formula: Formula | None = Field(
+        None, description="The page load time and its breakdown as formulas, only with formulas=true."
+    )
 
 
 class PredictOutput(_Open):
@@ -177,6 +178,9 @@ class PredictOutput(_Open):
 
     scenario: Scenario
     results: list[ProtocolResult]
+    glossary: dict[str, GlossaryEntry] | None = Field(
+        None, description="The symbols the formulas use, only with formulas=true."
+    )
 
 
 class SweepSeries(_Open):

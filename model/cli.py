@@ -39,6 +39,7 @@ from pydantic import ValidationError
 
 from model import engine_backend
 from model.analysis.predict import predict
+from model.analysis.result import Prediction
 from model.analysis.tables import csv_rows
 from model.scenario import limits
 from model.scenario.errors import allowed, problems, validate_scenario
@@ -152,7 +153,7 @@ def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
 # --- one scenario at a time: worker processes, JSON Lines, Dask ------------------------------
 
 
-def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool = False) -> dict[str, Any]:
+def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool = False) -> Prediction:
     """``predict`` within one request's work budget (the API's, :func:`model.scenario.limits.budget`); over it a
     :class:`UserError` with the limit's message."""
     try:
@@ -164,7 +165,7 @@ def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool 
 
 def predict_document(
     scenario: Any, *, preset: str | None = None, packets: bool = False, formulas: bool = False
-) -> dict[str, Any]:
+) -> Prediction:
     """The output document of one scenario document: the public entry for distributed runs (docs/dask.md).
 
     ``scenario`` is a scenario as parsed from JSON (a dict). This does for it what ``predict FILE``
@@ -390,7 +391,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
     with contextlib.ExitStack() as stack:
         if args.jobs > 1 and len(scenarios) > 1:
             pool = stack.enter_context(_process_pool(min(args.jobs, len(scenarios))))
-            results: Iterable[Callable[[], dict[str, Any]]] = [pool.submit(work, s).result for s in scenarios]
+            results: Iterable[Callable[[], Prediction]] = [pool.submit(work, s).result for s in scenarios]
         else:
             results = (functools.partial(work, s) for s in scenarios)
         documents = []

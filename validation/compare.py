@@ -8,7 +8,7 @@ to keep the scenario's value; error is ``(model - ns3) / ns3``.
 from __future__ import annotations
 
 from collections import Counter
-from typing import Any
+from typing import Any, cast
 
 from model import predict
 from model.scenario.params import resolve
@@ -49,7 +49,7 @@ def model_results(s: Scenario) -> dict[str, dict[str, Any]]:
         r["counts"]["ack_packets"] = kinds["ACK"]
         r["counts"]["control_packets"] = kinds["SYN"] + kinds["SYNACK"] + kinds["FIN"] + kinds["RST"]
         r["counts"]["timer_acks"] = sum(1 for pk in r["packets"] if pk["ack_held_ms"] > 0)
-        out[r["protocol"]] = r
+        out[r["protocol"]] = cast(dict[str, Any], r)
     return out
 
 

@@ -32,7 +32,7 @@ from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from itertools import product
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
 from model.analysis.predict import predict
 from model.scenario.params import resolve
@@ -309,7 +309,7 @@ def compare_point(point: Point, got: dict[str, float], model: dict[str, Any]) ->
 
 def model_results(page: str, rtt: float, rate: float) -> dict[str, dict[str, Any]]:
     """The model's result per protocol at one (page, RTT, loss rate)."""
-    return {r["protocol"]: r for r in predict(scenario(page, rtt, rate))["results"]}
+    return {r["protocol"]: cast(dict[str, Any], r) for r in predict(scenario(page, rtt, rate))["results"]}
 
 
 def results(

@@ -22,7 +22,7 @@ import bisect
 import math
 import statistics
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Literal
 
@@ -356,7 +356,7 @@ def _legend_entries(colour: str, kinds: set[str], hold_kinds: set[str]) -> list[
 
 
 def ladder(
-    result: dict[str, Any],
+    result: Mapping[str, Any],
     *,
     scale: Scale = "steps",
     max_packets: int = MAX_PACKETS,

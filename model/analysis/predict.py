@@ -11,12 +11,13 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Callable
-from typing import Any
+from typing import Any, cast
 
 import sympy
 
 from model.analysis import expected_loss, symbolic
 from model.analysis.critical_path import CATEGORIES, walk
+from model.analysis.result import Event, ExpectedWithLoss, FormulaText, Prediction, ProtocolResult
 from model.engine.core import Quantities, Traced
 from model.engine.lin import value
 from model.protocols import SCHEDULES
@@ -59,7 +60,7 @@ def _stall_counts(events: list[dict[str, Any]]) -> dict[str, int]:
     }
 
 
-def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
+def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
     """The output document's entry for one protocol.
 
     For a session of several pages, ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up the
@@ -76,13 +77,23 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
         trips += n
     pkts = s.eng.packets
     events = sorted(s.events, key=lambda e: (e["start_ms"], e["connection"]))
-    out: dict[str, Any] = {
+    page_load_ms = value(total)
+    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss the
+    # analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
+    if s.p.loss > 0:
+        limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
+    loss = cast(ExpectedWithLoss, expected_loss.block(s, protocol, page_load_ms))
+    stalls = _stall_counts(events)
+    out: ProtocolResult = {
         "protocol": protocol,
-        "page_load_ms": value(total),
+        "page_load_ms": page_load_ms,
         "breakdown_ms": {c: value(acc[c]) for c in CATEGORIES},
         "counts": {
             "round_trips": trips,
-            **_stall_counts(events),
+            "slow_start_rounds": stalls["slow_start_rounds"],
+            "delayed_ack_stalls": stalls["delayed_ack_stalls"],
+            "nagle_stalls": stalls["nagle_stalls"],
+            "slow_start_restarts": stalls["slow_start_restarts"],
             "connections": len(s.conns),
             "tls_handshakes": s.tls_handshakes,
             "tls_bytes": s.tls_bytes,
@@ -100,13 +111,9 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
             }
             for r in s.objects.values()
         ],
-        "events": [{k: v for k, v in e.items() if k != "window_stall"} for e in events],
+        "events": [cast(Event, {k: v for k, v in e.items() if k != "window_stall"}) for e in events],
+        "expected_with_loss": loss,
     }
-    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss the
-    # analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
-    if s.p.loss > 0:
-        limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
-    out["expected_with_loss"] = expected_loss.block(s, protocol, out["page_load_ms"])
     if len(pages) > 1:
         out["pages"] = []
         for k, ((load, part, n), start, final) in enumerate(zip(pages, s.page_start, s.page_end, strict=True)):
@@ -146,11 +153,11 @@ def result(s: Session, protocol: str, packets: bool = False) -> dict[str, Any]:
     return out
 
 
-def _run(p: Params, protocol: str, packets: bool) -> dict[str, Any]:
+def _run(p: Params, protocol: str, packets: bool) -> ProtocolResult:
     return result(simulate(p, protocol), protocol, packets)
 
 
-def _quietly(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
+def _quietly(run: Callable[[], ProtocolResult]) -> ProtocolResult:
     """``run()`` with Python's cyclic garbage collector paused: a schedule allocates thousands of packets and
     tuples, none of them garbage until it ends, and the collector's passes over them took a quarter of the
     compiled engine's time (perf, 2026-11-25). Cycles left behind are collected at the next pass after it."""
@@ -163,10 +170,10 @@ def _quietly(run: Callable[[], dict[str, Any]]) -> dict[str, Any]:
         gc.enable()
 
 
-def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formulas: bool = False) -> dict[str, Any]:
+def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formulas: bool = False) -> Prediction:
     """Predict the page load time of every protocol the scenario asks for.
 
-    Returns ``{"scenario": ..., "results": [...]}`` with the scenario as computed (every default
+    Returns the output document (:class:`~model.analysis.result.Prediction`): ``{"scenario": ..., "results": [...]}`` with the scenario as computed (every default
     filled in) and one result per protocol, in the order asked. With ``packets=True`` each result
     also lists the packet schedule; with ``formulas=True`` each result also carries ``formula``:
     the page load time and each breakdown part as text, LaTeX (also with the scenario's numbers in
@@ -175,14 +182,16 @@ def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formu
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     p = resolve(s)
     results = [_quietly(functools.partial(_run, p, proto, packets)) for proto in s.protocols]
-    out: dict[str, Any] = {"scenario": s.model_dump(mode="json"), "results": results}
+    out: Prediction = {"scenario": s.model_dump(mode="json"), "results": results}
     if formulas:
         used: set[str] = set()
         for r in results:
             e = expression(s, r["protocol"])
             r["formula"] = {
-                "page_load_ms": symbolic.describe(e["page_load_ms"], p),
-                "breakdown_ms": {c: symbolic.describe(x, p, mathml=False) for c, x in e["breakdown_ms"].items()},
+                "page_load_ms": cast(FormulaText, symbolic.describe(e["page_load_ms"], p)),
+                "breakdown_ms": {
+                    c: cast(FormulaText, symbolic.describe(x, p, mathml=False)) for c, x in e["breakdown_ms"].items()
+                },
             }
             used.update(r["formula"]["page_load_ms"]["symbols"])
         out["glossary"] = {

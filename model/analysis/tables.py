@@ -6,10 +6,11 @@ One row per protocol of each output document of :func:`model.predict`; the sweep
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from model.analysis.expected_loss import CAUSES
+from model.analysis.result import Prediction
 
 __all__ = ["LOSS_COLUMNS", "csv_rows"]
 
@@ -24,12 +25,12 @@ LOSS_COLUMNS = (
 )
 
 
-def _loss_cell(block: dict[str, Any], key: str) -> Any:
+def _loss_cell(block: Mapping[str, Any], key: str) -> Any:
     head, _, rest = key.partition(".")
     return block[head][rest] if rest else block[head]
 
 
-def csv_rows(documents: Sequence[dict[str, Any]], batch: bool) -> list[list[Any]]:
+def csv_rows(documents: Sequence[Prediction], batch: bool) -> list[list[Any]]:
     """Header and one row per protocol: [scenario,] protocol, page_load_ms, breakdown_ms.*, counts.*, then the
     expected value under random loss (:data:`LOSS_COLUMNS`: expected_with_loss.*, zeros with no loss)."""
     results = [(i, r) for i, d in enumerate(documents) for r in d["results"]]

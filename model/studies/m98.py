@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import Any
 
 from model.analysis.predict import predict
+from model.analysis.result import ProtocolResult
 from model.studies.kit import PROTOCOL_NAMES, Comparison, Experiment, Figure, Series, document, q, within
 from model.studies.presets import M98_SERVER_MS, PRESETS
 
@@ -35,7 +36,7 @@ def m98_document(
     return document(f"m98-{link}-{arch}", protocols, **changes)
 
 
-def m98_results(link: str, arch: str = "direct", **changes: Any) -> dict[str, dict[str, Any]]:
+def m98_results(link: str, arch: str = "direct", **changes: Any) -> dict[str, ProtocolResult]:
     """Each protocol's result (HTTP/1.0 and persistent) on preset m98-<link>-<arch> with ``changes``."""
     return {r["protocol"]: r for r in predict(m98_document(link, arch, **changes))["results"]}
 

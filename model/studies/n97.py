@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from model.analysis.predict import predict
+from model.analysis.result import ProtocolResult
 from model.studies.kit import Comparison, Experiment, Figure, Series, document
 
 N97_CITATION = "Nielsen et al. 1997, Network Performance Effects of HTTP/1.1, CSS1, and PNG (NOTE-pipelining-970624)"
@@ -37,7 +38,7 @@ _N97_VISITS = (("first visit", False), ("revalidation", True))
 
 
 def build() -> Experiment:
-    res: dict[tuple[str, bool, str], dict[str, Any]] = {}
+    res: dict[tuple[str, bool, str], ProtocolResult] = {}
     for net in N97_NETWORKS:
         for _, reval in _N97_VISITS:
             for mode, proto, deflate in N97_MODES:
@@ -61,7 +62,7 @@ def build() -> Experiment:
                             nets,
                             tuple(
                                 float(
-                                    res[n, reval, mode][key]
+                                    res[n, reval, mode]["page_load_ms"]
                                     if key == "page_load_ms"
                                     else res[n, reval, mode]["counts"][key]
                                 )

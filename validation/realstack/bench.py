@@ -31,6 +31,7 @@ import statistics
 import sys
 import tempfile
 import time
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
@@ -293,7 +294,7 @@ def model_doc(doc: dict[str, Any], protocol: str, real: dict[str, Any], accounte
     return m
 
 
-def compare(real: dict[str, Any], model: dict[str, Any]) -> dict[str, Any]:
+def compare(real: dict[str, Any], model: Mapping[str, Any]) -> dict[str, Any]:
     """Error = (model - real) / real for the page load time and the packet count, object ends side by side."""
     r = model["results"][0]
     data = sum(1 for p in r.get("packets", []) if p["bytes"] > 0)

@@ -1,0 +1,162 @@
+"""The shape of :func:`model.analysis.predict.predict`'s output document, as types.
+
+``predict`` returns plain dictionaries (the JSON answer as is, built at no extra cost), typed here so that
+every reader of a result (the calculator, the API, the CLI, the studies) is checked by mypy against one
+definition: a misspelt key or a count that does not exist is a type error, not a ``KeyError`` in front of a
+class. The API's response models (:mod:`model.api_schema`, from which the OpenAPI document is generated)
+describe the same document for people and JSON Schema; ``tests/model/analysis/test_result.py`` holds the
+two to the same keys and checks real answers against both.
+
+Times are in ms, sizes in bytes. Pure: typing only.
+"""
+
+from typing import Any, Literal, NotRequired, TypedDict
+
+#: The counts of a result (``ProtocolResult["counts"]``), in the order it lists them: round trips on the
+#: critical path, stalls by kind, connections, TLS, DNS, packets. A page of a session counts the first five.
+COUNT_NAMES: tuple[str, ...] = (
+    "round_trips",
+    "slow_start_rounds",
+    "delayed_ack_stalls",
+    "nagle_stalls",
+    "slow_start_restarts",
+    "connections",
+    "tls_handshakes",
+    "tls_bytes",
+    "dns_lookups",
+    "packets",
+    "bytes_on_wire",
+)
+
+
+#: The counts a page of a session has (``PageResult["counts"]``).
+PAGE_COUNT_NAMES: tuple[str, ...] = COUNT_NAMES[:5]
+
+
+class ObjectTiming(TypedDict):
+    """One object of the page: its connection and when it was first asked for and when its last byte arrived."""
+
+    name: str
+    bytes: int
+    connection: int
+    start_ms: float
+    end_ms: float
+
+
+class Event(TypedDict):
+    """An idle period or a stall, with the sentence that says why."""
+
+    kind: str
+    start_ms: float
+    duration_ms: float
+    connection: int
+    object: str | None
+    why: str
+
+
+class PacketRow(TypedDict):
+    """One packet of the schedule (``packets=True``)."""
+
+    n: int
+    direction: Literal["up", "down"]
+    connection: int
+    kind: str
+    bytes: int
+    wire_bytes: int
+    fin: bool
+    object: str | None
+    queued_ms: float
+    sent_ms: float
+    arrival_ms: float
+    ack_held_ms: float
+    leg: NotRequired[str]  # split proxies only: long_haul, client or server
+
+
+class ExpectedWithLoss(TypedDict):
+    """The expected cost of random loss in closed form (:mod:`model.analysis.expected_loss`)."""
+
+    loss_rate: float
+    page_load_ms: float
+    extra_ms: float
+    by_cause_ms: dict[str, float]
+    head_of_line_ms: float
+    connections: list[int]
+    segments: int
+    assumptions: str
+
+
+class PageResult(TypedDict):
+    """One page load of a session (``session.pages`` > 1)."""
+
+    page: int
+    start_ms: float
+    end_ms: float
+    page_load_ms: float
+    breakdown_ms: dict[str, float]
+    counts: dict[str, int]  # PAGE_COUNT_NAMES
+
+
+class FormulaText(TypedDict):
+    """An expression for people (:func:`model.analysis.symbolic.describe`)."""
+
+    text: str
+    latex: str
+    mathml: NotRequired[str]
+    latex_numbers: str
+    symbols: list[str]
+
+
+class Formula(TypedDict):
+    """A result's page load time and breakdown as formulas (``formulas=True``)."""
+
+    page_load_ms: FormulaText
+    breakdown_ms: dict[str, FormulaText]
+
+
+class ProtocolResult(TypedDict):
+    """One protocol's prediction; for a session, ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up
+    its pages."""
+
+    protocol: str
+    page_load_ms: float
+    breakdown_ms: dict[str, float]
+    counts: dict[str, int]  # COUNT_NAMES
+    objects: list[ObjectTiming]
+    events: list[Event]
+    expected_with_loss: ExpectedWithLoss
+    pages: NotRequired[list[PageResult]]
+    packets: NotRequired[list[PacketRow]]
+    formula: NotRequired[Formula]
+
+
+class GlossaryEntry(TypedDict):
+    """A symbol of the formulas: what it means, its unit and the scenario field it stands for."""
+
+    meaning: str
+    unit: str
+    field: str | None
+
+
+class Prediction(TypedDict):
+    """The output document: the scenario as computed (every default filled in, as JSON) and one result per
+    protocol, in the order asked; with ``formulas=True`` the glossary of the symbols used."""
+
+    scenario: dict[str, Any]
+    results: list[ProtocolResult]
+    glossary: NotRequired[dict[str, GlossaryEntry]]
+
+
+__all__ = [
+    "COUNT_NAMES",
+    "PAGE_COUNT_NAMES",
+    "Event",
+    "ExpectedWithLoss",
+    "Formula",
+    "FormulaText",
+    "GlossaryEntry",
+    "ObjectTiming",
+    "PacketRow",
+    "PageResult",
+    "Prediction",
+    "ProtocolResult",
+]

@@ -1,0 +1,103 @@
+"""The output document's two descriptions, the types predict returns (model.analysis.result) and the API's
+response models (model.api_schema, the OpenAPI document's source), name the same keys, and real answers
+have exactly those keys: required ones always, optional ones only when asked for."""
+
+from __future__ import annotations
+
+from typing import Any, get_type_hints
+
+import pytest
+from pydantic import BaseModel
+
+from model import ALL_PROTOCOLS, PRESETS, predict, preset
+from model import api_schema as api
+from model.analysis import result as R
+
+#: Each typed dictionary and the response model that documents the same part of the answer.
+PAIRS: list[tuple[Any, type[BaseModel]]] = [
+    (R.Prediction, api.PredictOutput),
+    (R.ProtocolResult, api.ProtocolResult),
+    (R.ObjectTiming, api.ObjectTiming),
+    (R.Event, api.Event),
+    (R.PacketRow, api.Packet),
+    (R.ExpectedWithLoss, api.ExpectedWithLoss),
+    (R.PageResult, api.PageResult),
+    (R.Formula, api.Formula),
+    (R.FormulaText, api.FormulaText),
+    (R.GlossaryEntry, api.GlossaryEntry),
+]
+
+
+def keys(td: Any) -> tuple[frozenset[str], frozenset[str]]:
+    return frozenset(td.__required_keys__), frozenset(td.__optional_keys__)
+
+
+@pytest.mark.parametrize(("td", "model"), PAIRS, ids=[td.__name__ for td, _ in PAIRS])
+def test_the_types_and_the_response_models_name_the_same_keys(td: Any, model: type[BaseModel]) -> None:
+    required, optional = keys(td)
+    fields = model.model_fields
+    assert set(fields) == required | optional
+    # what the types say may be missing is what the API documents as optional, and the other way round
+    assert {name for name, f in fields.items() if not f.is_required()} == set(optional)
+    assert set(get_type_hints(td)) == required | optional
+
+
+def check(doc: Any, td: Any, where: str) -> None:
+    """``doc`` has every required key of ``td``, no key it does not name; nested parts checked too."""
+    required, optional = keys(td)
+    assert isinstance(doc, dict), where
+    assert required <= doc.keys(), f"{where}: missing {sorted(required - doc.keys())}"
+    assert doc.keys() <= required | optional, f"{where}: unknown {sorted(doc.keys() - required - optional)}"
+
+
+NESTED = {
+    "results": R.ProtocolResult,
+    "objects": R.ObjectTiming,
+    "events": R.Event,
+    "packets": R.PacketRow,
+    "pages": R.PageResult,
+}
+
+
+def check_prediction(out: Any, where: str) -> None:
+    check(out, R.Prediction, where)
+    for r in out["results"]:
+        at = f"{where}/{r['protocol']}"
+        check(r, R.ProtocolResult, at)
+        assert tuple(r["counts"]) == R.COUNT_NAMES, at
+        assert all(isinstance(v, int) for v in r["counts"].values()), at
+        check(r["expected_with_loss"], R.ExpectedWithLoss, at)
+        for key in ("objects", "events", "packets", "pages"):
+            for item in r.get(key, []):
+                check(item, NESTED[key], f"{at}/{key}")
+        for page in r.get("pages", []):
+            assert tuple(page["counts"]) == R.PAGE_COUNT_NAMES, at
+        if "formula" in r:
+            check(r["formula"], R.Formula, at)
+            check(r["formula"]["page_load_ms"], R.FormulaText, at)
+    for entry in out.get("glossary", {}).values():
+        check(entry, R.GlossaryEntry, where)
+    api.PredictOutput.model_validate(out)
+
+
+@pytest.mark.parametrize("name", sorted(PRESETS))
+def test_every_preset_answers_with_exactly_the_typed_keys(name: str) -> None:
+    doc = preset(name).model_dump()
+    relayed = doc["proxy"]["architecture"] == "split_proxy"  # the split proxies relay HTTP/1.x only
+    doc["protocols"] = [p for p in ALL_PROTOCOLS if not (relayed and p in ("h2", "h3"))]
+    check_prediction(predict(doc, packets=True), name)
+
+
+def test_a_session_and_formulas_answer_with_exactly_the_typed_keys() -> None:
+    doc = {"protocols": ["persistent", "h2"], "session": {"pages": 2}, "page": {"object_bytes": [3000, 9000]}}
+    out = predict(doc, packets=True, formulas=True)
+    assert all("pages" in r and "formula" in r for r in out["results"])
+    assert "glossary" in out
+    check_prediction(out, "session")
+
+
+def test_a_plain_answer_leaves_the_optional_parts_out() -> None:
+    out = predict({"protocols": ["http10"]})
+    assert "glossary" not in out
+    assert not {"pages", "packets", "formula"} & out["results"][0].keys()
+    check_prediction(out, "plain")
