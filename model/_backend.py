@@ -48,6 +48,7 @@ COMPILED: tuple[str, ...] = (
     "model.mechanisms.tls",
     "model.engine.lin",
     "model.mechanisms.loss",
+    "model.mechanisms.loss_recovery",
     "model.analysis.critical_path",
     "model.analysis.expected_loss",
     "model.analysis.predict",

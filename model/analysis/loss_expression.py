@@ -1,9 +1,9 @@
 """The expected extra time of random loss as a sympy expression (:mod:`model.analysis.expected_loss`'s numbers,
 in symbols), for the formulas and the teaching panel.
 
-:func:`expression` builds it from a schedule's :class:`~model.analysis.expected_loss.Structure` with
+:func:`expression` builds it from a schedule's :class:`~model.mechanisms.loss_recovery.Structure` with
 :mod:`model.mechanisms.loss`'s sympy forms, run by run; :func:`substitutions` gives its symbols' numbers for a
-scenario. At those numbers it equals :func:`model.analysis.expected_loss.expected`'s ``extra_ms`` for ``p > 0``
+scenario. At those numbers it equals :func:`model.mechanisms.loss_recovery.expected`'s ``extra_ms`` for ``p > 0``
 (tests/model/analysis/test_expected_loss.py). Not compiled: sympy runs only when a formula is asked for.
 """
 
@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import sympy
 
-from model.analysis.expected_loss import Atoms, Run, Structure, _max_shares, _page_groups, chain_atoms
 from model.mechanisms import loss
+from model.mechanisms.loss_recovery import Atoms, Run, Structure, _max_shares, _page_groups, chain_atoms
 
 __all__ = ["SYMBOLS", "expression", "max_expr", "substitutions"]
 

@@ -82,6 +82,20 @@ def position_timeout_probability(p: float, m: int) -> float:
     return float(sum(math.comb(m, j) * (1 - p) ** j * p ** (m - j) for j in range(3)))
 
 
+def repair_timeout_probability(p: float, m: int) -> float:
+    """Probability that a lost TCP segment followed by ``m`` others of its flow is repaired only by a timeout
+    (dimensionless): ``1 - (1 - Q_m)(1 - p)``.
+
+    Fewer than three duplicate ACKs come (``Q_m``, :func:`position_timeout_probability`; Padhye et
+    al. 1998, eq. (25)'s case analysis), or they come and the fast retransmission (or NewReno's retransmission
+    on a partial ACK) is itself lost, with probability ``p``: without SACK nothing but the retransmission
+    timer finds a lost retransmission (RFC 6582 3.2; RFC 5681 3.2; RFC 6298 5), so the repair waits
+    for the timeout, with backoff, as a timeout's own retransmissions do in Padhye's ``E[Z_TO]`` (eq. (27)).
+    Where the timeout is fifty RTTs (RTO 1 s, RTT 20 ms) this second loss costs more than the fast repair."""
+    q = position_timeout_probability(p, m)
+    return 1 - (1 - q) * (1 - p)
+
+
 def timeout_ms(p: float, rto_ms: float) -> float:
     """Expected duration of a timeout sequence with backoff (ms): ``T_0 f(p) / (1 - p)``,
     ``f(p) = 1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6``. Padhye et al. 1998, eq. (27)."""

@@ -1,0 +1,390 @@
+"""The expected cost of random loss on a lossless schedule's packets, in closed form: the costing half of
+``expected_with_loss`` (:mod:`model.analysis.expected_loss` reads the schedule into a :class:`Structure`).
+
+A :class:`Structure` describes, in numbers only, what the loss analysis needs of one protocol's lossless
+schedule: the SYN exchanges and the data segments of every connection the page waited for, in runs of equal
+cost (:class:`Run`: the window each segment left in, how many of its flow followed it before its loss could
+be seen, the rounds its connection's data took), and the other connections on the lossy link with their
+slack (:class:`Parallel`). :func:`expected` applies :mod:`model.mechanisms.loss`'s closed forms to it
+(Cardwell, Savage & Anderson 2000, "Modeling TCP latency", 3.1 and 3.3, with Padhye et al. 1998's timeout
+terms; RFC 9002 for QUIC) and gives the ``expected_with_loss`` block: an **expected value** added to the
+deterministic page load time.
+
+Per connection on the page's path (see *Which connections*):
+
+- handshake: each SYN exchange costs ``T_s q / (1 - 2q)``, ``q = 1 - (1-p)^2`` (SYN or SYN-ACK lost; Cardwell
+  3.1, ``T_s`` the 1 s initial SYN timeout of RFC 6298 5.7);
+- data: each direction of the connection within one page is a flow (the server's responses, the client's
+  requests, both sides' TLS flights). Every segment is lost with probability ``p``, so a run of ``n``
+  segments loses ``n p`` on average (all losses of the transfer, as Cardwell 3.4 counts them, not only the
+  first). A loss costs its repair ``C`` and the slower sending after it:
+
+  - TCP repair: ``C = q E[Z_TO] + (1 - q) RTT``, a timeout with backoff (Padhye 1998 eq. (27), ``T_0``
+    the profile's RTO, ``max(rto_min_ms, 3 RTT)``) unless three duplicate ACKs come and the fast
+    retransmission arrives: ``q = 1 - (1 - Q_m)(1 - p)`` (:func:`model.mechanisms.loss.repair_timeout_probability`). ``Q_m`` is the
+    chance that fewer than three of the ``m`` segments the flow sent after the lost one (before its ACK was
+    due) arrive, Padhye's case analysis at the segment's known place: in a burst only the last segments time
+    out, whatever the window (:func:`model.mechanisms.loss.position_timeout_probability`, ``m`` counted up to 10); ``p``
+    the chance that the fast retransmission is lost too, which without SACK only the timer finds (RFC 6582);
+  - QUIC repair: ``C(w) = PTO / w + (1 - 1/w) RTT`` (only a tail loss, one in ``w``, waits for the probe
+    timeout; any other is found within about an RTT by a later acknowledgement, RFC 9002 6.1). ``PTO = 3 RTT
+    + max_ack_delay`` (6.2.1) once the endpoint has an RTT sample, 999 ms before (6.2.2);
+  - slower sending (Cardwell 3.4's congestion avoidance after the loss; RFC 5681 3.1-3.2, RFC 9002 7.3.2):
+    after a fast retransmit TCP goes on from half the window it lost in (``ssthresh = max(w/2, 2)``) in
+    congestion avoidance, after a timeout from one segment in slow start up to it; QUIC halves in either case.
+    The rest of the connection's data in the page, in the lossless schedule's bursts (data the sender had
+    without waiting for its peer) and rounds, is sent again from that window (:func:`penalty`: one ACK per
+    ``b`` segments, slow start adding ``min(acked, L)`` a ACK, congestion avoidance ``1/c``; a round too short
+    for the delayed ACK waits its timer ``T_d``); the extra rounds cost an RTT each. Only the first loss of
+    a burst slows it (weight ``(1-p)^k p`` for its ``k``-th segment): a later loss in an already slowed burst
+    adds its repair, not a second slowdown. A persistent connection's later responses are separate bursts,
+    so a loss in an early response slows all later ones until the window is back.
+
+Head of line (h2 vs h3): HTTP/2's streams share one TCP byte stream, so a lost segment holds back every
+byte after it, of every stream, until it is repaired (RFC 9114 1.2; RFC 9113 5): the page waits the whole
+``C``. HTTP/3's streams are independent (RFC 9000 2.2: a stream's data is ordered only within that stream),
+so a loss holds back only its own stream: the page waits ``max(0, C - slack)``, where ``slack`` is how long
+before the page's last byte that stream's object ended in the schedule (0 for the HTML, whose arrival
+starts the other requests, and for handshake packets). ``head_of_line_ms`` reports the time the *other*
+streams in flight wait behind the loss, :func:`model.mechanisms.loss.head_of_line_ms` (``C (n - 1)`` on TCP, 0 on QUIC),
+weighted the same way: a stream-time, not part of the page's extra time. Both transports also shrink their
+window after a loss (RFC 5681 3.2, RFC 9002 7.3.2): TCP to one segment after a timeout, QUIC to half, and
+QUIC's congestion avoidance counts bytes (one packet a window), TCP's ACKs; both are in the slower sending
+(whole page, not per stream).
+
+Chains of work: the page's path is one chain (its losses add up); every other connection on the lossy link is
+a chain of its own with a slack, its total float in the lossless schedule; a delay ``D`` on it delays the
+page by ``max(D - slack, 0)``. The page waits for the latest chain, so per page the extra time is
+``E[max(X_path, max_c (X_c - slack_c)^+)]`` over independent chains (:func:`max_terms`; each chain's delay as
+its long part, the timeouts, and its short part, about an RTT each, two independent two-point variables with
+the chain's expected delays, :func:`chain_atoms`); pages follow each other, so their extra times add.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from model.mechanisms import loss
+
+#: QUIC's probe timeout before an RTT sample (ms): ``3 kInitialRtt`` (RFC 9002 6.2.2, ``kInitialRtt = 333 ms``).
+QUIC_INITIAL_PTO_MS = 999.0
+
+#: The causes of the expected extra time, keys of ``by_cause_ms``.
+CAUSES = ("handshake", "timeouts", "fast_retransmit", "slower_sending")
+
+
+@dataclass(frozen=True, slots=True)
+class Run:
+    """Consecutive segments of one flow with the same cost: ``count`` of them after ``before`` others."""
+
+    before: int  # segments of the flow (in its page) before the run
+    count: int
+    w: int  # the window the run's segments left in (segments)
+    quic: bool
+    initial_pto: bool  # QUIC: sent before the endpoint had an RTT sample (PTO 999 ms)
+    slack: float  # h3: how long before the page's end the segment's stream ended (ms); 0 otherwise
+    streams: int  # streams in flight on the connection when the segments left (head of line)
+    # slower sending after a loss in the run: extra rounds and extra delayed-ACK waits for the rest of the
+    # connection's data in the page (:func:`penalty`), after a timeout and after a fast retransmit
+    follow: int = 0  # TCP: segments of the flow sent after these before their loss could be seen
+    burst_before: int = 0  # segments of the run's burst before it (only a burst's first loss slows it)
+    to_rounds: int = 0
+    to_stalls: int = 0
+    fr_rounds: int = 0
+    fr_stalls: int = 0
+    page: int = 0  # the page (of session.pages) the segments belong to
+
+
+@dataclass(frozen=True, slots=True)
+class Parallel:
+    """A connection on the lossy link off the page's path (http10_parallel's other connections)."""
+
+    conn: int
+    syns: int  # SYN exchanges
+    runs: tuple[Run, ...]
+    slack: float  # its total float: how long before the page's end its latest dependent object ended (ms)
+    page: int = 0  # the page it serves
+
+    @property
+    def packets(self) -> int:
+        """Packets whose loss is costed: the SYN and SYN-ACK of each exchange and every data segment."""
+        return 2 * self.syns + sum(r.count for r in self.runs)
+
+
+@dataclass(frozen=True, slots=True)
+class Structure:
+    """What the closed form needs from one protocol's schedule."""
+
+    syns: int  # SYN exchanges on the page's path
+    runs: tuple[Run, ...]
+    rtt: float  # ms
+    rto: float  # TCP retransmission timeout (ms)
+    ack_delay: float  # QUIC max_ack_delay (ms)
+    connections: tuple[int, ...]  # connections on the page's path (on the lossy link)
+    independent_streams: bool  # QUIC (h3)
+    segments: int
+    dack: float = 0.0  # the receiver's delayed-ACK timeout (ms)
+    others: tuple[Parallel, ...] = ()  # connections on the lossy link off the page's path
+    page_syns: tuple[int, ...] = ()  # SYN exchanges on the page's path, page by page
+
+
+@dataclass(frozen=True, slots=True)
+class Growth:
+    """How a sender's window grows per round (segments), from the TCP profile or QUIC's rules."""
+
+    ack_segments: int  # segments per ACK (delayed ACK: b)
+    abc_limit: int  # segments slow start adds per ACK at most (RFC 3465's L)
+    quic: bool  # QUIC: windows count bytes (RFC 9002 7.3.1, 7.3.3)
+
+
+def _grow(c: float, ssthresh: float, sent: int, g: Growth) -> float:
+    """The window after a round of ``sent`` segments is acknowledged (segments).
+
+    Slow start (below ``ssthresh``) adds per ACK ``min(segments it acknowledges, L)`` (RFC 5681 3.1, RFC 3465;
+    QUIC: every acknowledged packet, RFC 9002 7.3.1); congestion avoidance adds ``1/c`` per ACK (RFC 5681 3.1;
+    QUIC: one packet per window acknowledged, 7.3.3). One ACK per ``b`` segments (delayed ACK): with ``b = 2``
+    and ``L = 1``, slow start grows by 1.5 a round and congestion avoidance by half a segment (Cardwell et
+    al. 2000, 3.2 and 3.4, ``gamma = 1 + 1/b``)."""
+    acks = sent if g.quic else -(-sent // g.ack_segments)
+    per_ack = sent / acks
+    if c < ssthresh:
+        return min(c + (sent if g.quic else acks * min(per_ack, g.abc_limit)), max(ssthresh, c + 1))
+    return c + (sent / c if g.quic else acks / c)
+
+
+def penalty(rest: list[list[int]], c: float, ssthresh: float, g: Growth) -> tuple[int, int]:
+    """Extra rounds and extra delayed-ACK waits to send the rest of a connection's data from window ``c``.
+
+    ``rest`` holds, per burst of the lossless schedule (data the sender had without waiting for its peer:
+    one response on a persistent connection, all pipelined responses), the segments of each of its
+    rounds. Lossless, a burst takes ``len(rounds)`` rounds; after a loss the sender starts from ``c``
+    (``ssthresh`` above it) and needs as many rounds as :func:`_grow` allows. A round of fewer than ``b``
+    segments with more of the burst to follow waits for the receiver's delayed-ACK timer (a stall). Each
+    burst's extra is counted if positive, until the window is back where the lossless schedule had it.
+    Cardwell et al. 2000, 3.2 and 3.4 (the window after a loss and its growth), RFC 5681 3.1-3.2."""
+    rounds = stalls = 0
+    for burst in rest:
+        total = sum(burst)
+        r0 = len(burst)
+        s0 = sum(1 for n in burst[:-1] if n < g.ack_segments)
+        r1 = s1 = sent = 0
+        while sent < total:
+            n = min(max(int(c), 1), total - sent)
+            sent += n
+            r1 += 1
+            if sent < total and n < g.ack_segments and not g.quic:
+                s1 += 1
+            c = _grow(c, ssthresh, n, g)
+        if r1 <= r0 and s1 <= s0 and c >= max(burst):
+            break
+        rounds += max(r1 - r0, 0)
+        stalls += max(s1 - s0, 0)
+    return rounds, stalls
+
+
+def _cost_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
+    """A run's loss cost split (timeout part, fast part) in ms, before weighting and slack."""
+    if run.quic:
+        pto = QUIC_INITIAL_PTO_MS if run.initial_pto else 3 * st.rtt + st.ack_delay
+        return pto / run.w, (1 - 1 / run.w) * st.rtt
+    q = loss.repair_timeout_probability(p, run.follow)
+    return q * loss.timeout_ms(p, st.rto), (1 - q) * st.rtt
+
+
+def _penalty_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
+    """A run's slower sending after its loss (ms): (after a timeout, after a fast repair), each weighted
+    by how likely that repair is (``Q``; QUIC's window reduction does not depend on how the loss was found)."""
+    after_to = run.to_rounds * st.rtt + run.to_stalls * st.dack
+    after_fr = run.fr_rounds * st.rtt + run.fr_stalls * st.dack
+    if run.quic:
+        return 0.0, after_fr
+    q = loss.repair_timeout_probability(p, run.follow)
+    return q * after_to, (1 - q) * after_fr
+
+
+def _parts(st: Structure, syns: int, runs: tuple[Run, ...], p: float) -> tuple[dict[str, float], float]:
+    """The expected extra time of some connections' SYN exchanges and runs by cause, and their head of line
+    (ms), costed against the lossless schedule and summed (losses on one chain of work add up)."""
+    by = dict.fromkeys(CAUSES, 0.0)
+    by["handshake"] = syns * loss.handshake_extra_ms(p)
+    hol = 0.0
+    for run in runs:
+        weight = loss.expected_losses(p, run.count)
+        timeouts, fast = _cost_parts(st, run, p)
+        cost = timeouts + fast
+        if cost <= 0:
+            continue
+        page = max(cost - run.slack, 0.0)  # h3: only the stream waits; its slack absorbs part of it
+        by["timeouts"] += weight * timeouts * page / cost
+        by["fast_retransmit"] += weight * fast * page / cost
+        first = (1 - p) ** run.burst_before * loss.loss_probability(p, run.count)
+        by["slower_sending"] += first * sum(_penalty_parts(st, run, p))
+        hol += weight * loss.head_of_line_ms(cost, run.streams, st.independent_streams)
+    return by, hol
+
+
+#: The causes of the long delays (a timeout: ``T_0`` or the SYN timeout, about a second) and of the short ones
+#: (about an RTT each), kept apart when chains of work race to the page's end (:func:`chain_atoms`).
+LONG_CAUSES = ("handshake", "timeouts")
+SHORT_CAUSES = ("fast_retransmit", "slower_sending")
+
+
+def _timeout_chance(st: Structure, run: Run, p: float) -> float:
+    """Probability that one segment of a run is lost and waits for a timeout (TCP: ``q``, fewer than three
+    duplicate ACKs or a lost fast retransmission, :func:`model.mechanisms.loss.repair_timeout_probability`; QUIC's probe timeout: a
+    tail packet, one in ``w``): ``p q``."""
+    return p / run.w if run.quic else p * loss.repair_timeout_probability(p, run.follow)
+
+
+def chances(st: Structure, syns: int, runs: tuple[Run, ...], p: float) -> tuple[float, float]:
+    """Probabilities that a chain of work has at least one long delay and at least one short one.
+
+    Long: a SYN exchange fails (``q_s = 1 - (1-p)^2`` each) or a segment is lost and waits for a timeout
+    (``p q``, :func:`_timeout_chance`): ``1 - (1 - q_s)^syns prod_segments (1 - p q)``. Short: any of its data
+    segments is lost (a fast repair, and the slower sending after it): ``1 - (1 - p)^segments``. Each
+    packet independently (Cardwell et al. 2000, 3.1 and 3.3; Padhye et al. 1998 for ``Q_m``)."""
+    none = (1 - loss.loss_probability(p, 2)) ** syns
+    for run in runs:
+        none *= (1 - _timeout_chance(st, run, p)) ** run.count
+    return 1 - none, loss.loss_probability(p, sum(r.count for r in runs))
+
+
+def chain_atoms(mu_long: Any, pi_long: Any, mu_short: Any, pi_short: Any, slack: Any) -> list[tuple[Any, Any]]:
+    """A chain of work's delay past the page's end as atoms ``(value - slack, probability)`` (ms, -).
+
+    The chain's delay is ``L + S``: ``L`` its long delays (timeouts), ``D_L = mu_L / pi_L`` with probability
+    ``pi_L`` and 0 otherwise, ``S`` its short ones (about an RTT), ``D_S = mu_S / pi_S`` with probability
+    ``pi_S``, independent; ``D`` is the mean delay given one, so ``E[L + S] = mu_L + mu_S``, the chain's
+    expected delay. Keeping the two apart keeps a timeout at its size where the page waits for the latest
+    of several chains (the maximum is convex: one average delay would understate it, Jensen's inequality).
+    Works for numbers and sympy expressions; the atom "no delay" (``-slack``) never counts and is left out."""
+    d_long = mu_long / pi_long if pi_long != 0 else 0.0
+    d_short = mu_short / pi_short if pi_short != 0 else 0.0
+    return [
+        (d_long + d_short - slack, pi_long * pi_short),
+        (d_long - slack, pi_long * (1 - pi_short)),
+        (d_short - slack, (1 - pi_long) * pi_short),
+    ]
+
+
+Atoms = list[tuple[Any, Any]]
+
+
+def _max_shares(chains: list[tuple[Atoms, int]], step: Any, pos: Any) -> list[Any]:
+    """:func:`max_terms` for numbers or sympy expressions: ``step(y, x, tie)`` is the indicator of ``y > x``
+    (``y >= x`` with ``tie``), ``pos(x)`` is ``max(x, 0)``."""
+
+    def after(j: int, k: int, a: int) -> Any:
+        """Probability that one copy of chain ``j`` takes an atom after ``(k, a)`` (or ``(k, a)`` itself)."""
+        x = chains[k][0][a][0]
+        return 1 - sum(pb * step(y, x, (j, b) < (k, a)) for b, (y, pb) in enumerate(chains[j][0]) if (j, b) != (k, a))
+
+    out: list[Any] = []
+    for k, (atoms, m) in enumerate(chains):
+        share: Any = 0
+        for a, (x, pr) in enumerate(atoms):
+            c = after(k, k, a)
+            term = pos(x) * (c**m - (c - pr) ** m)
+            for j, (_, mj) in enumerate(chains):
+                if j != k:
+                    term *= after(j, k, a) ** mj
+            share += term
+        out.append(share)
+    return out
+
+
+def max_terms(chains: list[tuple[Atoms, int]]) -> list[float]:
+    """Each group of chains' share of ``E[max_k (X_k - s_k)^+]`` (ms), the page's expected delay when it waits
+    for the latest of independent chains of work, each given as atoms (:func:`chain_atoms`) with the number
+    ``m`` of identical chains (same segments, same slack) in its group.
+
+    Order all atoms by value, descending (ties to the lower index). The maximum is atom ``(k, a)``'s value
+    ``u_ka`` exactly when the latest of group ``k``'s ``m_k`` copies takes it and every copy of every other
+    group takes an atom after it: with ``A_j(k, a)`` the probability that one copy of ``j`` takes an atom
+    after ``(k, a)`` (``(k, a)`` itself counted for ``j = k``),
+    ``E[max] = sum_k sum_a u_ka^+ (A_k^m_k - (A_k - P_ka)^m_k) prod_{j != k} A_j^m_j``: the expectation of the
+    largest of independent discrete variables, whose distribution is the product of theirs, ``P(max <= x) =
+    prod_j P(X_j <= x)`` (``F^m`` for ``m`` independent copies; independent events multiply). With one chain
+    it is its own ``E[(X - s)^+]``; it is at least every chain's and at most their sum."""
+
+    def step(y: float, x: float, tie: bool) -> float:
+        return 1.0 if (y >= x if tie else y > x) else 0.0
+
+    return [float(t) for t in _max_shares(chains, step, lambda x: max(x, 0.0))]
+
+
+Chain = tuple[int, tuple[Run, ...], float]  # a chain of work: SYN exchanges, runs, slack (ms)
+
+
+def _page_groups(st: Structure) -> list[list[tuple[Chain, int]]]:
+    """The chains of work of each page, each with how many identical ones it stands for: first the page's
+    path (its SYN exchanges and runs, slack 0), then the other connections serving it, identical ones (same
+    segments, same slack) together. Pages follow one another, so their delays add."""
+    out = []
+    for g, syns in enumerate(st.page_syns or (st.syns,)):
+        path: Chain = (syns, tuple(r for r in st.runs if r.page == g), 0.0)
+        same: dict[Chain, int] = {}
+        for o in st.others:
+            if o.page == g:
+                same[(o.syns, o.runs, o.slack)] = same.get((o.syns, o.runs, o.slack), 0) + 1
+        out.append([(path, 1), *same.items()])
+    return out
+
+
+def expected(st: Structure, p: float, page_load_ms: float) -> dict[str, Any]:
+    """The ``expected_with_loss`` block of a result: numbers from the closed forms (ms).
+
+    With connections off the page's path (:attr:`Structure.others`), the page's path is one chain of work
+    (its losses add up, slack 0) and each other connection another (slack: its total float); the extra
+    time is the expectation of the latest (:func:`max_terms`), each chain's share split over the causes in
+    the proportions of its own expected delay."""
+    by, hol = _parts(st, st.syns, st.runs, p)
+    if st.others and p > 0:
+        by = dict.fromkeys(CAUSES, 0.0)
+        for group in _page_groups(st):
+            parts = [_parts(st, syns, runs, p)[0] for (syns, runs, _), _ in group]
+            if len(group) == 1:  # the path alone: its expected delay
+                by = {cause: by[cause] + parts[0][cause] for cause in CAUSES}
+                continue
+            chains: list[tuple[Atoms, int]] = []
+            for ((syns, runs, slack), m), b in zip(group, parts, strict=True):
+                long_, short = chances(st, syns, runs, p)
+                mu_long = sum(b[c] for c in LONG_CAUSES)
+                mu_short = sum(b[c] for c in SHORT_CAUSES)
+                chains.append((chain_atoms(mu_long, long_, mu_short, short, slack), m))
+            terms = max_terms(chains)
+            for t, b in zip(terms, parts, strict=True):
+                if t > 0:
+                    for cause in CAUSES:
+                        by[cause] += t * b[cause] / sum(b.values())
+    extra = sum(by.values())
+    return {
+        "loss_rate": p,
+        "page_load_ms": page_load_ms + extra,
+        "extra_ms": extra,
+        "by_cause_ms": by,
+        "head_of_line_ms": hol,
+        "connections": list(st.connections),
+        "segments": st.segments,
+        "assumptions": ASSUMPTIONS_QUIC if st.independent_streams else ASSUMPTIONS_TCP,
+    }
+
+
+ASSUMPTIONS_TCP = (
+    "Expected value, not a schedule: each packet lost independently with probability loss_rate. Per "
+    "connection the page waited for, a lost SYN or SYN-ACK waits the 1 s SYN timeout (Cardwell et al. 2000, "
+    "3.1); every lost data segment costs a timeout with backoff, if fewer than three segments follow it, or a "
+    "fast retransmit (Cardwell 3.3, Padhye et al. 1998), and the first loss of a burst makes the rest of the "
+    "connection's data go from a halved window (from one segment after a timeout) in more rounds (Cardwell "
+    "3.4); a lost fast retransmission waits for the timeout (RFC 6582). Every stream of the TCP connection "
+    "waits for the repair. A parallel connection off the page's path delays the page by its delay past its "
+    "slack before the page's end; the page waits for the latest of the connections."
+)
+ASSUMPTIONS_QUIC = (
+    "Expected value, not a schedule: each packet lost independently with probability loss_rate; every lost "
+    "packet is found by a later acknowledgement (about an RTT) or, for a tail packet, by the probe timeout "
+    "(RFC 9002 6.1, 6.2; 999 ms before an RTT sample), and the first loss of a burst halves the window for "
+    "the rest of the connection's data (7.3.2). Only the lost packet's stream waits for the repair (RFC 9000 "
+    "2.2): an object that ended earlier than the page's last byte hides its delay up to that margin."
+)
