@@ -146,7 +146,7 @@ class Session:
     def record_restart(self, ep: Endpoint, t: Any, idle: Any, before: int, after: int) -> None:
         """A sender restarted after idling longer than the retransmission timeout (seed 000, 2.4)."""
         self.restarts += 1
-        rto = self.p.rto_ms
+        rto = value(ep.rto)  # the sender's timeout at the time (model.mechanisms.rto)
         if after < before:
             why = (
                 f"the {ep.name} sent nothing for {value(idle):.0f} ms, longer than its {rto:.0f} ms retransmission "

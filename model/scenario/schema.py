@@ -140,7 +140,11 @@ class Tcp(_Strict):
         "paced (keep the window, pace at the rate before the idle).",
     )
     rto_min_ms: float | None = Field(
-        None, ge=1, le=60_000, description="Lower bound of the retransmission timeout (ms); RTO = max(this, 3 RTT)."
+        None,
+        ge=1,
+        le=60_000,
+        description="Lower bound of the retransmission timeout (ms): RTO = max(this, SRTT + max(G, 4 RTTVAR)) "
+        "on each sender's measured round trips (RFC 6298); linux: SRTT + max(4 RTTVAR, this).",
     )
 
 
