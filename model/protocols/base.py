@@ -204,6 +204,12 @@ class Session:
         self._register(conn, names, point, on_done)
         self.eng.at(point.t, self._client_write, conn, self.q.request, names[0], point)
 
+    def requests_in_one_write(self, conn: Connection, requests: list[list[str]], point: Point, on_done: DoneFn) -> None:
+        """The client writes several requests at once, one write of their bytes (``http.pipeline_writes`` one)."""
+        for names in requests:
+            self._register(conn, names, point, on_done)
+        self.eng.at(point.t, self._client_write, conn, self.q.request * len(requests), requests[0][0], point)
+
     def _register(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
         """What the client expects back for one request, and when the objects were first asked for."""
         conn.on_done = on_done

@@ -76,6 +76,7 @@ class Params:
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
     rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; model.mechanisms.rto)
+    pipeline_one_write: bool = False  # http.pipeline_writes "one": the pipelined requests in one write
     loss: float = 0.0  # probability each packet is lost (network.loss_rate); only model.analysis.expected_loss uses it
 
 
@@ -123,6 +124,7 @@ def resolve(s: Scenario) -> Params:
         header=h.response_header_bytes,
         header_flush=h.header_flush,
         flush_persistent_only=h.header_flush_persistent_only,
+        pipeline_one_write=h.pipeline_writes == "one",
         write=h.server_write_bytes,
         server_think=h.server_think_ms,
         client_think=h.client_think_ms,

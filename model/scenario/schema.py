@@ -176,6 +176,12 @@ class Http(_Strict):
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
     parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+    pipeline_writes: Literal["each", "one"] = Field(
+        "each",
+        description="How the pipelined client writes its object requests after the HTML: each (one write per "
+        "request, back to back, as seeds 001 and 002's clients; with Nagle on the later ones wait for an ACK) or "
+        "one (all in one write, so requests share segments, as libwww buffers them: seed 004).",
+    )
 
 
 class Dns(_Strict):

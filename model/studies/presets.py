@@ -260,12 +260,14 @@ _PRESETS = [
             "Nielsen et al. 1997, Test Setup (Microscape) and network environments",
             "Microscape: 42 KB HTML and 42 GIFs totalling 125 KB with the seed's size bins (the sizes within each "
             f"bin are assumed, spread evenly). {why} HTTP/1.0 uses 4 parallel connections (the seed: "
-            "typical implementations used 4). Nagle off, as the seed recommends for pipelining.",
+            "typical implementations used 4). Nagle off, as the seed recommends for pipelining. Pipelined requests "
+            "in one write (http.pipeline_writes one): the libwww robot buffers its requests, so they share "
+            "segments (the seed: several requests in a single TCP segment); seeds 001 and 002 write each.",
             {
                 "protocols": ["http10_parallel", "persistent", "pipelined"],
                 "network": {"rtt_ms": rtt, "bandwidth_bps": bw},
                 "tcp": {"profile": "bsd", "mss_bytes": mss, "nagle": False},
-                "http": {"parallel_connections": 4},
+                "http": {"parallel_connections": 4, "pipeline_writes": "one"},
                 "page": {"html_bytes": MICROSCAPE_HTML_BYTES, "object_bytes": MICROSCAPE_OBJECT_BYTES},
             },
         )
