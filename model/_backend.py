@@ -46,6 +46,7 @@ COMPILED: tuple[str, ...] = (
     "model.mechanisms.connection_setup",
     "model.mechanisms.quic",
     "model.mechanisms.tls",
+    "model.mechanisms.rto",
     "model.engine.lin",
     "model.mechanisms.loss",
     "model.mechanisms.loss_recovery",

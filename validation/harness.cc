@@ -263,6 +263,7 @@ struct Setup
     uint32_t tfo_syn_max = 0; // the most data a Fast Open SYN carries (model.mechanisms.connection_setup)
     uint32_t mux_request = 40, frame = 16384; // h2 (model/protocols/multiplex.py): later requests' size, DATA frame size
     bool quickack = true; // ns-3's own behaviour: ACK the first data segment of a connection at once
+    bool pipeline_one = false; // pipelined: the object requests in one write (model http.pipeline_writes "one")
     std::string protocol = "http10";
     std::vector<uint64_t> sizes; // html first, then the objects
     uint64_t sndbuf = 1u << 20;
@@ -317,6 +318,7 @@ ParseSetup(const std::string& text)
         else if (key == "frame") in >> c.frame;
         else if (key == "request") in >> c.request;
         else if (key == "quickack") { int v; in >> v; c.quickack = v != 0; }
+        else if (key == "pipeline_one") { int v; in >> v; c.pipeline_one = v != 0; }
         else if (key == "header") in >> c.header;
         else if (key == "header_flush") { int v; in >> v; c.header_flush = v != 0; }
         else if (key == "write") in >> c.write;
@@ -844,6 +846,24 @@ class Sim
         c.held = 0;
     }
 
+    // pipelined with http.pipeline_writes "one" (model/protocols/base.py, Session.requests_in_one_write): one
+    // request for each of names, all in one write (libwww buffers its requests, seed 004)
+    void RequestsInOneWrite(int id, const std::vector<int>& names, Time at)
+    {
+        Conn& c = m_conns[id];
+        for (int n : names)
+        {
+            c.requests.push_back({n});
+            m_objconn[n] = id;
+            if (m_start[n] < 0) m_start[n] = at.GetNanoSeconds();
+            c.expect_end += m_c.sizes[n] + m_c.header;
+            c.expect.emplace_back(c.expect_end, n);
+        }
+        c.wrote[0] += static_cast<uint64_t>(m_c.request) * names.size();
+        QueueWrite(id, false, at, static_cast<uint32_t>(m_c.request * names.size() + c.held), 0);
+        c.held = 0;
+    }
+
     // h2 (model/protocols/multiplex.py, Mux.requests): the client writes requests for names at once, one stream each,
     // the connection's first request of request_bytes and later ones of mux_request (HPACK), in one write.
     void StreamRequests(int id, const std::vector<int>& names, Time at)
@@ -1112,7 +1132,16 @@ class Sim
             if (n == 0)
             {
                 Time at = Think();
-                for (int i = 1; i < total; i++) Request(id, {i}, at);
+                if (m_c.pipeline_one && total > 2)
+                {
+                    std::vector<int> rest;
+                    for (int i = 1; i < total; i++) rest.push_back(i);
+                    RequestsInOneWrite(id, rest, at);
+                }
+                else
+                {
+                    for (int i = 1; i < total; i++) Request(id, {i}, at);
+                }
             }
         }
     }

@@ -136,6 +136,7 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
         ("sndbuf", sndbuf),
         ("stop_s", repr(stop_s)),
         ("quickack", int(quickack)),
+        ("pipeline_one", int(getattr(p, "pipeline_one_write", False))),
     ]
     fields.extend(_secure_fields(p))
     text = " ".join(f"{k} {v}" for k, v in fields)

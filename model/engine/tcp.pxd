@@ -16,6 +16,11 @@ cdef class Endpoint:
     cdef public bint nagle, quick_ack, dack_bytes, ack_handshake, hold, pacing, closing, fin_sent
     cdef public object last_data_t, pace_interval, next_pace, last_paced, last_ack, blocked, last_end
     cdef public object zero, una, nxt, end, rcv, first_pkt, last_pkt
+    cdef public double rto_min, srtt, rttvar, sml_n
+    cdef public list seg_ends, seg_sent
+    cdef public long long seg_i, timed_i, max_out
+    cdef public double max_seq_n
+    cdef public bint cwnd_counts_packets, nagle_minshall, rtt_one, cwnd_limited_growth
     cdef public list obj_bounds, hs_ranges
     cdef public object on_data, on_fin, deliver
     cdef public Endpoint peer
@@ -30,6 +35,9 @@ cdef class Endpoint:
     cpdef Packet send_control(self, str kind, object t, tuple cause, bint fin=*)
     cpdef arrive(self, object t, Packet pkt)
     cpdef _receive(self, object t, Packet pkt, object payload)
+    cpdef _track(self, object t, double length_n)
+    cpdef long long _acked(self, object t, double ack_n)
+    cpdef rtt_sample(self, object t, double sent)
 
 cdef class Connection:
     cdef public object session, names, rto, on_open, last_write, on_done, tls, mux, syn_t
@@ -39,4 +47,4 @@ cdef class Connection:
     cdef public tuple links
     cdef public Endpoint client, server
     cdef public list requests, expect
-    cdef public double expect_end
+    cdef public double expect_end, synack_t

@@ -14,7 +14,7 @@ from typing import Any
 
 from model.engine.core import PATH, Engine, Packet, Point
 from model.engine.lin import Lin
-from model.mechanisms import connection_setup, delayed_ack, nagle, slow_start
+from model.mechanisms import connection_setup, delayed_ack, nagle, rto, slow_start
 
 
 class Endpoint:
@@ -54,6 +54,17 @@ class Endpoint:
         self.idle_restart = p_.idle_restart
         self.rto = conn.rto
         self.last_data_t: Any = None  # when this endpoint last sent data
+        # the retransmission timer (model.mechanisms.rto): RFC 6298's estimator on this sender's own round trips
+        self.rto_min = p_.rto_min_ms
+        self.srtt = -1.0  # ms; below 0: nothing measured yet, the timeout is the connection's initial one
+        self.rttvar = 0.0
+        self.seg_ends: list[float] = []  # the end offset of each data segment sent, in order
+        self.seg_sent: list[float] = []  # and when it was sent (ms)
+        self.seg_i = 0  # the first of them not yet acknowledged
+        self.timed_i = -1  # rtt_times_one_segment: the segment being timed (-1: none)
+        self.sml_n = 0.0  # nagle_minshall: the end offset of the last short segment sent (Linux snd_sml)
+        self.max_out = 0  # cwnd_limited_growth: most packets in flight lately (Linux max_packets_out)
+        self.max_seq_n = 0.0  # and the offset after which that count is taken again (max_packets_seq)
         self.hold = False  # T/TCP: data waits for the SYN to take it
         self.pacing = False
         self.pace_interval: Any = None
@@ -98,6 +109,10 @@ class Endpoint:
         self.close_sends_held = profile.close_sends_held
         self.cwnd_counts_bytes = profile.cwnd_counts_bytes
         self.deliver_before_ack = profile.deliver_before_ack
+        self.cwnd_counts_packets = profile.cwnd_counts_packets
+        self.nagle_minshall = profile.nagle_minshall
+        self.rtt_one = profile.rtt_times_one_segment
+        self.cwnd_limited_growth = profile.cwnd_limited_growth
 
     def app_received(self) -> float:
         """Bytes received for the application: all received less the peer's TLS handshake bytes."""
@@ -140,7 +155,13 @@ class Endpoint:
         at_entry = self.nagle_idle_at_entry
         idle_at_entry = self.una >= self.nxt
         end, end_n = self.end, self.end_n
-        if idle_at_entry and self.last_data_t is not None and end_n > self.nxt_n and t - self.last_data_t > self.rto:
+        if (
+            idle_at_entry
+            and cause[0] == "app"  # the application writes after a real idle period, not an ACK-clocked wait
+            and self.last_data_t is not None
+            and end_n > self.nxt_n
+            and t - self.last_data_t > self.rto
+        ):
             self._restart(t)
         first = True
         while True:
@@ -166,6 +187,8 @@ class Endpoint:
                         return
                 else:
                     nothing_out = idle_at_entry if at_entry else outstanding <= 0
+                    if self.nagle_minshall:  # no earlier short segment unacknowledged (tcp_minshall_check)
+                        nothing_out = self.sml_n <= self.una_n
                     closing = self.closing and self.close_sends_held
                     if not nagle.may_send(length, mss_n, True, nothing_out, self.nagle, closing, at_entry, rwnd_n):
                         self._block("nagle", length)
@@ -197,6 +220,8 @@ class Endpoint:
                 pkt.fin = True
                 self.fin_sent = True
             self._send(pkt, t, cause)
+            if length_n > 0:
+                self._track(t, length_n)
             self.last_end = pkt.t_e
             self.last_data_t = t
             if self.pacing:
@@ -216,7 +241,9 @@ class Endpoint:
         """
         idle = t - self.last_data_t
         if self.idle_restart == "slow_start":
-            restart = min(self.cwnd, self.q.p.iw)
+            restart = rto.restart_window(
+                self.cwnd, self.q.p.iw, float(idle), float(self.rto), self.profile.restart_halves_per_rto
+            )
             if restart < self.cwnd:
                 self.conn.session.record_restart(self, t, idle, self.cwnd, restart)
                 self.cwnd = restart
@@ -228,6 +255,49 @@ class Endpoint:
             self.next_pace = t
             self.last_paced = None
             self.conn.session.record_restart(self, t, idle, self.cwnd, self.cwnd)
+
+    def _track(self, t: Any, length_n: float) -> None:
+        """A data segment ending at ``nxt_n`` left at ``t``: kept for the round trips and the packet count."""
+        self.seg_ends.append(self.nxt_n)
+        self.seg_sent.append(t.v if isinstance(t, Lin) else t)
+        if self.timed_i < 0:
+            self.timed_i = len(self.seg_ends) - 1
+        if length_n < self.mss_n:
+            self.sml_n = self.nxt_n
+        out = len(self.seg_ends) - self.seg_i  # packets in flight (tcp_cwnd_validate)
+        if self.una_n >= self.max_seq_n or out > self.max_out:
+            self.max_out = out
+            self.max_seq_n = self.nxt_n
+
+    def _acked(self, t: Any, ack_n: float) -> int:
+        """Data segments an ACK up to ``ack_n`` newly acknowledges (their number), and its round-trip sample:
+        the oldest of them sent to now (Linux ``seq_rtt_us``), or with ``rtt_one`` the timed segment's (4.4BSD)."""
+        ends = self.seg_ends
+        first = i = self.seg_i
+        n = len(ends)
+        while i < n and ends[i] <= ack_n:
+            i += 1
+        if i == first:
+            return 0
+        self.seg_i = i
+        if not self.rtt_one:
+            self.rtt_sample(t, self.seg_sent[first])
+        elif 0 <= self.timed_i < i:
+            self.rtt_sample(t, self.seg_sent[self.timed_i])
+            self.timed_i = -1
+        return i - first
+
+    def rtt_sample(self, t: Any, sent: float) -> None:
+        """A round trip measured from ``sent`` to ``t`` (ms) updates SRTT, RTTVAR and the timeout (RFC 6298)."""
+        r = (t.v if isinstance(t, Lin) else t) - sent
+        if self.srtt < 0:
+            self.srtt, self.rttvar = rto.first_sample(r)
+        else:
+            self.srtt, self.rttvar = rto.update(self.srtt, self.rttvar, r)
+        p = self.profile
+        self.rto = rto.timeout_ms(
+            self.srtt, self.rttvar, p.rto_granularity_ms, self.rto_min, p.rto_max_ms, p.rto_min_on_variation
+        )
 
     def _paced_output(self, t: Any) -> None:
         self.output(t, ("pace", self.last_paced, self.pace_interval))
@@ -286,8 +356,12 @@ class Endpoint:
             acked = True
             self.pacing = False  # the ACK clock runs again
             self.una = pkt.ack
+            packets = self._acked(t, pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack)
             if self.cwnd < self.cwnd_cap:
-                if self.cwnd_counts_bytes:
+                if self.cwnd_counts_packets:
+                    if not self.cwnd_limited_growth or slow_start.cwnd_limited(self.cwnd, self.max_out):
+                        self.cwnd = slow_start.window_after_ack_packets(self.cwnd, packets, self.cwnd_cap)
+                elif self.cwnd_counts_bytes:
                     acked_n = (pkt.ack.v if isinstance(pkt.ack, Lin) else pkt.ack) - self.una_n
                     self.cwnd, self.acked_carry = slow_start.window_after_ack_bytes(
                         self.cwnd, self.acked_carry, acked_n, self.mss_n, self.profile.cwnd_abc_limit_segments
@@ -406,6 +480,7 @@ class Connection:
         self.tls: Any = None  # the TLS handshake running on it (model.protocols.secure_setup.Dialogue)
         self.syns = 0  # SYNs sent (the loss analysis counts them: model.analysis.expected_loss)
         self.syn_t: Any = None  # when its (first) SYN was queued
+        self.synack_t = -1.0  # when the server's SYN-ACK was queued (ms; the server's first round-trip sample)
         self.mux: Any = None  # h2/h3 streams on it (model.protocols.multiplex.Mux)
 
     def open(self, point: Point, mode: str) -> None:
@@ -455,6 +530,7 @@ class Connection:
             server.rcv = syn.seq_end
             server.rcv_n += syn.n
         pkt = Packet(self.id, self.links[1], "SYNACK", self.eng.q.size(0), 0)
+        self.synack_t = t.v if isinstance(t, Lin) else t
         pkt.options = connection_setup.syn_option_bytes(server.rwnd_n)
         pkt.seq_end = server.nxt
         pkt.ack = server.rcv
@@ -467,6 +543,8 @@ class Connection:
         if synack.ack > client.una:
             client.una = synack.ack
             client.una_n = synack.ack.v if isinstance(synack.ack, Lin) else synack.ack
+        if self.syn_t is not None:  # the client's first round-trip sample (model.mechanisms.rto)
+            client.rtt_sample(t, self.syn_t.v if isinstance(self.syn_t, Lin) else self.syn_t)
         client.send_control("ACK", t, ("handshake", synack))
         if client.end_n > client.nxt_n:  # Fast Open: what did not fit on the SYN follows
             client.output(t, ("handshake", synack))
@@ -477,6 +555,9 @@ class Connection:
             self.on_open(t, Point(t, synack, None, "connection_setup"))
 
     def handshake_ack_arrived(self, t: Any, pkt: Packet) -> None:
+        if self.synack_t >= 0:  # the server's first round-trip sample (model.mechanisms.rto)
+            self.server.rtt_sample(t, self.synack_t)
+            self.synack_t = -1.0
         # BSD: the handshake ACK counts as an ACK of new data (seed 000, 2.2, footnote 1)
         if self.eng.q.p.profile.syn_ack_opens_window:
             self.server.cwnd += 1

@@ -48,6 +48,28 @@ def window_after_ack_bytes(
     return cwnd_segments, total
 
 
+def window_after_ack_packets(cwnd_segments: int, acked_packets: int, cap_segments: int) -> int:
+    """Congestion window (segments) after an ACK, counting acknowledged packets: ``min(w + n, cap)``.
+
+    ``n`` is the number of segments the ACK newly acknowledges, short ones included: Linux's ``tcp_slow_start``
+    (net/ipv4/tcp_cong.c) adds ``acked``, the packets ``tcp_clean_rtx_queue`` (net/ipv4/tcp_input.c) freed, so an
+    ACK of a 200-byte header segment and a full segment adds two where byte counting adds one. ``cap`` is the
+    receive window in segments (the model never leaves slow start without loss).
+    """
+    return min(cwnd_segments + acked_packets, cap_segments)
+
+
+def cwnd_limited(cwnd_segments: int, max_in_flight_packets: int) -> bool:
+    """Whether a sender in slow start uses its window enough to grow it (dimensionless predicate).
+
+    ``w < 2 max_out``: Linux's ``tcp_is_cwnd_limited`` (include/net/tcp.h) in slow start, ``max_out`` the most
+    packets in flight over the last window (``max_packets_out``, kept by ``tcp_cwnd_validate`` in
+    net/ipv4/tcp_output.c; RFC 7661's idea). A sender limited by its application, such as a client with one
+    request segment out under a 10-segment window, does not grow it (``cubictcp_cong_avoid`` returns first).
+    """
+    return cwnd_segments < 2 * max_in_flight_packets
+
+
 def usable_window_bytes(cwnd_segments: int, mss_bytes: Any, rwnd_bytes: Any, outstanding_bytes: Any) -> Any:
     """Bytes the sender may still send (bytes): ``min(w MSS, rwnd) - outstanding``.
 

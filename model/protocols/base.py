@@ -146,7 +146,7 @@ class Session:
     def record_restart(self, ep: Endpoint, t: Any, idle: Any, before: int, after: int) -> None:
         """A sender restarted after idling longer than the retransmission timeout (seed 000, 2.4)."""
         self.restarts += 1
-        rto = self.p.rto_ms
+        rto = value(ep.rto)  # the sender's timeout at the time (model.mechanisms.rto)
         if after < before:
             why = (
                 f"the {ep.name} sent nothing for {value(idle):.0f} ms, longer than its {rto:.0f} ms retransmission "
@@ -203,6 +203,12 @@ class Session:
         """The client writes one request for ``names`` (one object, or all of them for GETALL)."""
         self._register(conn, names, point, on_done)
         self.eng.at(point.t, self._client_write, conn, self.q.request, names[0], point)
+
+    def requests_in_one_write(self, conn: Connection, requests: list[list[str]], point: Point, on_done: DoneFn) -> None:
+        """The client writes several requests at once, one write of their bytes (``http.pipeline_writes`` one)."""
+        for names in requests:
+            self._register(conn, names, point, on_done)
+        self.eng.at(point.t, self._client_write, conn, self.q.request * len(requests), requests[0][0], point)
 
     def _register(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
         """What the client expects back for one request, and when the objects were first asked for."""

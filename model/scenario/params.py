@@ -49,7 +49,7 @@ class Params:
     nagle: bool
     handshake: str  # three_way, none, ttcp
     idle_restart: str
-    rto_ms: float  # retransmission timeout used for idle restart
+    rto_ms: float  # initial retransmission timeout (ms): RFC 6298's after one sample of the propagation round trip
     request: int
     header: int
     header_flush: bool
@@ -75,6 +75,8 @@ class Params:
     mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
+    rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; model.mechanisms.rto)
+    pipeline_one_write: bool = False  # http.pipeline_writes "one": the pipelined requests in one write
     loss: float = 0.0  # probability each packet is lost (network.loss_rate); only model.analysis.expected_loss uses it
 
 
@@ -117,10 +119,12 @@ def resolve(s: Scenario) -> Params:
         handshake=t.handshake,
         idle_restart=t.idle_restart,
         rto_ms=max(t.rto_min_ms, 3 * (up + down)),
+        rto_min_ms=float(t.rto_min_ms),
         request=h.request_bytes,
         header=h.response_header_bytes,
         header_flush=h.header_flush,
         flush_persistent_only=h.header_flush_persistent_only,
+        pipeline_one_write=h.pipeline_writes == "one",
         write=h.server_write_bytes,
         server_think=h.server_think_ms,
         client_think=h.client_think_ms,

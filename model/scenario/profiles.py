@@ -52,8 +52,42 @@ Behaviours (``TcpProfile`` fields):
     is made to do the same, as the validation issue requires).
 ``cwnd_abc_limit_segments``
     With ``cwnd_counts_bytes``: at most this many segments added per ACK (RFC 3465's ``L``). 1 for ns3 and
-    rfc5681 (RFC 5681, 3.1: ``cwnd += min(N, SMSS)``); linux counts every acknowledged segment (``tcp_slow_start``
-    adds the packets an ACK covers), modelled as acknowledged bytes in full segments with no limit.
+    rfc5681 (RFC 5681, 3.1: ``cwnd += min(N, SMSS)``); no limit for QUIC (RFC 9002, 7.3.1) and for linux, whose
+    engine counts packets instead (``cwnd_counts_packets``; the loss analysis still reads it as bytes).
+``cwnd_counts_packets`` (and ``cwnd_counting``, the rule by name)
+    How slow start counts what an ACK acknowledges, one rule per profile:
+
+    - bsd, ``acks``: one segment for each ACK of new data, whatever it covers (4.4BSD ``tcp_input``: ``incr =
+      t_maxseg`` per ACK in slow start; seed 000, 2.2), so a delayed ACK of two segments adds one;
+    - ns3 and rfc5681, ``bytes``: acknowledged bytes in full segments, at most ``cwnd_abc_limit_segments`` per
+      ACK, the remainder carried (RFC 5681, 3.1: ``cwnd += min(N, SMSS)``; RFC 3465; ns-3
+      ``TcpSocketBase::ProcessAck``), so an ACK of a short segment alone adds nothing;
+    - linux, ``packets``: one segment for every packet the ACK newly acknowledges, short or full
+      (``tcp_slow_start`` in net/ipv4/tcp_cong.c adds ``acked``, the packets ``tcp_clean_rtx_queue`` freed), so
+      an ACK of a short header segment and a full segment adds two.
+``cwnd_limited_growth``
+    linux: slow start grows the window only while the sender uses it, ``cwnd < 2 max_packets_out``
+    (``tcp_is_cwnd_limited`` in include/net/tcp.h; :func:`model.mechanisms.slow_start.cwnd_limited`): a client's
+    request or a small first response leaves the window where it was. Elsewhere every ACK of new data counts.
+``nagle_minshall``
+    linux: Minshall's variant of Nagle's algorithm: a short segment may leave unless an earlier *short*
+    segment is still unacknowledged (``tcp_nagle_check`` and ``tcp_minshall_check`` in net/ipv4/tcp_output.c:
+    ``snd_sml``, the end of the last short segment sent, after ``snd_una``). Full segments in flight do not
+    hold it, so a response's short tail leaves behind its full segments, held only by an unacknowledged
+    short header. Elsewhere Nagle's original rule: held while any data is unacknowledged.
+``rtt_times_one_segment``, ``rto_granularity_ms``, ``rto_min_on_variation``, ``rto_max_ms``
+    The retransmission timer (:mod:`model.mechanisms.rto`), RFC 6298's estimator on the round trips the
+    schedule itself produces. bsd times one segment at a time (4.4BSD ``t_rtt``/``t_rtseq``; Stevens vol. 2,
+    25.10), its clock ticks every 500 ms and RTO_max is 64 s (``TCPTV_REXMTMAX``); ns3 and rfc5681 take a
+    sample from every ACK of new data (the oldest newly acknowledged segment's send time, as Linux without
+    timestamps: ``seq_rtt_us`` in ``tcp_clean_rtx_queue``), 1 ms granularity (ns-3 ``ClockGranularity``), RTO_max
+    60 s; linux puts ``tcp.rto_min_ms`` on the variation term (``RTO = SRTT + max(4 RTTVAR, RTO_min)``) and
+    caps at TCP_RTO_MAX, 120 s.
+``restart_halves_per_rto``
+    linux: after an idle period the window is halved once per RTO of idle time beyond the first, not below
+    ``min(IW, cwnd)`` (``tcp_cwnd_restart``, RFC 2861); elsewhere it restarts at ``min(IW, cwnd)`` (RFC 5681,
+    4.1). Every profile restarts only after a real idle period: the application writes with nothing in flight
+    and nothing sent for longer than the RTO (:func:`model.mechanisms.rto.restart_window`).
 ``quickack_segments``
     linux: the first segments of data a receiver gets are each acknowledged at once (quick-ACK mode, entered
     at the start of a connection; ``TCP_MAX_QUICKACKS`` = 16 in ``net/ipv4/tcp_input.c``), then the delayed-ACK
@@ -66,6 +100,7 @@ from dataclasses import dataclass, field
 from typing import Literal
 
 ProfileName = Literal["bsd", "ns3", "rfc5681", "linux"]
+CwndCounting = Literal["acks", "bytes", "packets"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +118,23 @@ class TcpProfile:
     last_ack_any_ack: bool = False
     cwnd_abc_limit_segments: int = 1
     quickack_segments: int = 0
+    cwnd_counts_packets: bool = False
+    nagle_minshall: bool = False
+    rtt_times_one_segment: bool = False
+    rto_granularity_ms: float = 1.0
+    rto_min_on_variation: bool = False
+    rto_max_ms: float = 60_000.0
+    restart_halves_per_rto: bool = False
+    cwnd_limited_growth: bool = False
     field_defaults: dict[str, object] = field(default_factory=dict)
+
+    @property
+    def cwnd_counting(self) -> CwndCounting:
+        """How slow start counts acknowledgments: ``acks`` (one segment per ACK), ``bytes`` (acknowledged bytes
+        in full segments) or ``packets`` (every acknowledged segment)."""
+        if self.cwnd_counts_packets:
+            return "packets"
+        return "bytes" if self.cwnd_counts_bytes else "acks"
 
 
 PROFILES: dict[str, TcpProfile] = {
@@ -98,6 +149,9 @@ PROFILES: dict[str, TcpProfile] = {
         ack_counts_bytes=True,
         nagle_idle_at_entry=True,
         close_sends_held=True,
+        rtt_times_one_segment=True,
+        rto_granularity_ms=500.0,
+        rto_max_ms=64_000.0,
         field_defaults={
             "mss_bytes": 1460,
             "initial_window_segments": 1,
@@ -165,8 +219,9 @@ PROFILES: dict[str, TcpProfile] = {
         description=(
             "Modern Linux: initial window 10 segments (RFC 6928), delayed ACK of 40 ms minimum (TCP_DELACK_MIN) "
             "after two segments, the first 16 data segments ACKed at once (quick-ACK), slow start counting every "
-            "acknowledged segment, slow start after idle on (tcp_slow_start_after_idle = 1, RFC 5681 4.1), RTO at "
-            "least 200 ms (TCP_RTO_MIN), Nagle off as web servers and browsers set TCP_NODELAY."
+            "acknowledged packet (tcp_slow_start), the window halved per idle RTO (tcp_cwnd_restart, "
+            "tcp_slow_start_after_idle = 1), RTO = SRTT + max(4 RTTVAR, 200 ms) (TCP_RTO_MIN), Nagle off as web "
+            "servers and browsers set TCP_NODELAY (on: Minshall's variant, tcp_minshall_check)."
         ),
         syn_ack_opens_window=False,
         ack_counts_bytes=False,
@@ -175,6 +230,12 @@ PROFILES: dict[str, TcpProfile] = {
         cwnd_counts_bytes=True,
         cwnd_abc_limit_segments=1_000_000,
         quickack_segments=16,
+        cwnd_counts_packets=True,
+        nagle_minshall=True,
+        rto_min_on_variation=True,
+        rto_max_ms=120_000.0,
+        restart_halves_per_rto=True,
+        cwnd_limited_growth=True,
         field_defaults={
             "mss_bytes": 1460,
             "initial_window_segments": 10,

@@ -140,7 +140,11 @@ class Tcp(_Strict):
         "paced (keep the window, pace at the rate before the idle).",
     )
     rto_min_ms: float | None = Field(
-        None, ge=1, le=60_000, description="Lower bound of the retransmission timeout (ms); RTO = max(this, 3 RTT)."
+        None,
+        ge=1,
+        le=60_000,
+        description="Lower bound of the retransmission timeout (ms): RTO = max(this, SRTT + max(G, 4 RTTVAR)) "
+        "on each sender's measured round trips (RFC 6298); linux: SRTT + max(4 RTTVAR, this).",
     )
 
 
@@ -172,6 +176,12 @@ class Http(_Strict):
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
     parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+    pipeline_writes: Literal["each", "one"] = Field(
+        "each",
+        description="How the pipelined client writes its object requests after the HTML: each (one write per "
+        "request, back to back, as seeds 001 and 002's clients; with Nagle on the later ones wait for an ACK) or "
+        "one (all in one write, so requests share segments, as libwww buffers them: seed 004).",
+    )
 
 
 class Dns(_Strict):

@@ -104,7 +104,8 @@ def _m98(name: str, link: str, desc: str, up: float, down: float, arch: str) -> 
         "document and images of 500, 1,000, 1,770 and 55,355 bytes (sizes assumed). TCP is 4.4BSD-Lite's "
         "(the seed's simulator): initial window 1, delayed ACKs. idle_restart keep: 4.4BSD counts idle time "
         "from the last segment received, so the request arriving the server time before the reply keeps "
-        "the window whenever that time is under the retransmission timeout (about 1.9 s over the satellite). "
+        "the window while that time is under the retransmission timeout (over the satellite 1.1-1.4 s as the "
+        "connection measures it, RFC 6298 with a 500 ms clock: about the 1.16 s server time; assumed). "
         "Nagle off: it changes no HTTP/1.0 figure (the close sends the held segment, seed 000, 2.3), while "
         "on persistent and relayed connections it holds each reply's tail for a round trip (seed 000, 2.3; "
         "seed 004 recommends turning it off) and seed 003 notes the inter-proxy stacks are the NSP's to tune.",
@@ -259,12 +260,14 @@ _PRESETS = [
             "Nielsen et al. 1997, Test Setup (Microscape) and network environments",
             "Microscape: 42 KB HTML and 42 GIFs totalling 125 KB with the seed's size bins (the sizes within each "
             f"bin are assumed, spread evenly). {why} HTTP/1.0 uses 4 parallel connections (the seed: "
-            "typical implementations used 4). Nagle off, as the seed recommends for pipelining.",
+            "typical implementations used 4). Nagle off, as the seed recommends for pipelining. Pipelined requests "
+            "in one write (http.pipeline_writes one): the libwww robot buffers its requests, so they share "
+            "segments (the seed: several requests in a single TCP segment); seeds 001 and 002 write each.",
             {
                 "protocols": ["http10_parallel", "persistent", "pipelined"],
                 "network": {"rtt_ms": rtt, "bandwidth_bps": bw},
                 "tcp": {"profile": "bsd", "mss_bytes": mss, "nagle": False},
-                "http": {"parallel_connections": 4},
+                "http": {"parallel_connections": 4, "pipeline_writes": "one"},
                 "page": {"html_bytes": MICROSCAPE_HTML_BYTES, "object_bytes": MICROSCAPE_OBJECT_BYTES},
             },
         )

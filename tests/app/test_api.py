@@ -786,6 +786,23 @@ def test_openapi_document(client: FlaskClient) -> None:
     assert refs and set(refs) <= set(schemas)
 
 
+def test_new_fields_reach_the_api_and_the_form(client: FlaskClient) -> None:
+    """Issue 16's http.pipeline_writes goes through the one schema: the OpenAPI document lists it as a query
+    parameter with its values, the calculator has it in the HTTP section, and a bad value is a 422 naming it."""
+    from app.form import FIELD_BY_PARAM
+
+    doc = client.get("/api/openapi.json").get_json()
+    params = {p["name"]: p for p in doc["paths"]["/api/v1/predict"]["get"]["parameters"]}
+    assert "http.pipeline_writes" in params and "one" in json.dumps(params["http.pipeline_writes"])
+    assert FIELD_BY_PARAM["http.pipeline_writes"].section == "http"
+    got = client.get(P + "?protocols=pipelined&http.pipeline_writes=one&tcp.nagle=true")
+    assert got.status_code == 200 and got.json["scenario"]["http"]["pipeline_writes"] == "one"
+    bad = client.get(P + "?http.pipeline_writes=two")
+    assert bad.status_code == 422 and bad.json["errors"][0]["path"] == "http.pipeline_writes"
+    page = client.get("/?preset=n97-lan")
+    assert page.status_code == 200 and b'name="http.pipeline_writes"' in page.data
+
+
 def test_docs_page_is_local(client: FlaskClient) -> None:
     response = client.get("/api/docs")
     assert response.status_code == 200

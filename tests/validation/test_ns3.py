@@ -53,6 +53,25 @@ def test_nagle_stalls_agree(ns3_sim: Any) -> None:
         assert abs(r["error"]) < 0.001, r["protocol"]
 
 
+@pytest.mark.parametrize("writes", ["each", "one"])
+def test_pipelined_request_writes_agree(ns3_sim: Any, writes: str) -> None:
+    """Issue 16, item 5: the pipelined requests written each on its own or all in one write (libwww's, seed
+    004), with Nagle on at the client: packet for packet with ns-3 either way, and one write sends the eight
+    requests in fewer segments (harness.cc RequestsInOneWrite)."""
+    doc = {
+        "protocols": ["pipelined"],
+        "network": LINK,
+        "tcp": {"profile": "ns3", "nagle": True, "initial_window_segments": 2},
+        "http": {"pipeline_writes": writes},
+        "page": {"html_bytes": 6000, "object_count": 8, "object_size_bytes": 2544},
+    }
+    r = _rows(ns3_sim, doc)["pipelined"]
+    assert abs(r["error"]) < 1e-6
+    for key in ("packets", "data_packets", "nagle_stalls", "delayed_ack_stalls"):
+        assert r["ns3"][key] == r["model"][key], key
+    assert "pipeline_one " + str(int(writes == "one")) in setup_text(resolve(as_scenario(doc)), "pipelined")
+
+
 def test_close_sends_what_nagle_holds(ns3_sim: Any) -> None:
     """HTTP/1.0 with Nagle on: the short tail leaves with the FIN, not an ACK later (seed 000, 2.3)."""
     doc = {

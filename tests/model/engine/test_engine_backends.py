@@ -249,6 +249,7 @@ SIMULATE_PATH = (
     "model.mechanisms.delayed_ack",
     "model.mechanisms.nagle",
     "model.mechanisms.connection_setup",
+    "model.mechanisms.rto",
     "model.analysis.critical_path",
     "model.analysis.expected_loss",
     "model.analysis.predict",

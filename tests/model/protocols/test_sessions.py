@@ -54,7 +54,7 @@ def test_idle_longer_than_the_timeout_restarts_slow_start() -> None:
     assert "retransmission timeout" in event["why"] and event["object"].startswith("p2:")
     assert restart["pages"][1]["page_load_ms"] > kept["pages"][1]["page_load_ms"] + 200
     short = _result("persistent", session={"pages": 2, "think_time_ms": 300}, tcp={"nagle": False})
-    assert short["counts"]["slow_start_restarts"] == 0  # 300 ms < RTO = max(1 s, 3 RTT) = 1 s
+    assert short["counts"]["slow_start_restarts"] == 0  # 300 ms < bsd RTO >= 1 s (RFC 6298, 2.4)
 
 
 def test_paced_restart_lies_between_keep_and_slow_start() -> None:
