@@ -1,5 +1,6 @@
 # Cython declarations for the compiled build of model/engine/tcp.py (see model/engine/core.pxd).
 from model.engine.core cimport Engine, Packet, Quantities
+from model.mechanisms cimport rto
 
 cdef class Connection
 
@@ -16,7 +17,8 @@ cdef class Endpoint:
     cdef public bint nagle, quick_ack, dack_bytes, ack_handshake, hold, pacing, closing, fin_sent
     cdef public object last_data_t, pace_interval, next_pace, last_paced, last_ack, blocked, last_end
     cdef public object zero, una, nxt, end, rcv, first_pkt, last_pkt
-    cdef public double rto_min, srtt, rttvar, sml_n
+    cdef public double rto_min, srtt, rttvar, sml_n, rto_granularity, rto_max
+    cdef public bint rto_min_on_variation
     cdef public list seg_ends, seg_sent
     cdef public long long seg_i, timed_i, max_out
     cdef public double max_seq_n
@@ -25,6 +27,9 @@ cdef class Endpoint:
     cdef public object on_data, on_fin, deliver
     cdef public Endpoint peer
     cpdef set_profile(self, object profile)
+    cpdef _track(self, object t, double length_n)
+    cpdef long long _acked(self, object t, double ack_n)
+    cpdef rtt_sample(self, object t, double sent)
     cpdef double app_received(self)
     cpdef write(self, object t, object nbytes, str obj, object point)
     cpdef output(self, object t, tuple cause)

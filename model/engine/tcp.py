@@ -113,6 +113,9 @@ class Endpoint:
         self.nagle_minshall = profile.nagle_minshall
         self.rtt_one = profile.rtt_times_one_segment
         self.cwnd_limited_growth = profile.cwnd_limited_growth
+        self.rto_granularity = profile.rto_granularity_ms
+        self.rto_max = profile.rto_max_ms
+        self.rto_min_on_variation = profile.rto_min_on_variation
 
     def app_received(self) -> float:
         """Bytes received for the application: all received less the peer's TLS handshake bytes."""
@@ -294,9 +297,8 @@ class Endpoint:
             self.srtt, self.rttvar = rto.first_sample(r)
         else:
             self.srtt, self.rttvar = rto.update(self.srtt, self.rttvar, r)
-        p = self.profile
         self.rto = rto.timeout_ms(
-            self.srtt, self.rttvar, p.rto_granularity_ms, self.rto_min, p.rto_max_ms, p.rto_min_on_variation
+            self.srtt, self.rttvar, self.rto_granularity, self.rto_min, self.rto_max, self.rto_min_on_variation
         )
 
     def _paced_output(self, t: Any) -> None:
