@@ -154,7 +154,10 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
 
 
 def _run(p: Params, protocol: str, packets: bool) -> ProtocolResult:
-    return result(simulate(p, protocol), protocol, packets)
+    s = simulate(p, protocol)
+    out = result(s, protocol, packets)
+    s.release()
+    return out
 
 
 def _quietly(run: Callable[[], ProtocolResult]) -> ProtocolResult:

@@ -26,6 +26,7 @@ cdef class Endpoint:
     cdef public list obj_bounds, hs_ranges
     cdef public object on_data, on_fin, deliver
     cdef public Endpoint peer
+    cpdef release(self)
     cpdef set_profile(self, object profile)
     cpdef _track(self, object t, double length_n)
     cpdef long long _acked(self, object t, double ack_n)
@@ -53,3 +54,4 @@ cdef class Connection:
     cdef public Endpoint client, server
     cdef public list requests, expect
     cdef public double expect_end, synack_t
+    cpdef release(self)

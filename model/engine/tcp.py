@@ -101,6 +101,22 @@ class Endpoint:
         self.peer: Endpoint
         self.deliver: Callable[[Any, Packet], None]  # the peer's arrive (bound once, not per packet)
 
+    def release(self) -> None:
+        """Drop the links that tie this endpoint into cycles (its connection, its peer, the application's
+        callbacks): once the schedule has been read, it is then freed at once, without the cyclic collector."""
+        self.on_data = None
+        self.on_fin = None
+        self.deliver = None  # type: ignore[assignment]
+        self.peer = None  # type: ignore[assignment]
+        self.conn = None  # type: ignore[assignment]
+        self.first_pkt = None
+        self.last_pkt = None
+        self.last_paced = None
+        self.obj_bounds = None  # type: ignore[assignment]
+        self.hs_ranges = None  # type: ignore[assignment]
+        self.seg_ends = None  # type: ignore[assignment]
+        self.seg_sent = None  # type: ignore[assignment]
+
     def set_profile(self, profile: Any) -> None:
         """Send and acknowledge by ``profile``'s rules (:mod:`model.scenario.profiles`); the rules read on every
         packet are kept beside it."""
@@ -484,6 +500,20 @@ class Connection:
         self.syn_t: Any = None  # when its (first) SYN was queued
         self.synack_t = -1.0  # when the server's SYN-ACK was queued (ms; the server's first round-trip sample)
         self.mux: Any = None  # h2/h3 streams on it (model.protocols.multiplex.Mux)
+
+    def release(self) -> None:
+        """Break this connection's reference cycles (its endpoints, callbacks, TLS and streams): see
+        :meth:`Endpoint.release`."""
+        self.client.release()
+        self.server.release()
+        self.on_open = None
+        self.on_done = None
+        self.tls = None
+        self.mux = None
+        self.session = None
+        self.last_write = None
+        self.requests = None  # type: ignore[assignment]
+        self.expect = None  # type: ignore[assignment]
 
     def open(self, point: Point, mode: str) -> None:
         """Open the connection at ``point`` (:mod:`model.mechanisms.connection_setup`).

@@ -15,5 +15,6 @@ cdef class Session:
     cdef public int restarts, page, page_left, client_leg, tls_handshakes, dns_lookups
     cdef public long long tls_bytes
     cdef public bint dns_done
+    cpdef release(self)
     cpdef _server_data(self, Connection conn, object t, Packet pkt)
     cpdef _client_data(self, Connection conn, object t, Packet pkt)
