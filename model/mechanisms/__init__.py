@@ -2,7 +2,8 @@
 
 :mod:`~model.mechanisms.link` (serialization and propagation), :mod:`~model.mechanisms.slow_start`,
 :mod:`~model.mechanisms.delayed_ack`, :mod:`~model.mechanisms.nagle`, :mod:`~model.mechanisms.connection_setup`,
-:mod:`~model.mechanisms.tls`, :mod:`~model.mechanisms.quic`, :mod:`~model.mechanisms.dns` and
+:mod:`~model.mechanisms.tls`, :mod:`~model.mechanisms.quic`, :mod:`~model.mechanisms.dns`,
+:mod:`~model.mechanisms.host_cost` (a connection's host cost from a measured throughput) and
 :mod:`~model.mechanisms.loss`. Functions of numbers only: no events, no packets, no sessions.
 Imports only :mod:`model.scenario`.
 """
