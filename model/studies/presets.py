@@ -144,8 +144,10 @@ def _m98(name: str, link: str, desc: str, up: float, down: float, arch: str) -> 
             ),
         },
         server_think_ms=f"{M98_SERVER_MS:g} ms per request, the time spent in the US (server and US network): "
-        "fitted so the direct SS/TT ratio is the seed's 2.07 (2.8 s -> 5.8 s). The seed replays each request's "
-        "measured US time and does not publish them; the other ratios are predictions.",
+        "fitted so the direct SS/TT ratio is the seed's 2.07 (2.8 s -> 5.8 s). The seed's table 1 has the US "
+        "cloud's delay 'as measured' per request in its trace, and its simulator releases each response at the "
+        "rate measured for it; neither the times nor the rates are published, so no value here can come from "
+        "the seed's figures. The other ratios are predictions.",
     )
 
 
@@ -171,8 +173,11 @@ _PRESETS = [
         },
         delayed_ack_ms="187 ms: fitted to the trace's stall (figure 2: 185.7 ms between second and third data "
         "segments; the seed reports 170-190 ms). BSD's timer is a 200 ms heartbeat.",
-        connection_overhead_ms="6 ms per connection: fitted so HTTP/1.0 lands near table 1's 43 ms; the seed "
-        "states no host cost per connection (fork, accept, the Perl client's socket setup).",
+        connection_overhead_ms="6 ms per connection: fitted so HTTP/1.0 lands near table 1's 43 ms. It stands "
+        "for the hosts' work per connection outside figure 2's trace (whose think times are already in): the Perl "
+        "client's socket set-up and close, Apache's accept and close. The seed gives no figure for it alone; "
+        "reading section 2.3 (fixed P-HTTP beats HTTP/1.0 by avoiding connection setup costs) into table 1 gives "
+        "8.0 ms, also within every row's tolerance, but uses two rows for one value.",
     ),
     _p(
         "pm94-remote",
@@ -235,8 +240,9 @@ _PRESETS = [
             "tcp": dict(_P98_TCP),
             "page": dict(_P98_PAGE),
         },
-        initial_window_segments="2 segments (a reply window of 3): fitted; with 1 the model's HTTP/1.0 is too "
-        "fast on 5 KB images for the published 5.67x.",
+        initial_window_segments="2 segments (a reply window of 3): fitted. It stands for the server host's TCP "
+        "(Apache 1.3b5's host, its system unstated in 5.5); with 1 the ten pipelined 250-byte replies take "
+        "several rounds and the 250 B factor falls to 3.8x.",
         html_bytes="1 KB: fitted with the initial window; the seed does not give its test pages' HTML size and "
         "at 500 B or 2 KB one of the three factors falls more than 15% short.",
     ),

@@ -106,6 +106,28 @@ def test_h96_delayed_ack_timer_moves_the_stall_rows() -> None:
     assert _h96("fix2", tcp__delayed_ack_ms=200) == pytest.approx(_h96("fix2"))
 
 
+def test_h96_fitted_connection_cost_against_the_seeds_own_attribution() -> None:
+    """The host cost per connection stays fitted (6 ms): seed 000 gives no figure for it alone. Its only other
+    handle is section 2.3's reading of table 1, that fixed P-HTTP beats HTTP/1.0 (26 against 43 ms) by avoiding
+    connection setup costs: the model's network explains 1.0 ms of that 17 ms, so the rest over HTTP/1.0's two
+    extra connections is 8.0 ms each. With 8 ms every row still lies within the 15% tolerance (HTTP/1.0 +7.8%,
+    fixed P-HTTP +13%). That reading uses two of table 1's rows to set one value, as the fit uses one, so it
+    would not make fewer figures depend on table 1; the preset keeps the fitted 6 ms, a little under what
+    the HTTP/1.0 row alone asks (6.9 ms) and under the attribution's 8.0 ms."""
+    bare = {r: _h96(r, http__connection_overhead_ms=0) for r in ("http", "fix2")}
+    rows = H96["rows"]
+    gap = rows["http"]["published_ms"] - rows["fix2"]["published_ms"]
+    per_extra_connection = (gap - (bare["http"] - bare["fix2"])) / 2
+    assert per_extra_connection == pytest.approx(8.0, abs=0.1)
+    for row in ("http", "phttp", "fix1", "fix2"):
+        got = _h96(row, http__connection_overhead_ms=per_extra_connection)
+        assert got == pytest.approx(rows[row]["published_ms"], rel=H96["tolerance_rel"]), (row, got)
+    alone = (rows["http"]["published_ms"] - bare["http"]) / 3
+    fitted = PRESETS["h96-lan"].document["http"]["connection_overhead_ms"]
+    assert alone == pytest.approx(6.9, abs=0.1)
+    assert fitted < alone < per_extra_connection
+
+
 # -------------------------------------------------------------------------------------- PM94
 PM94 = CASES["PM94"]
 
@@ -275,6 +297,22 @@ def test_p98_trends_hold_on_the_satellite_path() -> None:
         for s in (250, 40960)
     ]
     assert factors[0] > factors[1]
+
+
+def test_p98_gap_is_not_a_host_cost_per_connection() -> None:
+    """Seed 001, 5.1 names the hosts' connection setup processing among HTTP/1.0's costs, but the factors' 9-11%
+    shortfall is not that: the extra HTTP/1.0 time per connection that would close each factor grows with the
+    image size (about 18, 28 and 52 ms), and seed 002's measured 3.7 ms per connection raises no factor by more
+    than 1.3% (model/studies/p98.py says so in its not-reproduced note)."""
+    need = {}
+    for size, published in P98["factors"].items():
+        http10 = _load_ms("p98-terrestrial", "http10", page__object_size_bytes=int(size))
+        pipelined = _load_ms("p98-terrestrial", "pipelined", page__object_size_bytes=int(size))
+        need[size] = (published * pipelined - http10) / 11  # the HTML and ten images, a connection each
+    assert need["250"] == pytest.approx(18, abs=1) and need["5120"] == pytest.approx(28, abs=1)
+    assert need["40960"] == pytest.approx(52, abs=1)
+    base, with_cost = _p98_factors(), _p98_factors(http__connection_overhead_ms=PM94_HOST_COST_MS)
+    assert all(0 < with_cost[s] / base[s] - 1 < 0.014 for s in base)
 
 
 def _p98_factors(**changes: Any) -> dict[str, float]:
