@@ -24,6 +24,7 @@ from model.studies.experiments import (
     pm94_throughput_bps,
     pm94_throughput_shares,
     pm94_times,
+    pm94_transfer_document,
     pm94_transfer_ms,
 )
 from model.studies.experiments import load_ms as _load_ms
@@ -238,11 +239,18 @@ def test_pm94_throughput_remote_medium_connection_is_not_reproduced() -> None:
     model misses it either way the window is read, and this test pins the miss (it fails if the gap changes
     direction or size): with the preset's 8 KB window the long transfer is window-capped at about 580 kb/s and
     20 KB reaches 58% of it (+15%, just past the tolerance); with a 16 KB window, which fills the T1, 20 KB
-    needs four BSD slow-start rounds against 1.3 Mb/s and reaches 26% (-48%)."""
+    needs four BSD slow-start rounds (281 ms of waiting) against 1.3 Mb/s and reaches 26% (-48%): half of
+    1.3 Mb/s would leave less than one round trip for slow start after the 199 ms that the handshake, the
+    request, the host cost and the bytes take."""
     preset_window = pm94_throughput_shares()["remote_medium"]
     full_window = pm94_throughput_shares(16384)["remote_medium"]
     assert 0.575 < preset_window < 0.62
     assert 0.23 < full_window < 0.29
+    r = predict(pm94_transfer_document("pm94-remote", THROUGHPUT["medium_bytes"], tcp__receive_window_bytes=16384))
+    breakdown, counts = r["results"][0]["breakdown_ms"], r["results"][0]["counts"]
+    assert counts["slow_start_rounds"] == 4 and breakdown["slow_start_idle"] > 3.5 * 70
+    half_ms = 8000 * THROUGHPUT["medium_bytes"] / (0.5 * 1.3e6)
+    assert half_ms - (r["results"][0]["page_load_ms"] - breakdown["slow_start_idle"]) < 70
 
 
 def test_pm94_throughput_window_and_segment_size_statements() -> None:
