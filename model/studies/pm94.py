@@ -541,11 +541,14 @@ def build() -> Experiment:
         slug="pm94",
         seed="002",
         short="PM94",
-        title="Long-lived connections and pipelining (Padmanabhan & Mogul 1994, figures 6-1 to 6-4)",
+        title="Short connections, long-lived connections and pipelining (Padmanabhan & Mogul 1994, figures 3-2, "
+        "3-3 and 6-1 to 6-4)",
         citation=PM94_CITATION,
         summary="Documents with a number of inlined images of one size, fetched by Mosaic from a remote server "
         "over a T1 (about 70 ms RTT) and from a local server on a 10 Mb/s Ethernet, with HTTP/1.0 and with "
-        "the paper's long-lived connections, with and without pipelining.",
+        "the paper's long-lived connections, with and without pipelining; and, before that (section 3.2), "
+        "simple test programs moving one transfer per connection, to show what a short connection's "
+        "throughput is worth on each path.",
         presets=("pm94-remote", "pm94-local"),
         figures=(*throughput_figures, *figures),
         comparisons=comps,
