@@ -98,6 +98,8 @@ def test_every_experiment_is_well_formed(slug: str) -> None:
         assert f.series
         for s in f.series:
             assert s.x
+            if any(isinstance(x, str) for x in s.x):  # named x values are drawn only on a category axis
+                assert f.x_categories, (f.id, s.name)
             for values in (s.y, s.low, s.high):
                 assert len(values) in (0, len(s.x)), (f.id, s.name)
                 assert all(math.isfinite(v) for v in values)
