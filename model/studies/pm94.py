@@ -69,16 +69,15 @@ PM94_TRANSFER_REQUEST_BYTES = 16
 def pm94_transfer_document(base: str, size: int, **changes: Any) -> dict[str, Any]:
     """Seed 002, 3.2's exchange on ``base`` (pm94-remote or pm94-local): one connection, a short request, ``size``
     bytes written at once and the close. The preset's hosts (``connection_overhead_ms``) and TCP; the test
-    programs have no HTTP header and no browser's work per request (``client_think_ms`` 0)."""
-    doc = document(
-        base,
-        "http10",
-        http__request_bytes=PM94_TRANSFER_REQUEST_BYTES,
-        http__response_header_bytes=0,
-        http__server_write_bytes=0,
-        http__client_think_ms=0,
-        **changes,
-    )
+    programs have no HTTP header and no browser's work per request (``client_think_ms`` 0). ``changes``
+    (``section__field``) go on top, these settings included."""
+    setup: dict[str, Any] = {
+        "http__request_bytes": PM94_TRANSFER_REQUEST_BYTES,
+        "http__response_header_bytes": 0,
+        "http__server_write_bytes": 0,
+        "http__client_think_ms": 0,
+    }
+    doc = document(base, "http10", **{**setup, **changes})
     doc["page"] = {"html_bytes": size, "object_bytes": []}
     return doc
 
