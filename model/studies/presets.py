@@ -183,9 +183,8 @@ _PRESETS = [
         "pm94-remote",
         "Seed 002: remote server over a T1, 70 ms RTT",
         "Padmanabhan & Mogul 1994, sections 3.2 and 6 (figures 6-1 to 6-3)",
-        "T1 (1.544 Mb/s) bottleneck, best-case RTT 70 ms, MSS 1460 (6). ULTRIX is BSD-derived. Assumed: an "
-        "8 KB socket buffer (seed 000, 2.5: 2-16 KB defaults, 4 KB common) which also reproduces the 22% gain "
-        "for 45,566-byte images; a 1 KB HTML document; five 2,544-byte images; Nagle off (with it on, the "
+        "T1 (1.544 Mb/s) bottleneck, best-case RTT 70 ms, MSS 1460 (6). ULTRIX is BSD-derived. An 8 KB socket "
+        "buffer (fitted, below). Assumed: a 1 KB HTML document; five 2,544-byte images; Nagle off (with it on, the "
         "model shows far smaller pipelining gains, as seed 004 warns). Host time per connection from section 3.2's "
         "local throughput (the same kind of host as the local server, assumed).",
         {
@@ -202,6 +201,9 @@ _PRESETS = [
         "a client cost pipelining gets about a third of the gain. The host cost per connection "
         f"(connection_overhead_ms, {PM94_HOST_COST_MS:g} ms) is not fitted: it is derived from section 3.2's local "
         "2 KB throughput.",
+        receive_window_bytes="8 KB (5 segments): chosen within seed 000's 2-16 KB defaults (2.5) so figure 6-2's "
+        "22% holds; 4 KB gives 4-10% and 16 KB 45-60%. Section 3.2's remote 20 KB share (about 50%) would "
+        "rather have 6 segments (44%), which puts figure 6-2 at 33%; the seed states no window for either.",
     ),
     _p(
         "pm94-local",
