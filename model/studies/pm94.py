@@ -52,13 +52,13 @@ PM94_MEDIUM_BYTES = 20480
 PM94_THROUGHPUT = {"remote_short_max": 0.10, "remote_medium": 0.50, "local_short": 0.25, "local_medium": 0.70}
 #: The tolerance for "about" a share: the one the seed tests use for seed 002's "about 22%".
 PM94_THROUGHPUT_TOLERANCE_REL = 0.15
-#: The seed measured "a large variety of connection lengths" (not listed): 1 KB to 512 KB here. 512 KB is where
+#: The seed measured many connection lengths without listing them: 1 KB to 512 KB here. 512 KB is where
 #: its remote curves stop rising (past about 500 KB congestion avoidance broke down; the model has no loss), so
 #: the model's throughput there stands for the best case.
 PM94_LENGTHS = tuple(1024 * k for k in (1, 2, 5, 10, 20, 50, 100, 200, 512))
 PM94_LONG_BYTES = PM94_LENGTHS[-1]
-#: "A few popular TCP buffer (maximum window) sizes" (not listed): seed 000, 2.5 gives 2-16 KB defaults, 4 KB
-#: common; 32 KB added as a large one. The remote preset's 8 KB is among them.
+#: The seed's few common socket buffer (largest window) sizes are not listed: seed 000, 2.5 gives 2-16 KB
+#: defaults, 4 KB common; 32 KB added as a large one. The remote preset's 8 KB is among them.
 PM94_WINDOWS = (4096, 8192, 16384, 32768)
 #: The local capacity the shares are of: the Ethernet's 10 Mb/s.
 PM94_LOCAL_CAPACITY_BPS = 10_000_000
