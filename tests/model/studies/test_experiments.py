@@ -40,6 +40,13 @@ def test_published_numbers_match_the_seed_case_data() -> None:
         pm94["large"]["tolerance_rel"],
     )
     assert E.PM94_LOCAL_REDUCTION == (pm94["local"]["reduction_min"], pm94["local"]["reduction_max"])
+    tp = pm94["throughput"]
+    assert E.PM94_THROUGHPUT == {k: tp[k] for k in ("remote_short_max", "remote_medium", "local_short", "local_medium")}
+    assert (E.PM94_SHORT_BYTES, E.PM94_MEDIUM_BYTES, E.PM94_THROUGHPUT_TOLERANCE_REL) == (
+        tp["short_bytes"],
+        tp["medium_bytes"],
+        tp["tolerance_rel"],
+    )
     assert {str(k): v for k, v in E.P98_FACTORS.items()} == CASES["P98"]["factors"]
     assert E.P98_TOLERANCE_REL == CASES["P98"]["tolerance_rel"]
     m98 = CASES["M98"]
@@ -91,6 +98,8 @@ def test_every_experiment_is_well_formed(slug: str) -> None:
         assert f.series
         for s in f.series:
             assert s.x
+            if any(isinstance(x, str) for x in s.x):  # named x values are drawn only on a category axis
+                assert f.x_categories, (f.id, s.name)
             for values in (s.y, s.low, s.high):
                 assert len(values) in (0, len(s.x)), (f.id, s.name)
                 assert all(math.isfinite(v) for v in values)
@@ -154,7 +163,17 @@ def test_p98_factors_are_the_seed_tests() -> None:
 
 def test_pm94_statements_hold_as_the_seed_tests_check_them() -> None:
     e = E.experiment("pm94")
-    assert all(c.agrees for c in e.comparisons), [(c.label, c.model) for c in e.comparisons if not c.agrees]
+    # section 3.2's remote 20 KB share is not reproduced (tests/model/studies/test_seed_cases.py pins the miss)
+    missed = [c.label for c in e.comparisons if not c.agrees]
+    assert missed == [
+        "remote, one 20 KB connection, the preset's 8 KB window",
+        "remote, one 20 KB connection, a 16 KB window (fills the T1)",
+    ]
+    assert all(c.note.startswith("not reproduced") for c in e.comparisons if not c.agrees)
+    shares = {c.label: c.model for c in e.comparisons if c.figure in ("fig3-2", "fig3-3")}
+    got = E.pm94_throughput_shares()
+    assert shares["remote, one 2 KB connection"] == pytest.approx(100 * got["remote_short"], rel=1e-12)
+    assert shares["local, one 20 KB connection"] == pytest.approx(100 * got["local_medium"], rel=1e-12)
     doc = PRESETS["pm94-remote"].document
     t = {
         p: predict({**doc, "protocols": [p], "page": {**doc["page"], "object_size_bytes": 45566}})["results"][0][
