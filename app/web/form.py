@@ -19,7 +19,7 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
-from app.query import SCENARIO_PARAMS, scenario_document, unknown
+from app.web.query import SCENARIO_PARAMS, scenario_document, unknown
 from model import PRESETS, Scenario
 from model.scenario.errors import FieldSpec, Problem, problems, words
 from model.scenario.limits import MAX_WORK_UNITS, check, work_units
