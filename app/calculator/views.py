@@ -49,9 +49,11 @@ from app.web.form import (
     SweepChoice,
     query_text,
     read,
+    unit_of,
     validate_doc,
 )
 from app.web.query import SCENARIO_PARAMS
+from app.web.units import EXAMPLES, readable
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
@@ -74,6 +76,25 @@ def effective_value(scenario: Scenario, f: FormField) -> Any:
     return value
 
 
+#: Where a readout in other units says more than the number (1,460 bytes needs none).
+READABLE_FROM = {"ms": 1000.0, "bit/s": 1000.0, "bytes": 10_000.0}
+
+
+def _readable(given: str | None, effective: Any, unit: str | None) -> str:
+    """A unit field's value in the units people read (``1.544 Mbit/s``), where that says more than the number."""
+    if unit is None:
+        return ""
+    value = effective
+    if given:
+        try:
+            value = float(given)
+        except ValueError:
+            return ""
+    if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) < READABLE_FROM[unit]:
+        return ""
+    return readable(float(value), unit)
+
+
 def form_context(state: State) -> dict[str, Any]:
     """What the form template needs: each section's fields with value, placeholder, range and messages."""
     shown = state.scenario
@@ -90,6 +111,7 @@ def form_context(state: State) -> dict[str, Any]:
             if f.param == "page.object_count" and effective is None:
                 effective = len(shown.page.sizes())
             sp = f.spec
+            unit = unit_of(f.param)
             choices: list[tuple[str, str]] = []
             if sp.kind == "boolean":
                 choices = [("true", "yes"), ("false", "no")]
@@ -103,7 +125,10 @@ def form_context(state: State) -> dict[str, Any]:
                     "effective": _value_text(effective),
                     "choices": choices,
                     "errors": state.errors.get(f.param, []),
-                    "inputmode": "numeric" if sp.kind == "integer" else "decimal",
+                    "inputmode": "text" if unit else "numeric" if sp.kind == "integer" else "decimal",
+                    "unit": unit,
+                    "units_example": EXAMPLES.get(unit or "", ""),
+                    "readable": _readable(state.given.get(f.param), effective, unit if sp.kind != "array" else None),
                 }
             )
         sections.append(

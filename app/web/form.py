@@ -20,6 +20,7 @@ from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from app.web.query import SCENARIO_PARAMS, scenario_document, unknown
+from app.web.units import UNITS, UnitError, has_unit, to_base
 from model import PRESETS, Scenario
 from model.scenario.errors import FieldSpec, Problem, problems, words
 from model.scenario.limits import MAX_WORK_UNITS, check, work_units
@@ -322,6 +323,25 @@ def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
     return pairs
 
 
+def unit_of(param: str) -> str | None:
+    """The base unit of a field the form reads units for (``ms``, ``bit/s``, ``bytes``), else ``None``."""
+    s = SCENARIO_PARAMS.get(param)
+    if s is None:
+        return None
+    unit = s.item.unit if s.kind == "array" and s.item is not None else s.unit
+    return unit if unit in UNITS else None
+
+
+def _in_base_units(param: str, text: str) -> str:
+    """A field's text with the units people type (``10 Mbps``, ``64 KB``, ``80ms``) written in the field's base unit;
+    :class:`app.web.units.UnitError` if a part cannot be read. Lists convert item by item."""
+    unit = unit_of(param)
+    if unit is None or text == "":
+        return text
+    parts = text.split(",") if SCENARIO_PARAMS[param].kind == "array" else [text]
+    return ",".join(query_text(to_base(part, unit)) if has_unit(part) else part for part in parts)
+
+
 def read(args: MultiDict[str, str]) -> State:
     """Read the page's query: preset, sweep field, the scenario's fields; validate; find the canonical query."""
     state = State()
@@ -347,6 +367,8 @@ def read(args: MultiDict[str, str]) -> State:
         state.sweep = sweep_field
 
     scenario_args: MultiDict[str, str] = MultiDict()
+    typed: dict[str, str] = {}  # param -> what was typed, where the form converted its units
+    unreadable: dict[str, str] = {}  # param -> text whose units could not be read (its error is added)
     for name in flat:
         values = flat.getlist(name)
         if name in PAGE_OPTIONS:
@@ -356,7 +378,16 @@ def read(args: MultiDict[str, str]) -> State:
         if name in SCENARIO_PARAMS and name != "protocols" and all(v == "" for v in values):
             continue  # a blank field keeps the base's value
         for v in values:
-            scenario_args.add(name, v)
+            try:
+                converted = _in_base_units(name, v) if len(values) == 1 else v
+            except UnitError as exc:
+                f = FIELD_BY_PARAM[name]
+                state.add(name, f"{f.label} must be {must_be(f.spec)}: {exc.reason}; you gave {v}.")
+                unreadable[name] = v
+                continue
+            if converted != v:
+                typed[name] = f"{v} (= {converted} {unit_of(name)})"
+            scenario_args.add(name, converted)
     doc, found = scenario_document(scenario_args, ())
     for p in found:
         target = p.path if p.path in FIELD_BY_PARAM else ""
@@ -368,6 +399,7 @@ def read(args: MultiDict[str, str]) -> State:
         else:
             state.add(target, p.text if target else p.text.split("; allowed fields:")[0])
     state.given = {name: scenario_args[name] for name in scenario_args if name in SCENARIO_PARAMS}
+    state.given.update(unreadable)
     if state.errors:
         return state
     state.base_doc = copy.deepcopy(PRESETS[state.preset].document) if state.preset else {}
@@ -380,7 +412,7 @@ def read(args: MultiDict[str, str]) -> State:
     except ValidationError as exc:
         for p in problems(exc):
             for where in _where(p):
-                state.add(where, plain(p, state.given))
+                state.add(where, plain(p, {**state.given, **typed}))
         return state
     limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")
     if limit is not None:
