@@ -32,8 +32,8 @@ SECURITY_HEADERS: dict[str, str] = {
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the Flask app; ``test_config`` overrides the embedded defaults (tests use it)."""
-    from app import api, calculator, gallery, teaching
-    from app.web import assets, problems
+    from app import api, calculator, compare, gallery, teaching
+    from app.web import assets, filters, problems
     from app.web.cache import ResponseCache
 
     app = Flask(
@@ -71,7 +71,9 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(api.bp)
     app.register_blueprint(teaching.bp)
     app.register_blueprint(gallery.bp)
+    app.register_blueprint(compare.bp)
     problems.register(app)
+    filters.register(app)
     app.extensions["api_cache"] = ResponseCache(
         int(app.config["API_CACHE_BYTES"]), int(app.config["API_CACHE_MAX_ENTRY_BYTES"])
     )

@@ -38,6 +38,7 @@ from werkzeug.datastructures import MultiDict
 from app.calculator import bp
 from app.figures import compare as charts
 from app.web.cache import ByteLRU
+from app.web.filters import format_ms
 from app.web.form import (
     DEFAULT_SWEEP,
     FIELD_BY_PARAM,
@@ -54,6 +55,7 @@ from app.web.form import (
 )
 from app.web.query import SCENARIO_PARAMS
 from app.web.units import EXAMPLES, readable
+from app.web.words import why
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
@@ -324,6 +326,10 @@ def results_context(state: State) -> dict[str, Any]:
         "json_url": url_for("api.predict_endpoint") + ("?" + api_query if api_query else ""),
         "sweep_csv_url": url_for("calculator.sweep_csv") + ("?" + query if query else ""),
         "explain_urls": explain_urls,
+        "whys": [why(r, state.scenario) for r in results],
+        "compare_url": url_for("compare.index") + ("?" + query if query else "")
+        if "compare.index" in current_app.view_functions
+        else "",
         "explain_first": results[0]["protocol"] if "http10" not in by_protocol else "http10",
         "scenario_json": json.dumps(out["scenario"], indent=2),
         "words": charts.words,
@@ -372,28 +378,6 @@ def _results_html(state: State) -> tuple[str, str]:
     html = render_template("calculator/results.html", **context)
     cache.put(key, (html.encode(), announce))
     return html, announce
-
-
-@bp.app_template_filter("ms")
-def format_ms(value: float | None) -> str:
-    """Milliseconds with one decimal: ``1234.56`` -> ``1,234.6``."""
-    return "—" if value is None else f"{value:,.1f}"
-
-
-@bp.app_template_filter("count")
-def format_count(value: int | None) -> str:
-    """A count with thousands separators."""
-    return "—" if value is None else f"{value:,}"
-
-
-@bp.app_template_filter("number")
-def format_number(value: float | None) -> str:
-    """A field's value for people: ``1544000.0`` -> ``1,544,000``, ``0.5`` -> ``0.5``."""
-    if value is None:
-        return "—"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.6g}"
 
 
 def _address(state: State) -> str:

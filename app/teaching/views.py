@@ -33,6 +33,7 @@ from app.teaching import bp
 from app.web.form import FIELD_BY_PARAM, plain
 from app.web.problems import ApiError
 from app.web.request import scenario_input, validate
+from app.web.words import PROTOCOL_NAMES
 from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
 from model.scenario.errors import Problem
@@ -45,16 +46,6 @@ MINUS = "\u2212"
 #: Query parameters besides the scenario's fields.
 OPTIONS = ("preset", "protocol", "scale")
 
-#: How each protocol is named on the page.
-PROTOCOL_NAMES: dict[str, str] = {
-    "http10": "HTTP/1.0",
-    "http10_parallel": "HTTP/1.0, parallel connections",
-    "persistent": "persistent HTTP/1.1",
-    "pipelined": "pipelined HTTP/1.1",
-    "getall": "GETALL",
-    "h2": "HTTP/2",
-    "h3": "HTTP/3",
-}
 
 #: Stall kinds in the order shown, with a title and what the kind means.
 STALL_KINDS: dict[str, tuple[str, str]] = {
