@@ -43,6 +43,7 @@ from app.web.form import (
     DEFAULT_SWEEP,
     FIELD_BY_PARAM,
     SECTIONS,
+    SIMPLE_FIELDS,
     SWEEP_WORK_BUDGET,
     SWEEPS,
     FormField,
@@ -55,7 +56,7 @@ from app.web.form import (
 )
 from app.web.query import SCENARIO_PARAMS
 from app.web.units import EXAMPLES, readable
-from app.web.words import why
+from app.web.words import FRIENDLY_NAMES, why
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
@@ -95,6 +96,15 @@ def _readable(given: str | None, effective: Any, unit: str | None) -> str:
     if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) < READABLE_FROM[unit]:
         return ""
     return readable(float(value), unit)
+
+
+def _mode_url(state: State) -> str:
+    """The same scenario in the other mode (simple, or every field)."""
+    query = state.query if state.scenario is not None else state.raw_query
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "mode"]
+    if not state.mode:
+        pairs.append(("mode", "simple"))
+    return url_for("calculator.index") + ("?" + urlencode(pairs, safe=",") if pairs else "")
 
 
 def form_context(state: State) -> dict[str, Any]:
@@ -155,6 +165,10 @@ def form_context(state: State) -> dict[str, Any]:
         "default_sweep": DEFAULT_SWEEP,
         "errors": state.errors,
         "general_errors": state.errors.get("", []),
+        "mode": state.mode,
+        "simple_fields": SIMPLE_FIELDS,
+        "friendly_names": FRIENDLY_NAMES,
+        "mode_url": _mode_url(state),
     }
 
 
@@ -327,7 +341,7 @@ def results_context(state: State) -> dict[str, Any]:
         "sweep_csv_url": url_for("calculator.sweep_csv") + ("?" + query if query else ""),
         "explain_urls": explain_urls,
         "whys": [why(r, state.scenario) for r in results],
-        "compare_url": url_for("compare.index") + ("?" + query if query else "")
+        "compare_url": url_for("compare.index") + ("?" + api_query if api_query else "")
         if "compare.index" in current_app.view_functions
         else "",
         "explain_first": results[0]["protocol"] if "http10" not in by_protocol else "http10",
@@ -338,10 +352,10 @@ def results_context(state: State) -> dict[str, Any]:
 
 
 def api_query_of(state: State) -> str:
-    """The scenario's address for the API and the teaching panel: the calculator's own query (without its sweep),
-    which they read with the same rules (:func:`model.scenario.overlay.overlay`)."""
+    """The scenario's address for the API and the teaching panel: the calculator's own query (without its sweep and
+    mode), which they read with the same rules (:func:`model.scenario.overlay.overlay`)."""
     assert state.scenario is not None
-    return urlencode([(k, v) for k, v in state.canonical if k != "sweep"], safe=",")
+    return urlencode([(k, v) for k, v in state.canonical if k not in ("sweep", "mode")], safe=",")
 
 
 def _join(query: str, extra: str) -> str:

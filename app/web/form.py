@@ -27,7 +27,20 @@ from model.scenario.limits import MAX_WORK_UNITS, check, work_units
 from model.scenario.overlay import overlay
 
 #: Query parameters of the page besides the scenario's fields.
-PAGE_OPTIONS = ("preset", "sweep", "last")
+PAGE_OPTIONS = ("preset", "sweep", "last", "mode")
+
+#: The simple mode (``mode=simple``): these fields in view, friendly protocol names, everything else folded away.
+SIMPLE_FIELDS = (
+    "protocols",
+    "network.rtt_ms",
+    "network.bandwidth_bps",
+    "page.html_bytes",
+    "page.object_count",
+    "page.object_size_bytes",
+    "tcp.nagle",
+    "tls.version",
+)
+MODES = ("", "simple")
 
 #: Words written in capitals in labels made from field names.
 _ACRONYMS = {"rtt", "mss", "html", "css", "rto", "ack", "http", "tcp", "ttcp", "ip"}
@@ -166,6 +179,7 @@ class State:
 
     preset: str = ""
     sweep: str = DEFAULT_SWEEP
+    mode: str = ""  # "" (every field) or "simple"
     given: dict[str, str] = field(default_factory=dict)  # scenario param -> text as given (not blank)
     errors: dict[str, list[str]] = field(default_factory=dict)  # param, "preset", "sweep" or "" -> messages
     base_doc: dict[str, Any] = field(default_factory=dict)  # the preset's document ({} for defaults)
@@ -192,6 +206,8 @@ class State:
         pairs += [(p, v) for p, v in self.given.items()]
         if self.sweep != DEFAULT_SWEEP:
             pairs.append(("sweep", self.sweep))
+        if self.mode:
+            pairs.append(("mode", self.mode))
         return urlencode(pairs, safe=",")
 
 
@@ -320,6 +336,8 @@ def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
             pairs.append((f.param, query_text(value)))
     if state.sweep != DEFAULT_SWEEP:
         pairs.append(("sweep", state.sweep))
+    if state.mode:
+        pairs.append(("mode", state.mode))
     return pairs
 
 
@@ -365,6 +383,11 @@ def read(args: MultiDict[str, str]) -> State:
         state.add("sweep", f"The sweep plot cannot step {sweep_field!r}; choose one of: {', '.join(SWEEPS)}.")
     else:
         state.sweep = sweep_field
+    mode = flat.get("mode", "")
+    if mode not in MODES:
+        state.add("", f"The calculator has no mode {mode!r}: leave it out for every field, or give mode=simple.")
+    else:
+        state.mode = mode
 
     scenario_args: MultiDict[str, str] = MultiDict()
     typed: dict[str, str] = {}  # param -> what was typed, where the form converted its units

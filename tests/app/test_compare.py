@@ -59,3 +59,13 @@ def test_bad_input_is_named_never_a_500(client: FlaskClient, query: str, status:
     r = client.get("/compare?" + query)
     assert r.status_code == status, r.status_code
     assert says in unescape(r.get_data(as_text=True))
+
+
+def test_the_calculators_link_opens_a_valid_comparison(client: FlaskClient) -> None:
+    """The calculator's own options (sweep, mode) stay out of the comparison's and the API's addresses."""
+    page = client.get("/?preset=h96-lan&network.rtt_ms=20&sweep=page.object_count&mode=simple").get_data(as_text=True)
+    link = unescape(re.search(r'href="(/compare\?[^"]*)"', page).group(1))  # type: ignore[union-attr]
+    assert link == "/compare?preset=h96-lan&network.rtt_ms=20"
+    assert client.get(link).status_code == 200
+    for api in re.findall(r'href="(/api/v1/predict[^"]*)"', page):
+        assert client.get(unescape(api)).status_code == 200
