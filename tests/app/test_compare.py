@@ -53,6 +53,12 @@ def test_each_scenario_is_the_calculators_scenario(client: FlaskClient) -> None:
         ("a.network.rtt_ms=1&a.network.rtt_ms=2", 400, "given 2 times"),
         ("a.page.object_count=1000&a.page.object_size_bytes=100000000", 400, "bytes"),
         ("b.protocols=", 400, "Protocols"),
+        (  # six scenarios each within the calculator's limit, together past one request's step budget
+            "page.object_count=1000&page.object_size_bytes=8000&protocols=http10,http10_parallel,persistent,"
+            "pipelined,getall,h2,h3&n=6",
+            422,
+            "(max_engine_steps)",
+        ),
     ],
 )
 def test_bad_input_is_named_never_a_500(client: FlaskClient, query: str, status: int, says: str) -> None:
