@@ -32,20 +32,27 @@ SECURITY_HEADERS: dict[str, str] = {
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the Flask app; ``test_config`` overrides the embedded defaults (tests use it)."""
+    from app import api, calculator, compare, gallery, teaching
+    from app.web import assets, filters, problems
+    from app.web.cache import ResponseCache
+
     app = Flask(
         __name__,
-        template_folder=str(_ROOT / "templates"),
+        template_folder=str(_ROOT / "templates"),  # the shared ones (base.html); each blueprint has its own folder
         static_folder=str(_ROOT / "static"),
     )
+    # Every setting the app reads, declared here once (tests override them with test_config).
     app.config.from_mapping(
         # Largest number of events listed per protocol on the page.
         MAX_EVENTS_SHOWN=500,
-        # JSON API (see app/api.py and the limits on /api/docs).
+        # Compression (flask-compress) and the static files' compressed copies (app/web/assets.py).
+        **assets.compress_config(),
+        # JSON API (see app/api/views.py and the limits on /api/docs).
         API_MAX_BODY_BYTES=64 * 1024,  # a request body; over it: 413
         API_MAX_QUERY_BYTES=4096,  # a query string; over it: 414
         API_CACHE_BYTES=16 * 1024 * 1024,  # the answers cache (per process); 0 turns it off
         API_CACHE_MAX_ENTRY_BYTES=1024 * 1024,  # larger answers are not cached
-        # The calculator's caches (app/views.py; per process, least recently used out first, each value one
+        # The calculator's caches (app/calculator/views.py; per process, least recently used out first, each value one
         # bytes object counted by its length). Results, UTF-8: about 57 KB for a preset's page, 0.58 MB for a
         # 400-object page, 2 MB at most (1,000 objects, seven protocols): some 290 preset pages or 8 of the
         # largest. Sweeps, pickled: about 3.4 KB each, some 600.
@@ -58,16 +65,15 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     # Werkzeug stops reading a body over this size and raises 413 (answered as a problem under /api/).
     app.config["MAX_CONTENT_LENGTH"] = int(app.config["API_MAX_BODY_BYTES"])
 
-    from app import api, assets, gallery, problems, teaching, views
-    from app.cache import ResponseCache
-
     assets.init_app(app)  # compression; versioned, long-cached static files
 
-    app.register_blueprint(views.bp)
+    app.register_blueprint(calculator.bp)
     app.register_blueprint(api.bp)
     app.register_blueprint(teaching.bp)
     app.register_blueprint(gallery.bp)
+    app.register_blueprint(compare.bp)
     problems.register(app)
+    filters.register(app)
     app.extensions["api_cache"] = ResponseCache(
         int(app.config["API_CACHE_BYTES"]), int(app.config["API_CACHE_MAX_ENTRY_BYTES"])
     )

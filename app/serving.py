@@ -7,7 +7,7 @@ and an error in the app before its answer started (500). Its answer is a small t
 headers every other answer carries. :class:`ProblemThreadWorker` is gunicorn's ``gthread`` worker with that one
 answer rewritten: gunicorn still decides the status and logs as before (its ``handle_error`` runs unchanged,
 writing into a buffer), and the client gets the same status as a problem document of the app's kinds
-(:data:`app.problems.KINDS`), with ``SECURITY_HEADERS``, ``Cache-Control: no-store`` and ``Connection: close``.
+(:data:`app.web.problems.KINDS`), with ``SECURITY_HEADERS``, ``Cache-Control: no-store`` and ``Connection: close``.
 
 scripts/gunicorn.conf.py names it as the ``worker_class``; the app itself does not import this module.
 """
@@ -23,7 +23,7 @@ from gunicorn import util  # type: ignore[import-untyped]
 from gunicorn.workers.gthread import ThreadWorker  # type: ignore[import-untyped]
 
 from app import SECURITY_HEADERS
-from app.problems import KINDS, PROBLEM_JSON, type_uri
+from app.web.problems import KINDS, PROBLEM_JSON, type_uri
 
 #: gunicorn's status -> the problem kind the answer names (others: ``about:blank`` with gunicorn's reason).
 _KIND_OF_STATUS = {

@@ -60,8 +60,8 @@ from urllib.parse import urlencode
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from app import create_app
-from app.query import SCENARIO_PARAMS
-from app.views import flatten
+from app.calculator.views import flatten
+from app.web.query import SCENARIO_PARAMS
 from model import engine_backend
 from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
 from model.scenario.errors import FieldSpec

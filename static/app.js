@@ -187,13 +187,43 @@
   // htmx 4 event names are htmx:<phase>:<action>
   // A <details> the reader opened (every other setting, the presets' sources) stays open after a swap.
   var openDetails = [];
+  // A field being typed in when the answer to an earlier edit arrives keeps what was typed: the answer was
+  // rendered before it, and its field (empty or the old value) would replace the newer text; leaving the field
+  // then sends it (a programmatic value fires no change event of its own).
+  var typing = null;
+  var TEXT_TYPES = ["text", "number", "search", "tel", "url", "email"];
+  function isTyping(el) {
+    return el && el.id && el.tagName === "INPUT" && TEXT_TYPES.indexOf(el.type) >= 0 && el.form &&
+      el.closest("#calc") && el.value !== el.defaultValue;
+  }
+  function sendOnLeave(el) {
+    el.setAttribute("data-typed", "true");
+    el.addEventListener("change", function () { el.removeAttribute("data-typed"); }, { once: true });
+    el.addEventListener("blur", function () {
+      if (el.getAttribute("data-typed") !== "true") return;
+      el.removeAttribute("data-typed");
+      if (el.value !== el.defaultValue) el.dispatchEvent(new Event("change", { bubbles: true }));
+    }, { once: true });
+  }
   document.addEventListener("htmx:before:swap", function () {
     var results = document.getElementById("results");
     resultsScroll = results ? results.scrollTop : null;
     openDetails = Array.prototype.map.call(document.querySelectorAll("details[id][open]"), function (d) { return d.id; });
+    var active = document.activeElement;
+    typing = isTyping(active) ?
+      { id: active.id, value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
   });
   document.addEventListener("htmx:after:swap", function () {
     var keep = resultsScroll;
+    var typed = typing;
+    typing = null;
+    var field = typed && document.getElementById(typed.id);
+    if (field && field.tagName === "INPUT" && field.value !== typed.value) {
+      field.value = typed.value;
+      if (document.activeElement !== field) field.focus({ preventScroll: true });
+      try { field.setSelectionRange(typed.start, typed.end); } catch (e) { /* number inputs have no selection */ }
+      sendOnLeave(field);
+    }
     openDetails.forEach(function (id) {
       var details = document.getElementById(id);
       if (details && details.tagName === "DETAILS") details.open = true;

@@ -10,7 +10,7 @@ tolerance the seed tests hold the model to, and a ``build`` that runs the model 
 setup the paper describes and returns an :class:`Experiment`: figures (series of numbers, no
 drawing), and comparisons (the model's number, the published one, the accepted range). This module
 names them all (:func:`experiment`, :data:`SLUGS`) and re-exports their setups: the seed tests
-(tests/model/studies/test_seed_cases.py) and the web gallery (app/gallery.py) use it.
+(tests/model/studies/test_seed_cases.py) and the web gallery (app/gallery/views.py) use it.
 
 Where a seed gives only a statement ("more than half"), the published side is a range, not a
 number. Where it gives a number derived from others (the ST time of seed 003 is 75% of the SS

@@ -23,7 +23,7 @@ from hypothesis import strategies as st
 from werkzeug.test import TestResponse
 
 from app import SECURITY_HEADERS, create_app
-from app.problems import KINDS, type_uri
+from app.web.problems import KINDS, type_uri
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.analysis.sweep import SweepRequest, sweep
 from model.api_schema import FormulaOutput, PredictOutput, PresetDetail, PresetList, ProblemDetails, SweepOutput
@@ -789,7 +789,7 @@ def test_openapi_document(client: FlaskClient) -> None:
 def test_new_fields_reach_the_api_and_the_form(client: FlaskClient) -> None:
     """Issue 16's http.pipeline_writes goes through the one schema: the OpenAPI document lists it as a query
     parameter with its values, the calculator has it in the HTTP section, and a bad value is a 422 naming it."""
-    from app.form import FIELD_BY_PARAM
+    from app.web.form import FIELD_BY_PARAM
 
     doc = client.get("/api/openapi.json").get_json()
     params = {p["name"]: p for p in doc["paths"]["/api/v1/predict"]["get"]["parameters"]}
@@ -869,17 +869,17 @@ def test_a_sweep_far_over_the_limit_is_refused_quickly(client: FlaskClient) -> N
 
 def test_an_internal_error_is_a_problem_too(monkeypatch: pytest.MonkeyPatch) -> None:
     """A bug (never bad input) is a 500 problem document under /api/; the pages keep Flask's own handling."""
-    import app.api
-    import app.views
+    import app.api.views
+    import app.calculator.views
 
     def broken(*args: Any, **kwargs: Any) -> Any:
         raise RuntimeError("boom")
 
-    monkeypatch.setattr(app.api, "predict", broken)
+    monkeypatch.setattr(app.api.views, "predict", broken)
     client = create_app({"TESTING": True, "API_CACHE_BYTES": 0}).test_client()
     body = problem(client.get(P), 500)
     assert "boom" not in body["detail"]
-    monkeypatch.setattr(app.views, "predict", broken)
+    monkeypatch.setattr(app.calculator.views, "predict", broken)
     with pytest.raises(RuntimeError):
         client.get("/?network.rtt_ms=71")
 

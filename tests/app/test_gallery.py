@@ -15,8 +15,8 @@ from flask.testing import FlaskClient
 from markupsafe import escape
 from werkzeug.datastructures import MultiDict
 
-from app.gallery import COMPARISON_COLUMNS, CSV_COLUMNS, number
-from app.query import scenario_document
+from app.gallery.views import COMPARISON_COLUMNS, CSV_COLUMNS, number
+from app.web.query import scenario_document
 from model import PRESETS, predict
 from model.scenario.schema import Scenario
 from model.studies import experiments as E

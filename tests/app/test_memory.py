@@ -33,8 +33,8 @@ from flask import Flask, url_for
 from flask.testing import FlaskClient
 
 from app import create_app
-from app.assets import IMMUTABLE, SHORT
-from app.cache import ENTRY_OVERHEAD, ByteLRU
+from app.web.assets import IMMUTABLE, SHORT
+from app.web.cache import ENTRY_OVERHEAD, ByteLRU
 from bench.soak import WINDOW_S, report, soak, start_server
 
 SOAK_SECONDS = float(os.environ.get("LATENCY_LAB_SOAK_SECONDS", "60"))

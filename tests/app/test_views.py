@@ -1,4 +1,4 @@
-"""The calculator page (app/views.py): form from the schema, presets, htmx fragment, canonical
+"""The calculator page (app/calculator/views.py): form from the schema, presets, htmx fragment, canonical
 addresses, inline errors (400, never 500), headers, compression and static caching."""
 
 from __future__ import annotations
@@ -15,9 +15,9 @@ from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
 
 from app import SECURITY_HEADERS
-from app.assets import IMMUTABLE
-from app.form import DEFAULT_SWEEP, FIELDS, SWEEPS, must_be, read
-from app.query import SCENARIO_PARAMS
+from app.web.assets import IMMUTABLE
+from app.web.form import DEFAULT_SWEEP, FIELDS, SWEEPS, must_be, read
+from app.web.query import SCENARIO_PARAMS
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
 from model.scenario.overlay import overlay
 

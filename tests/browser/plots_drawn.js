@@ -2,7 +2,7 @@
   // True once every plot on the page is drawn from its current figure: plotly.js made its svg, app.js marked
   // the node data-rendered="true", and the traces plotly.js holds are the ones in the plot's JSON block (names,
   // x and y), so a plot still showing an earlier figure (before or during an htmx swap) does not count.
-  // Used by the browser tests and tests/browser/screenshot.py: page.wait_for_function(PLOTS_DRAWN).
+  // Used by the browser tests and scripts/screenshot.py: page.wait_for_function(PLOTS_DRAWN).
   const plots = [...document.querySelectorAll(".plot[data-figure]")];
   const values = (v) => (Array.isArray(v) || ArrayBuffer.isView(v) ? Array.from(v) : null);
   const key = (traces) => JSON.stringify(traces.map((t) => [t.name, values(t.x), values(t.y)]));

@@ -38,7 +38,7 @@ def _doc(field: str, value: Any) -> dict[str, Any]:
 
 
 def _calculator(client: Any, preset: str, field: str, value: Any) -> dict[str, Any]:
-    from app.form import read
+    from app.web.form import read
 
     args = MultiDict([("preset", preset)] if preset else [])
     args.add(field, str(value))

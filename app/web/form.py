@@ -19,14 +19,28 @@ from urllib.parse import urlencode
 from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
-from app.query import SCENARIO_PARAMS, scenario_document, unknown
+from app.web.query import SCENARIO_PARAMS, scenario_document, unknown
+from app.web.units import UNITS, UnitError, has_unit, to_base
 from model import PRESETS, Scenario
 from model.scenario.errors import FieldSpec, Problem, problems, words
 from model.scenario.limits import MAX_WORK_UNITS, check, work_units
 from model.scenario.overlay import overlay
 
 #: Query parameters of the page besides the scenario's fields.
-PAGE_OPTIONS = ("preset", "sweep", "last")
+PAGE_OPTIONS = ("preset", "sweep", "last", "mode")
+
+#: The simple mode (``mode=simple``): these fields in view, friendly protocol names, everything else folded away.
+SIMPLE_FIELDS = (
+    "protocols",
+    "network.rtt_ms",
+    "network.bandwidth_bps",
+    "page.html_bytes",
+    "page.object_count",
+    "page.object_size_bytes",
+    "tcp.nagle",
+    "tls.version",
+)
+MODES = ("", "simple")
 
 #: Words written in capitals in labels made from field names.
 _ACRONYMS = {"rtt", "mss", "html", "css", "rto", "ack", "http", "tcp", "ttcp", "ip"}
@@ -165,6 +179,7 @@ class State:
 
     preset: str = ""
     sweep: str = DEFAULT_SWEEP
+    mode: str = ""  # "" (every field) or "simple"
     given: dict[str, str] = field(default_factory=dict)  # scenario param -> text as given (not blank)
     errors: dict[str, list[str]] = field(default_factory=dict)  # param, "preset", "sweep" or "" -> messages
     base_doc: dict[str, Any] = field(default_factory=dict)  # the preset's document ({} for defaults)
@@ -191,6 +206,8 @@ class State:
         pairs += [(p, v) for p, v in self.given.items()]
         if self.sweep != DEFAULT_SWEEP:
             pairs.append(("sweep", self.sweep))
+        if self.mode:
+            pairs.append(("mode", self.mode))
         return urlencode(pairs, safe=",")
 
 
@@ -319,7 +336,28 @@ def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
             pairs.append((f.param, query_text(value)))
     if state.sweep != DEFAULT_SWEEP:
         pairs.append(("sweep", state.sweep))
+    if state.mode:
+        pairs.append(("mode", state.mode))
     return pairs
+
+
+def unit_of(param: str) -> str | None:
+    """The base unit of a field the form reads units for (``ms``, ``bit/s``, ``bytes``), else ``None``."""
+    s = SCENARIO_PARAMS.get(param)
+    if s is None:
+        return None
+    unit = s.item.unit if s.kind == "array" and s.item is not None else s.unit
+    return unit if unit in UNITS else None
+
+
+def _in_base_units(param: str, text: str) -> str:
+    """A field's text with the units people type (``10 Mbps``, ``64 KB``, ``80ms``) written in the field's base unit;
+    :class:`app.web.units.UnitError` if a part cannot be read. Lists convert item by item."""
+    unit = unit_of(param)
+    if unit is None or text == "":
+        return text
+    parts = text.split(",") if SCENARIO_PARAMS[param].kind == "array" else [text]
+    return ",".join(query_text(to_base(part, unit)) if has_unit(part) else part for part in parts)
 
 
 def read(args: MultiDict[str, str]) -> State:
@@ -345,8 +383,15 @@ def read(args: MultiDict[str, str]) -> State:
         state.add("sweep", f"The sweep plot cannot step {sweep_field!r}; choose one of: {', '.join(SWEEPS)}.")
     else:
         state.sweep = sweep_field
+    mode = flat.get("mode", "")
+    if mode not in MODES:
+        state.add("", f"The calculator has no mode {mode!r}: leave it out for every field, or give mode=simple.")
+    else:
+        state.mode = mode
 
     scenario_args: MultiDict[str, str] = MultiDict()
+    typed: dict[str, str] = {}  # param -> what was typed, where the form converted its units
+    unreadable: dict[str, str] = {}  # param -> text whose units could not be read (its error is added)
     for name in flat:
         values = flat.getlist(name)
         if name in PAGE_OPTIONS:
@@ -356,7 +401,16 @@ def read(args: MultiDict[str, str]) -> State:
         if name in SCENARIO_PARAMS and name != "protocols" and all(v == "" for v in values):
             continue  # a blank field keeps the base's value
         for v in values:
-            scenario_args.add(name, v)
+            try:
+                converted = _in_base_units(name, v) if len(values) == 1 else v
+            except UnitError as exc:
+                f = FIELD_BY_PARAM[name]
+                state.add(name, f"{f.label} must be {must_be(f.spec)}: {exc.reason}; you gave {v}.")
+                unreadable[name] = v
+                continue
+            if converted != v:
+                typed[name] = f"{v} (= {converted} {unit_of(name)})"
+            scenario_args.add(name, converted)
     doc, found = scenario_document(scenario_args, ())
     for p in found:
         target = p.path if p.path in FIELD_BY_PARAM else ""
@@ -368,6 +422,7 @@ def read(args: MultiDict[str, str]) -> State:
         else:
             state.add(target, p.text if target else p.text.split("; allowed fields:")[0])
     state.given = {name: scenario_args[name] for name in scenario_args if name in SCENARIO_PARAMS}
+    state.given.update(unreadable)
     if state.errors:
         return state
     state.base_doc = copy.deepcopy(PRESETS[state.preset].document) if state.preset else {}
@@ -380,7 +435,7 @@ def read(args: MultiDict[str, str]) -> State:
     except ValidationError as exc:
         for p in problems(exc):
             for where in _where(p):
-                state.add(where, plain(p, state.given))
+                state.add(where, plain(p, {**state.given, **typed}))
         return state
     limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")
     if limit is not None:

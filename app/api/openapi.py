@@ -3,7 +3,7 @@
 The schemas are pydantic's JSON Schema (draft 2020-12, which OpenAPI 3.1 uses) of the model's
 request models (:class:`~model.scenario.schema.Scenario`, :class:`~model.analysis.sweep.SweepRequest`) and of the
 answers (:mod:`model.api_schema`); the GET query parameters are the scenario's fields, one per
-dotted path (:mod:`app.query`). Nothing here is written by hand that the models already say.
+dotted path (:mod:`app.web.query`). Nothing here is written by hand that the models already say.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ from typing import Any
 
 from pydantic.json_schema import models_json_schema
 
-from app.problems import KINDS, type_uri
-from app.query import SCENARIO_PARAMS
+from app.web.problems import KINDS, type_uri
+from app.web.query import SCENARIO_PARAMS
 from model import PRESETS, Scenario
 from model.analysis.sweep import SWEEPABLE_FIELDS, SweepRequest, field_spec
 from model.api_schema import (

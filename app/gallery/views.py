@@ -21,15 +21,14 @@ from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from flask import Blueprint, Response, abort, current_app, render_template, url_for
+from flask import Response, abort, current_app, render_template, url_for
 
 from app.figures import to_json
 from app.figures.gallery import figure as plotly_figure
+from app.gallery import bp
 from model import PRESETS
 from model.scenario import limits
 from model.studies.experiments import SLUGS, Comparison, Experiment, Figure, experiment
-
-bp = Blueprint("gallery", __name__, url_prefix="/experiments")
 
 #: Columns of a page's plotted-data CSV.
 CSV_COLUMNS = ("figure", "figure_title", "series", "source", "x", "y", "low", "high", "x_title", "y_title")
@@ -179,7 +178,7 @@ def calculator_url(preset: str | None, query: dict[str, str]) -> str:
     """The calculator's address for a scenario: the preset and the changes, in the API's query syntax."""
     params: dict[str, Any] = {"preset": preset} if preset else {}
     params.update(query)
-    return url_for("web.index", **params)
+    return url_for("calculator.index", **params)
 
 
 def _rendered(key: str, render: Callable[[], str]) -> str:

@@ -1,6 +1,6 @@
 """The calculator page: every scenario field in a form, and the protocols compared.
 
-``GET /`` takes the scenario in the API's query syntax (:mod:`app.query`): ``preset=NAME`` plus
+``GET /`` takes the scenario in the API's query syntax (:mod:`app.web.query`): ``preset=NAME`` plus
 dotted fields (``network.rtt_ms=70``, ``page.object_bytes=2544,1000``, ``protocols=http10,getall``),
 and ``sweep=FIELD`` choosing the sweep plot's field. A field left out or blank keeps the preset's
 value (or the model's default; TCP fields follow the TCP profile). Three rules let a field replace
@@ -8,8 +8,8 @@ what the preset gave in another form (:func:`model.scenario.overlay.overlay`, as
 ``page.object_size_bytes`` replace the preset's ``page.object_bytes`` (and the reverse), and
 ``network.rtt_ms`` replaces both one-way delays.
 
-The form's fields and how a query is read into a scenario are :mod:`app.form`'s. The address always holds
-the scenario in its shortest form (:func:`app.form.canonical`: only what differs from the preset): a plain
+The form's fields and how a query is read into a scenario are :mod:`app.web.form`'s. The address always holds
+the scenario in its shortest form (:func:`app.web.form.canonical`: only what differs from the preset): a plain
 form submission is redirected there, an htmx request (header ``HX-Request``) gets the calculator's fragment
 and ``HX-Push-Url`` with it. Invalid input: HTTP 400, a message beside each field (what is wrong and the
 allowed range), ``aria-invalid``; never a 500.
@@ -30,17 +30,20 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
-from flask import Blueprint, Response, current_app, redirect, render_template, request, url_for
+from flask import Response, current_app, redirect, render_template, request, url_for
 from flask.blueprints import BlueprintSetupState
 from pydantic import ValidationError
 from werkzeug.datastructures import MultiDict
 
-from app.cache import ByteLRU
+from app.calculator import bp
 from app.figures import compare as charts
-from app.form import (
+from app.web.cache import ByteLRU
+from app.web.filters import format_ms
+from app.web.form import (
     DEFAULT_SWEEP,
     FIELD_BY_PARAM,
     SECTIONS,
+    SIMPLE_FIELDS,
     SWEEP_WORK_BUDGET,
     SWEEPS,
     FormField,
@@ -48,16 +51,17 @@ from app.form import (
     SweepChoice,
     query_text,
     read,
+    unit_of,
     validate_doc,
 )
-from app.query import SCENARIO_PARAMS
+from app.web.query import SCENARIO_PARAMS
+from app.web.units import EXAMPLES, readable
+from app.web.words import FRIENDLY_NAMES, why
 from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
 from model.analysis.sweep import SweepError, SweepRequest, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.scenario.limits import WorkLimitExceeded, work_units
 from model.scenario.overlay import overlay
-
-bp = Blueprint("web", __name__)
 
 # --- what the page shows -------------------------------------------------------------------------------
 
@@ -73,6 +77,34 @@ def effective_value(scenario: Scenario, f: FormField) -> Any:
     for part in f.param.split("."):
         value = getattr(value, part)
     return value
+
+
+#: Where a readout in other units says more than the number (1,460 bytes needs none).
+READABLE_FROM = {"ms": 1000.0, "bit/s": 1000.0, "bytes": 10_000.0}
+
+
+def _readable(given: str | None, effective: Any, unit: str | None) -> str:
+    """A unit field's value in the units people read (``1.544 Mbit/s``), where that says more than the number."""
+    if unit is None:
+        return ""
+    value = effective
+    if given:
+        try:
+            value = float(given)
+        except ValueError:
+            return ""
+    if isinstance(value, bool) or not isinstance(value, int | float) or abs(value) < READABLE_FROM[unit]:
+        return ""
+    return readable(float(value), unit)
+
+
+def _mode_url(state: State) -> str:
+    """The same scenario in the other mode (simple, or every field)."""
+    query = state.query if state.scenario is not None else state.raw_query
+    pairs = [(k, v) for k, v in parse_qsl(query, keep_blank_values=True) if k != "mode"]
+    if not state.mode:
+        pairs.append(("mode", "simple"))
+    return url_for("calculator.index") + ("?" + urlencode(pairs, safe=",") if pairs else "")
 
 
 def form_context(state: State) -> dict[str, Any]:
@@ -91,6 +123,7 @@ def form_context(state: State) -> dict[str, Any]:
             if f.param == "page.object_count" and effective is None:
                 effective = len(shown.page.sizes())
             sp = f.spec
+            unit = unit_of(f.param)
             choices: list[tuple[str, str]] = []
             if sp.kind == "boolean":
                 choices = [("true", "yes"), ("false", "no")]
@@ -104,7 +137,10 @@ def form_context(state: State) -> dict[str, Any]:
                     "effective": _value_text(effective),
                     "choices": choices,
                     "errors": state.errors.get(f.param, []),
-                    "inputmode": "numeric" if sp.kind == "integer" else "decimal",
+                    "inputmode": "text" if unit else "numeric" if sp.kind == "integer" else "decimal",
+                    "unit": unit,
+                    "units_example": EXAMPLES.get(unit or "", ""),
+                    "readable": _readable(state.given.get(f.param), effective, unit if sp.kind != "array" else None),
                 }
             )
         sections.append(
@@ -129,11 +165,15 @@ def form_context(state: State) -> dict[str, Any]:
         "default_sweep": DEFAULT_SWEEP,
         "errors": state.errors,
         "general_errors": state.errors.get("", []),
+        "mode": state.mode,
+        "simple_fields": SIMPLE_FIELDS,
+        "friendly_names": FRIENDLY_NAMES,
+        "mode_url": _mode_url(state),
     }
 
 
 #: The calculator's caches (per process, made with the app from its config: see ``create_app``), both
-#: :class:`app.cache.ByteLRU` (the class of the API's cache), each value one ``bytes`` object whose length is
+#: :class:`app.web.cache.ByteLRU` (the class of the API's cache), each value one ``bytes`` object whose length is
 #: what the budget counts:
 #:
 #: - ``results_cache``: the rendered results fragment of each canonical query, UTF-8 encoded (about 57 KB for
@@ -298,8 +338,12 @@ def results_context(state: State) -> dict[str, Any]:
         "current": current,
         "csv_url": url_for("api.predict_endpoint") + "?" + _join(api_query, "format=csv"),
         "json_url": url_for("api.predict_endpoint") + ("?" + api_query if api_query else ""),
-        "sweep_csv_url": url_for("web.sweep_csv") + ("?" + query if query else ""),
+        "sweep_csv_url": url_for("calculator.sweep_csv") + ("?" + query if query else ""),
         "explain_urls": explain_urls,
+        "whys": [why(r, state.scenario) for r in results],
+        "compare_url": url_for("compare.index") + ("?" + api_query if api_query else "")
+        if "compare.index" in current_app.view_functions
+        else "",
         "explain_first": results[0]["protocol"] if "http10" not in by_protocol else "http10",
         "scenario_json": json.dumps(out["scenario"], indent=2),
         "words": charts.words,
@@ -308,10 +352,10 @@ def results_context(state: State) -> dict[str, Any]:
 
 
 def api_query_of(state: State) -> str:
-    """The scenario's address for the API and the teaching panel: the calculator's own query (without its sweep),
-    which they read with the same rules (:func:`model.scenario.overlay.overlay`)."""
+    """The scenario's address for the API and the teaching panel: the calculator's own query (without its sweep and
+    mode), which they read with the same rules (:func:`model.scenario.overlay.overlay`)."""
     assert state.scenario is not None
-    return urlencode([(k, v) for k, v in state.canonical if k != "sweep"], safe=",")
+    return urlencode([(k, v) for k, v in state.canonical if k not in ("sweep", "mode")], safe=",")
 
 
 def _join(query: str, extra: str) -> str:
@@ -345,36 +389,14 @@ def _results_html(state: State) -> tuple[str, str]:
     context = results_context(state)
     fastest = next(r for r in context["results"] if r["protocol"] == context["fastest"])
     announce = f"Results updated. Fastest: {fastest['protocol']}, {format_ms(fastest['page_load_ms'])} ms."
-    html = render_template("partials/results.html", **context)
+    html = render_template("calculator/results.html", **context)
     cache.put(key, (html.encode(), announce))
     return html, announce
 
 
-@bp.app_template_filter("ms")
-def format_ms(value: float | None) -> str:
-    """Milliseconds with one decimal: ``1234.56`` -> ``1,234.6``."""
-    return "—" if value is None else f"{value:,.1f}"
-
-
-@bp.app_template_filter("count")
-def format_count(value: int | None) -> str:
-    """A count with thousands separators."""
-    return "—" if value is None else f"{value:,}"
-
-
-@bp.app_template_filter("number")
-def format_number(value: float | None) -> str:
-    """A field's value for people: ``1544000.0`` -> ``1,544,000``, ``0.5`` -> ``0.5``."""
-    if value is None:
-        return "—"
-    if float(value).is_integer():
-        return f"{int(value):,}"
-    return f"{value:,.6g}"
-
-
 def _address(state: State) -> str:
     """The calculator's address of a valid scenario."""
-    return url_for("web.index") + ("?" + state.query if state.query else "")
+    return url_for("calculator.index") + ("?" + state.query if state.query else "")
 
 
 def last_valid(state: State) -> State | None:
@@ -399,7 +421,7 @@ def index() -> Response:
     fragment = _is_fragment()
     valid = state.scenario is not None and not state.errors
     if valid and not fragment and request.query_string.decode() != state.query:
-        target = url_for("web.index") + ("?" + state.query if state.query else "")
+        target = url_for("calculator.index") + ("?" + state.query if state.query else "")
         return redirect(target, 303)  # type: ignore[return-value]
     results, announce = "", "The scenario is not valid: see the messages in the form."
     stale: State | None = None
@@ -427,9 +449,9 @@ def index() -> Response:
         "last_url": _address(state) if valid else (_address(stale) if stale is not None else ""),
         "stale_url": _address(stale) if stale is not None else None,
     }
-    html = render_template("partials/calculator.html" if fragment else "index.html", **context)
+    html = render_template("calculator/form.html" if fragment else "calculator/index.html", **context)
     response = Response(html, status=200 if valid else 400, mimetype="text/html")
-    address = url_for("web.index") + ("?" + context["query"] if context["query"] else "")
+    address = url_for("calculator.index") + ("?" + context["query"] if context["query"] else "")
     if fragment:
         response.headers["HX-Push-Url"] = address
     response.headers["Vary"] = "HX-Request, HX-History-Restore-Request"

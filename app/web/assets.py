@@ -159,16 +159,16 @@ class Versions:
         return digest
 
 
-def init_app(app: Flask) -> None:
-    """Compress responses and version and cache the static files of ``app``."""
-    app.config.setdefault("COMPRESS_ALGORITHM", ["br", "zstd", "gzip"])
-    app.config.setdefault("COMPRESS_ALGORITHM_STREAMING", ["br", "zstd", "gzip"])
-    app.config.setdefault("COMPRESS_SKIP_BLUEPRINTS", ["api"])
-    app.config.setdefault("COMPRESS_CACHE_BACKEND", _StaticCompressed)
-    app.config.setdefault("COMPRESS_CACHE_KEY", _cache_key)
-    app.config.setdefault(
-        "COMPRESS_MIMETYPES",
-        [
+def compress_config() -> dict[str, Any]:
+    """flask-compress's settings for the app: brotli, zstd or gzip; the API sent as it is; static files compressed
+    once per version (:class:`_StaticCompressed`)."""
+    return {
+        "COMPRESS_ALGORITHM": ["br", "zstd", "gzip"],
+        "COMPRESS_ALGORITHM_STREAMING": ["br", "zstd", "gzip"],
+        "COMPRESS_SKIP_BLUEPRINTS": ["api"],
+        "COMPRESS_CACHE_BACKEND": _StaticCompressed,
+        "COMPRESS_CACHE_KEY": _cache_key,
+        "COMPRESS_MIMETYPES": [
             "text/html",
             "text/css",
             "text/javascript",
@@ -178,7 +178,12 @@ def init_app(app: Flask) -> None:
             "text/csv",
             "image/svg+xml",
         ],
-    )
+    }
+
+
+def init_app(app: Flask) -> None:
+    """Compress responses and version and cache the static files of ``app`` (its ``COMPRESS_*`` settings are
+    declared in :func:`app.create_app`, from :func:`compress_config`)."""
     compress = _Compress(app)
     app.extensions["static_compressed"] = compress.cache  # a _StaticCompressed (tests read its size)
     assert app.static_folder is not None

@@ -3,11 +3,11 @@
 :class:`ByteLRU` keeps values by string key, least recently used first out, the total size held under a
 byte budget (0 turns the cache off); a value larger than the entry limit is not kept. A value's size is
 what the cache's ``size_of`` says (the API's answers and the calculator's results and sweeps are each
-kept as one ``bytes`` object: its length; see app/views.py), plus the key's length and
+kept as one ``bytes`` object: its length; see app/calculator/views.py), plus the key's length and
 :data:`ENTRY_OVERHEAD` for the entry itself. Every cache is per process (each gunicorn worker has its
 own), so a worker holds at most the sum of the budgets (each in ``create_app``'s config:
 ``API_CACHE_BYTES``, ``PAGE_CACHE_BYTES``, ``SWEEP_CACHE_BYTES``), besides the compressed static files
-(about 1.3 MB: app/assets.py).
+(about 1.3 MB: app/web/assets.py).
 
 :class:`ResponseCache` is the API's answers cache. The model is a pure function: the same validated
 scenario (every default filled in) and the same options always give the same document, so an answer

@@ -1,7 +1,7 @@
 """The teaching panel: *why* a protocol takes the time it takes.
 
 ``GET /explain`` takes the calculator's query (``preset=NAME``, dotted scenario fields such as
-``network.rtt_ms=70``, ``protocols=...``; see :mod:`app.query`) plus ``protocol=`` (which of the
+``network.rtt_ms=70``, ``protocols=...``; see :mod:`app.web.query`) plus ``protocol=`` (which of the
 scenario's protocols to explain; the first by default) and ``scale=steps|time`` (the ladder's time
 axis). It shows, for that protocol:
 
@@ -25,21 +25,21 @@ from typing import Any
 from urllib.parse import urlencode
 
 import sympy
-from flask import Blueprint, current_app, render_template, request, url_for
+from flask import current_app, render_template, request, url_for
 from markupsafe import Markup
 
-from app.api import scenario_input, validate
 from app.figures import PROTOCOL_COLOURS, to_json
 from app.figures.ladder import MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
-from app.form import FIELD_BY_PARAM, plain
-from app.problems import ApiError
+from app.teaching import bp
+from app.web.form import FIELD_BY_PARAM, plain
+from app.web.problems import ApiError
+from app.web.request import scenario_input, validate
+from app.web.words import PROTOCOL_NAMES
 from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
 from model.scenario.errors import Problem
 from model.scenario.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
 from model.scenario.params import resolve
-
-bp = Blueprint("teaching", __name__)
 
 #: The minus sign written in numbers (U+2212): plain text, so escaping leaves it alone.
 MINUS = "\u2212"
@@ -47,16 +47,6 @@ MINUS = "\u2212"
 #: Query parameters besides the scenario's fields.
 OPTIONS = ("preset", "protocol", "scale")
 
-#: How each protocol is named on the page.
-PROTOCOL_NAMES: dict[str, str] = {
-    "http10": "HTTP/1.0",
-    "http10_parallel": "HTTP/1.0, parallel connections",
-    "persistent": "persistent HTTP/1.1",
-    "pipelined": "pipelined HTTP/1.1",
-    "getall": "GETALL",
-    "h2": "HTTP/2",
-    "h3": "HTTP/3",
-}
 
 #: Stall kinds in the order shown, with a title and what the kind means.
 STALL_KINDS: dict[str, tuple[str, str]] = {
@@ -415,7 +405,7 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
                 t.meaning = Markup(
                     f'{t.meaning} (<a href="#explain-dack-note">why {_how_often(int(t.coefficient))}</a>)'
                 )
-    max_events = int(current_app.config.get("MAX_EVENTS_SHOWN", 500))
+    max_events = int(current_app.config["MAX_EVENTS_SHOWN"])
     return {
         "protocol": protocol,
         "protocol_name": PROTOCOL_NAMES.get(protocol, protocol),
@@ -450,9 +440,9 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
 def explain() -> tuple[str, int]:
     """The teaching panel for one protocol of a scenario: a partial for htmx, else a full page."""
     partial = request.headers.get("HX-Request") == "true"
-    template = "partials/explain.html" if partial else "explain.html"
+    template = "teaching/panel.html" if partial else "teaching/explain.html"
     scenario_args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale")}
-    calculator = url_for("web.index") + ("?" + urlencode(scenario_args) if scenario_args else "")
+    calculator = url_for("calculator.index") + ("?" + urlencode(scenario_args) if scenario_args else "")
     try:
         doc, scenario, protocol, scale = read_query()
         context = panel_context(doc, scenario, protocol, scale)

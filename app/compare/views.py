@@ -1,0 +1,310 @@
+"""Scenarios side by side: ``GET /compare``.
+
+The query holds every scenario of the comparison, so its address is the comparison (copy it to share):
+
+- ``preset=NAME`` and any scenario field without a prefix (``network.rtt_ms=70``): what every scenario starts from;
+- ``a.FIELD``, ``b.FIELD``, ... (scenarios ``a`` to ``f``): one scenario's own fields, and ``a.preset`` its own preset;
+- ``n=4``: how many scenarios (default: as many as the letters given, at least two).
+
+Each scenario is read exactly as the calculator reads its query (:func:`app.web.form.read`: units, the preset
+and the given fields combined by :func:`model.scenario.overlay.overlay`, plain errors), with the shared fields
+under its own. The table gives each scenario's protocols with the difference from scenario A (its same protocol,
+else its first), and :func:`app.web.words.why` says where each one's time went. One-click toggles (Nagle, header
+flush, delayed ACK, pipelining, TLS) are links to the same comparison with one setting of one scenario flipped.
+``view=print`` gives the comparison laid out for printing (table, charts, assumptions).
+"""
+
+from __future__ import annotations
+
+import string
+from dataclasses import dataclass, field
+from typing import Any
+from urllib.parse import urlencode
+
+from flask import render_template, request, url_for
+from werkzeug.datastructures import MultiDict
+
+from app.compare import bp
+from app.figures import compare as charts
+from app.web.form import FIELD_BY_PARAM, State, read
+from app.web.query import SCENARIO_PARAMS
+from app.web.words import PROTOCOL_NAMES, TOGGLES, Why, why
+from model import PRESETS, ProtocolResult, Scenario, predict
+from model.scenario.limits import WorkLimitExceeded
+from model.scenario.params import resolve
+from model.studies.experiments import H96_CITATION, H96_ROWS
+
+LETTERS = tuple(string.ascii_lowercase[:6])
+MIN_SCENARIOS = 2
+OPTIONS = ("preset", "n", "view")
+
+
+@dataclass
+class Side:
+    """One scenario of the comparison: its letter, what was given for it, and what the model made of it."""
+
+    letter: str
+    given: list[tuple[str, str]]  # its own parameters (without the prefix), in the order given
+    state: State
+    results: list[ProtocolResult] = field(default_factory=list)
+    whys: dict[str, Why] = field(default_factory=dict)
+    toggles: list[dict[str, str]] = field(default_factory=list)
+    calculator_url: str = ""
+    remove_url: str = ""
+
+    @property
+    def name(self) -> str:
+        return self.letter.upper()
+
+    @property
+    def errors(self) -> list[str]:
+        return [m for messages in self.state.errors.values() for m in messages]
+
+
+@dataclass(frozen=True)
+class Row:
+    side: str
+    protocol: str
+    name: str
+    load_ms: float
+    baseline: str  # "A, HTTP/1.0"; "" for the baseline row itself
+    diff_ms: float | None
+    ratio: float | None
+    why: Why
+
+
+def _letter_of(name: str) -> tuple[str, str] | None:
+    head, dot, rest = name.partition(".")
+    if dot and head in LETTERS and (rest in SCENARIO_PARAMS or rest == "preset"):
+        return head, rest
+    return None
+
+
+def _read_query(args: MultiDict[str, str]) -> tuple[str, list[tuple[str, str]], dict[str, list[tuple[str, str]]], int]:
+    """The shared preset, the shared fields, each letter's own parameters, and the number of scenarios."""
+    problems: list[str] = []
+    shared: list[tuple[str, str]] = []
+    own: dict[str, list[tuple[str, str]]] = {}
+    for name, value in args.items(multi=True):
+        if name in OPTIONS:
+            continue
+        found = _letter_of(name)
+        if found is not None:
+            own.setdefault(found[0], []).append((found[1], value))
+        elif name in SCENARIO_PARAMS:
+            shared.append((name, value))
+        else:
+            problems.append(name)
+    if problems:
+        raise BadComparison(
+            [
+                f"The address has a setting the comparison does not know: {p!r} (scenario fields are named like "
+                f"network.rtt_ms, or a.network.rtt_ms for scenario A alone, a to f)"
+                for p in problems
+            ]
+        )
+    n_text = args.get("n", "")
+    used = max((LETTERS.index(letter) + 1 for letter in own), default=0)
+    if n_text:
+        if not n_text.isdigit() or not MIN_SCENARIOS <= int(n_text) <= len(LETTERS):
+            raise BadComparison([f"n (the number of scenarios) must be a whole number from 2 to 6; you gave {n_text}."])
+        n = max(int(n_text), used)
+    else:
+        n = max(used, MIN_SCENARIOS)
+    return args.get("preset", ""), shared, own, n
+
+
+class BadComparison(Exception):
+    def __init__(self, messages: list[str]) -> None:
+        super().__init__("; ".join(messages))
+        self.messages = messages
+
+
+def _address(preset: str, shared: list[tuple[str, str]], own: dict[str, list[tuple[str, str]]], n: int) -> str:
+    pairs: list[tuple[str, str]] = [("preset", preset)] if preset else []
+    pairs += shared
+    for letter in LETTERS[:n]:
+        pairs += [(f"{letter}.{k}", v) for k, v in own.get(letter, [])]
+    used = max((LETTERS.index(letter) + 1 for letter in LETTERS[:n] if own.get(letter)), default=0)
+    if n != max(used, MIN_SCENARIOS):
+        pairs.append(("n", str(n)))
+    return url_for("compare.index") + "?" + urlencode(pairs, safe=",")
+
+
+def _with(own: dict[str, list[tuple[str, str]]], letter: str, changes: dict[str, str | None]) -> dict[str, Any]:
+    """``own`` with ``letter``'s parameters changed (``None`` removes one)."""
+    out = {k: list(v) for k, v in own.items()}
+    mine = [(k, v) for k, v in out.get(letter, []) if k not in changes]
+    mine += [(k, v) for k, v in changes.items() if v is not None]
+    out[letter] = mine
+    return out
+
+
+def _toggles(side: Side, scenario: Scenario) -> dict[str, tuple[str, dict[str, str | None]]]:
+    """Each toggle: the words for what it does, and the parameters it changes."""
+    p = resolve(scenario)
+    protocols: list[str] = list(scenario.protocols)
+    out: dict[str, tuple[str, dict[str, str | None]]] = {}
+    out["nagle"] = (f"Nagle {'off' if p.nagle else 'on'}", {"tcp.nagle": "false" if p.nagle else "true"})
+    out["header_flush"] = (
+        f"header flush {'off' if p.header_flush else 'on'}",
+        {"http.header_flush": "false" if p.header_flush else "true"},
+    )
+    out["delayed_ack"] = (
+        f"delayed ACK {'off' if p.dack_ms > 0 else 'on (200 ms)'}",
+        {"tcp.delayed_ack_ms": "0" if p.dack_ms > 0 else "200"},
+    )
+    if "pipelined" in protocols:
+        swapped = ["persistent" if x == "pipelined" else x for x in protocols]
+        words = "pipelining off"
+    elif "persistent" in protocols:
+        swapped = ["pipelined" if x == "persistent" else x for x in protocols]
+        words = "pipelining on"
+    else:
+        swapped = [*protocols, "pipelined"]
+        words = "pipelining on"
+    out["pipelining"] = (words, {"protocols": ",".join(dict.fromkeys(swapped))})
+    tls_on = scenario.tls.version != "none"
+    out["tls"] = (f"TLS {'off' if tls_on else 'on (1.3)'}", {"tls.version": "none" if tls_on else "1.3"})
+    return out
+
+
+def table1_url() -> str:
+    """Seed 000's table 1 as four scenarios (its rows, from :data:`model.studies.experiments.H96_ROWS`)."""
+    own: dict[str, list[tuple[str, str]]] = {}
+    for letter, row in zip(LETTERS, H96_ROWS.values(), strict=False):
+        own[letter] = [
+            ("protocols", row.protocol),
+            ("http.header_flush", "true" if row.header_flush else "false"),
+            ("tcp.nagle", "true" if row.nagle else "false"),
+        ]
+    return _address("h96-lan", [], own, len(H96_ROWS))
+
+
+def _rows(sides: list[Side]) -> list[Row]:
+    base = sides[0]
+    base_by = {r["protocol"]: r for r in base.results}
+    first = base.results[0] if base.results else None
+    rows = []
+    for side in sides:
+        for r in side.results:
+            ref = base_by.get(r["protocol"], first)
+            is_base = side is base and ref is r
+            diff = None if ref is None or is_base else r["page_load_ms"] - ref["page_load_ms"]
+            ratio = (
+                None if ref is None or is_base or not ref["page_load_ms"] else r["page_load_ms"] / ref["page_load_ms"]
+            )
+            rows.append(
+                Row(
+                    side.name,
+                    r["protocol"],
+                    PROTOCOL_NAMES.get(r["protocol"], r["protocol"]),
+                    float(r["page_load_ms"]),
+                    "" if ref is None or is_base else f"A, {PROTOCOL_NAMES.get(ref['protocol'], ref['protocol'])}",
+                    diff,
+                    ratio,
+                    side.whys[r["protocol"]],
+                )
+            )
+    return rows
+
+
+def _described(side: Side, shared: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """What a scenario sets beyond its preset, by the form's labels (its own fields over the shared ones)."""
+    mine = dict(shared)
+    mine.update(side.given)
+    mine.pop("preset", None)
+    return [(FIELD_BY_PARAM[k].label if k in FIELD_BY_PARAM else k, _value_words(k, v)) for k, v in mine.items()]
+
+
+def _value_words(param: str, value: str) -> str:
+    """A given value for people: ``true`` -> ``on``, ``persistent`` -> ``persistent HTTP/1.1``."""
+    if (
+        value in ("true", "false")
+        and SCENARIO_PARAMS.get(param) is not None
+        and SCENARIO_PARAMS[param].kind == "boolean"
+    ):
+        return "on" if value == "true" else "off"
+    if param == "protocols":
+        return ", ".join(PROTOCOL_NAMES.get(p, p) for p in value.split(",") if p) or "none"
+    return value
+
+
+@bp.get("/compare")
+def index() -> tuple[str, int]:
+    """The comparison page (or its print view)."""
+    printing = request.args.get("view") == "print"
+    template = "compare/print.html" if printing else "compare/index.html"
+    context: dict[str, Any] = {"table1_url": table1_url(), "h96_citation": H96_CITATION, "printing": printing}
+    try:
+        preset, shared, own, n = _read_query(request.args)
+    except BadComparison as exc:
+        return render_template(template, errors=exc.messages, sides=[], **context), 400
+    if preset and preset not in PRESETS:
+        message = f"There is no preset {preset!r}; choose one of: {', '.join(PRESETS)}."
+        return render_template(template, errors=[message], sides=[], **context), 400
+    sides: list[Side] = []
+    for letter in LETTERS[:n]:
+        given = own.get(letter, [])
+        mine = dict(given)
+        side_preset = mine.get("preset", preset)
+        args: MultiDict[str, str] = MultiDict([("preset", side_preset)] if side_preset else [])
+        for k, v in shared:
+            if k not in mine:
+                args.add(k, v)
+        for k, v in given:
+            if k != "preset":
+                args.add(k, v)
+        sides.append(Side(letter, given, read(args)))
+    status = 200
+    try:
+        for side in sides:
+            if side.state.scenario is None:
+                status = 400
+                continue
+            out = predict(side.state.scenario)
+            side.results = out["results"]
+            side.whys = {r["protocol"]: why(r, side.state.scenario) for r in side.results}
+            side.calculator_url = url_for("calculator.index") + ("?" + side.state.query if side.state.query else "")
+            for key, (words, changes) in _toggles(side, side.state.scenario).items():
+                side.toggles.append(
+                    {
+                        "key": key,
+                        "name": TOGGLES[key],
+                        "words": words,
+                        "url": _address(preset, shared, _with(own, side.letter, changes), n),
+                    }
+                )
+    except WorkLimitExceeded as exc:
+        return render_template(template, errors=[exc.limit.message], sides=[], **context), 422
+    if n > MIN_SCENARIOS:
+        for side in sides:
+            keep = [letter for letter in LETTERS[:n] if letter != side.letter]
+            moved = {LETTERS[i]: own.get(letter, []) for i, letter in enumerate(keep)}  # the later ones move up
+            side.remove_url = _address(preset, shared, moved, n - 1)
+    valid = [s for s in sides if s.results]
+    rows = _rows(valid) if valid and valid[0] is sides[0] else []
+    chart_rows = [
+        {**r, "protocol": f"{s.name}: {PROTOCOL_NAMES.get(r['protocol'], r['protocol'])}"}
+        for s in valid
+        for r in s.results
+    ]
+    address = _address(preset, shared, own, n)
+    context.update(
+        errors=[],
+        sides=sides,
+        rows=rows,
+        preset=PRESETS.get(preset),
+        preset_name=preset,
+        described={s.letter: _described(s, shared) for s in sides},
+        breakdown_fig=charts.to_json(charts.breakdown_bar(chart_rows)) if chart_rows else None,
+        address=address,
+        print_url=address + "&view=print",
+        add_url=_address(preset, shared, _with(own, LETTERS[n], dict(own.get(LETTERS[n - 1], []))), n + 1)
+        if n < len(LETTERS)
+        else None,
+        toggle_names=TOGGLES,
+        is_table1=address == context["table1_url"],
+        h96_rows=list(H96_ROWS.values()),
+    )
+    return render_template(template, **context), status

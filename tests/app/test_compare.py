@@ -1,0 +1,77 @@
+"""The side-by-side comparison (/compare): one overlay, one query syntax, bad input named (never a 500)."""
+
+from __future__ import annotations
+
+import re
+from html import unescape
+
+import pytest
+from flask.testing import FlaskClient
+from werkzeug.datastructures import MultiDict
+
+from app.web.form import read
+from model import predict
+
+
+def _cells(html: str) -> list[list[str]]:
+    body = html.split('<table class="compare side-by-side">', 1)[1].split("</table>", 1)[0]
+    rows = re.findall(r"<tr>(.*?)</tr>", body.split("<tbody>", 1)[1], re.S)
+    return [
+        [unescape(re.sub(r"<[^>]+>", " ", c)).split() for c in re.findall(r"<t[hd][^>]*>(.*?)</t[hd]>", r, re.S)]
+        for r in rows
+    ]
+
+
+def test_each_scenario_is_the_calculators_scenario(client: FlaskClient) -> None:
+    """Shared fields under a scenario's own, on its preset: the same scenario the calculator reads (one overlay)."""
+    r = client.get("/compare?preset=p98-satellite&network.rtt_ms=600&b.tcp.nagle=false&b.preset=n97-wan")
+    assert r.status_code == 200
+    cells = _cells(r.get_data(as_text=True))
+    for side, args in (
+        ("A", [("preset", "p98-satellite"), ("network.rtt_ms", "600")]),
+        ("B", [("preset", "n97-wan"), ("network.rtt_ms", "600"), ("tcp.nagle", "false")]),
+    ):
+        state = read(MultiDict(args))
+        assert state.scenario is not None
+        want = [f"{x['page_load_ms']:,.1f}" for x in predict(state.scenario)["results"]]
+        got = [c[2][0] for c in cells if c[0] == [side]]
+        assert got == want, (side, got, want)
+
+
+@pytest.mark.parametrize(
+    ("query", "status", "says"),
+    [
+        ("n=1", 400, "from 2 to 6"),
+        ("n=7", 400, "from 2 to 6"),
+        ("n=%00", 400, "from 2 to 6"),
+        ("g.network.rtt_ms=1", 400, "'g.network.rtt_ms'"),
+        ("a.nosuch=1", 400, "'a.nosuch'"),
+        ("preset=nope", 400, "no preset 'nope'"),
+        ("b.preset=nope", 400, "no preset 'nope'"),
+        ("b.network.rtt_ms=-5", 400, "RTT must be a number between 0 and 10,000 ms; you gave -5."),
+        ("a.network.bandwidth_bps=10+parsecs", 400, "'parsecs' is not a unit of rate"),
+        ("a.network.rtt_ms=1&a.network.rtt_ms=2", 400, "given 2 times"),
+        ("a.page.object_count=1000&a.page.object_size_bytes=100000000", 400, "bytes"),
+        ("b.protocols=", 400, "Protocols"),
+        (  # six scenarios each within the calculator's limit, together past one request's step budget
+            "page.object_count=1000&page.object_size_bytes=8000&protocols=http10,http10_parallel,persistent,"
+            "pipelined,getall,h2,h3&n=6",
+            422,
+            "(max_engine_steps)",
+        ),
+    ],
+)
+def test_bad_input_is_named_never_a_500(client: FlaskClient, query: str, status: int, says: str) -> None:
+    r = client.get("/compare?" + query)
+    assert r.status_code == status, r.status_code
+    assert says in unescape(r.get_data(as_text=True))
+
+
+def test_the_calculators_link_opens_a_valid_comparison(client: FlaskClient) -> None:
+    """The calculator's own options (sweep, mode) stay out of the comparison's and the API's addresses."""
+    page = client.get("/?preset=h96-lan&network.rtt_ms=20&sweep=page.object_count&mode=simple").get_data(as_text=True)
+    link = unescape(re.search(r'href="(/compare\?[^"]*)"', page).group(1))  # type: ignore[union-attr]
+    assert link == "/compare?preset=h96-lan&network.rtt_ms=20"
+    assert client.get(link).status_code == 200
+    for api in re.findall(r'href="(/api/v1/predict[^"]*)"', page):
+        assert client.get(unescape(api)).status_code == 200

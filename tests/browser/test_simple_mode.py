@@ -1,0 +1,49 @@
+"""The calculator's simple mode (issue 15): about eight fields in view, the expert ones folded away, friendly protocol
+names, kept across edits and in the address; at the three window sizes, axe-core clean, never sideways scrolling."""
+
+from __future__ import annotations
+
+import re
+
+import pytest
+from playwright.sync_api import Page, expect
+
+from tests.browser.form import change
+from tests.browser.windows import PLOTS_DRAWN, WINDOW_IDS, WINDOWS, axe_violations, horizontal_overflow, use_window
+
+#: The scenario form's fields a reader sees without opening anything (labels of inputs and selects, and fieldsets).
+VISIBLE_FIELDS = """() => [...document.querySelectorAll("#scenario .field")]
+  .filter((f) => f.offsetParent !== null && !f.closest("details:not([open])") && !f.closest(".sweep-choice"))
+  .map((f) => f.id)"""
+
+
+def test_simple_mode_shows_eight_fields_with_plain_names(page: Page) -> None:
+    page.goto("/?preset=n97-wan")
+    page.wait_for_function(PLOTS_DRAWN)
+    every = page.evaluate(VISIBLE_FIELDS)
+    page.get_by_role("link", name="Simple mode").click()
+    page.wait_for_function(PLOTS_DRAWN)
+    expect(page).to_have_url(re.compile(r"\?preset=n97-wan&mode=simple$"))
+    simple = page.evaluate(VISIBLE_FIELDS)
+    assert len(simple) == 8 and len(every) > len(simple), (simple, every)
+    expect(page.get_by_label("HTTP/1.1 pipelining (requests sent without waiting)")).to_be_visible()
+    expect(page.locator("#more-fields summary")).to_contain_text("Expert settings")
+    # an edit keeps the mode, and the results stay on screen
+    change(page, "network.rtt_ms", "20")
+    expect(page).to_have_url(re.compile(r"network\.rtt_ms=20&mode=simple$"))
+    page.wait_for_function(PLOTS_DRAWN)
+    assert page.evaluate(VISIBLE_FIELDS) == simple
+    expect(page.locator(".why-line").first).to_be_visible()
+    page.get_by_role("link", name="Show every field").click()
+    expect(page).to_have_url(re.compile(r"\?preset=n97-wan&network\.rtt_ms=20$"))
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+def test_simple_mode_fits_and_is_axe_clean(page: Page, window: tuple[int, int]) -> None:
+    use_window(page, window)
+    page.goto("/?preset=pm94-remote&mode=simple")
+    page.wait_for_function(PLOTS_DRAWN)
+    overflow = horizontal_overflow(page)
+    assert overflow["document"] <= window[0], overflow
+    found = axe_violations(page)
+    assert not found, found
