@@ -9,7 +9,8 @@ worker, stores the raw results in ``docs/validation/grid.json`` and writes the r
 
 ``python -m validation loss`` runs the random-loss grid (:mod:`validation.loss`: ns-3 over seeds, stored in
 ``bench/loss_ns3_runs.json``) and writes ``docs/validation/loss.md``; ``--compare`` writes it from the stored
-runs alone, without ns-3.
+runs alone, without ns-3. ``python -m validation bulk`` does the same for bulk transfers of 1 to 3,000 segments
+(:mod:`validation.bulk_loss`, ``bench/bulk_loss_ns3_runs.json``, ``docs/validation/bulk_loss.md``).
 """
 
 from __future__ import annotations
@@ -62,10 +63,21 @@ def main(argv: list[str] | None = None) -> int:
 
     add_arguments(lo, seeds=200)
     lo.add_argument("--out", default=None, help="report folder (default docs/validation)")
+    bu = sub.add_parser(
+        "bulk",
+        help="run the bulk-transfer loss grid through ns-3 and write docs/validation/bulk_loss.md",
+        description="One response of 1 to 3,000 segments under random loss: the model, Cardwell 2000 and Padhye "
+        "1998 against ns-3's mean over seeds (validation/bulk_loss.py). Seeds already stored are not run again.",
+    )
+    from validation import bulk_loss
+
+    bulk_loss.add_arguments(bu)
     args = ap.parse_args(argv)
 
     if args.cmd == "loss":
         return _loss(args)
+    if args.cmd == "bulk":
+        return bulk_loss.main(args)
 
     if args.cmd in ("grid", "report"):
         from validation.report import main_grid, main_report

@@ -747,7 +747,10 @@ def markdown(data: dict[str, Any]) -> str:
         "This grid has no loss: every run is one deterministic schedule on both sides. Random loss (issue 7) is "
         "compared on a grid of its own, where each point is many ns-3 runs with independent losses (one seed each) "
         "against the model's expected value in closed form (`expected_with_loss`): [loss.md](loss.md), written by "
-        "`python -m validation loss` (`validation/loss.py`), with its CI guard in `tests/validation/test_loss_ci.py`."
+        "`python -m validation loss` (`validation/loss.py`), with its CI guard in `tests/validation/test_loss_ci.py`; "
+        "bulk transfers of 1 to 3,000 segments, beside Cardwell et al. 2000 and Padhye et al. 1998, in "
+        "[bulk_loss.md](bulk_loss.md) (`python -m validation bulk`, `validation/bulk_loss.py`, CI guard "
+        "`tests/validation/test_bulk_loss_ci.py`)."
     )
     add("")
     add("## Regenerate")
@@ -757,6 +760,7 @@ def markdown(data: dict[str, Any]) -> str:
     add(".venv/bin/python -m validation grid      # run the grid (about 3 minutes), write grid.json and this report")
     add(".venv/bin/python -m validation report    # this report again from grid.json, without ns-3")
     add(".venv/bin/python -m validation loss --compare   # loss.md again from the stored loss runs, without ns-3")
+    add(".venv/bin/python -m validation bulk --compare   # bulk_loss.md again from the stored bulk runs, without ns-3")
     add(".venv/bin/python -m pytest tests/validation -m validation   # the CI guard among the harness tests")
     add("```")
     add("")

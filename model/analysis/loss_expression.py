@@ -33,7 +33,7 @@ def _repair_timeout_expr(m: int) -> sympy.Expr:
     return 1 - (1 - loss.position_timeout_probability_expr(p_sym, m)) * (1 - p_sym)
 
 
-def _sum_expr(syns: int, runs: tuple[Run, ...], long: bool | None = None) -> sympy.Expr:
+def _sum_expr(st: Structure, syns: int, runs: tuple[Run, ...], long: bool | None = None) -> sympy.Expr:
     """:func:`_parts`' total as a sympy expression; with ``long``, only its long (``True``: handshake and
     timeouts) or its short (``False``: fast repairs and slower sending) causes."""
     total: sympy.Expr = sympy.Integer(0) if long is False else syns * loss.handshake_extra_expr(p_sym, Ts_sym)
@@ -52,6 +52,9 @@ def _sum_expr(syns: int, runs: tuple[Run, ...], long: bool | None = None) -> sym
             timeouts, fast = q * loss.timeout_expr(p_sym, T0_sym), (1 - q) * R_sym
             cost = timeouts + fast
             slower = q * (run.to_rounds * R_sym + run.to_stalls * Td_sym) + (1 - q) * after_fr
+            if run.rest:  # more losses after the first (steady_ms)
+                ca = (run.rest, run.w, R_sym, T0_sym, st.ack_segments, sympy.Float(st.w_max), sympy.Float(run.rest_ms))
+                slower = loss.SlowerSending(slower, p_sym, *ca, cost)
         if long is None:
             if run.slack > 0:
                 cost = sympy.Max(cost - sympy.Float(run.slack), 0)
@@ -87,22 +90,22 @@ def max_expr(chains: list[tuple[Atoms, int]]) -> sympy.Expr:
 def expression(st: Structure) -> sympy.Expr:
     """The expected extra time as a sympy expression in ``p``, ``RTT``, ``T_0``, ``T_s``, ``T_d`` and ``A`` (ms).
 
-    Built from :mod:`model.mechanisms.loss`'s sympy forms run by run; the schedule's windows, counts, slacks and the
-    extra rounds after a loss are numbers in it. With connections off the page's path, the expectation of
+    Built from :mod:`model.mechanisms.loss`'s sympy forms run by run; the schedule's windows, counts, slacks, the
+    extra rounds after a loss and the lossless time of the rest of a connection's data are numbers in it. With connections off the page's path, the expectation of
     the latest chain (:func:`max_expr`). Equal to :func:`expected`'s ``extra_ms`` at the scenario's values
     for ``p > 0`` (tests prove it).
     """
-    path = _sum_expr(st.syns, st.runs)
+    path = _sum_expr(st, st.syns, st.runs)
     if not st.others:
         return path
     total: sympy.Expr = sympy.Integer(0)
     for group in _page_groups(st):
         if len(group) == 1:
-            total += _sum_expr(*group[0][0][:2])
+            total += _sum_expr(st, *group[0][0][:2])
             continue
         chains: list[tuple[Atoms, int]] = []
         for (syns, runs, slack), m in group:
-            mu_long, mu_short = _sum_expr(syns, runs, long=True), _sum_expr(syns, runs, long=False)
+            mu_long, mu_short = _sum_expr(st, syns, runs, long=True), _sum_expr(st, syns, runs, long=False)
             pi_long, pi_short = _chances_expr(syns, runs)
             chains.append((chain_atoms(mu_long, pi_long, mu_short, pi_short, sympy.Float(slack)), m))
         total += max_expr(chains)

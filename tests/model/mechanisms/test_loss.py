@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import math
+
 import pytest
 
 from model.mechanisms import loss
@@ -59,3 +61,61 @@ def test_quic_recovers_faster_and_without_head_of_line_blocking() -> None:
     assert quic < tcp
     assert loss.head_of_line_ms(100.0, 43, independent=False) == 4200
     assert loss.head_of_line_ms(100.0, 43, independent=True) == 0
+
+
+def test_steady_window_and_throughput_by_hand() -> None:
+    """Padhye et al. 1998: E[W] = (2+b)/(3b) + sqrt(8(1-p)/(3bp) + ((2+b)/(3b))^2); eq. (31)'s rate, worked by hand
+    at p = 0.01, b = 2, RTT 100 ms, T_0 1 s, W_max 89.8 (the window is not capped)."""
+    k = 4 / 6
+    w = k + (8 * 0.99 / (6 * 0.01) + k * k) ** 0.5
+    assert loss.steady_window(0.01, 2) == pytest.approx(w, rel=1e-12)
+    assert w == pytest.approx(12.1751, abs=1e-4)
+    a = 0.99
+    q = (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3))
+    f = 1 + 0.01 + 2e-4 + 4e-6 + 8e-8 + 16e-10 + 32e-12
+    rate = (0.99 / 0.01 + w + q / 0.99) / (100 * (w + 1) + q * 1000 * f / 0.99)
+    assert loss.steady_throughput(0.01, 100, 1000, 2, 89.8) == pytest.approx(rate, rel=1e-12)
+    assert rate * 1000 == pytest.approx(69.5, abs=0.1)  # segments per second
+
+
+def test_steady_throughput_limits() -> None:
+    """At small p the rate tends to Padhye's (and Mathis') square-root law 1/(RTT sqrt(2bp/3)) (eq. (20)'s leading
+    term); a receive window below E[W] caps it near W_max/RTT; more loss, less throughput."""
+    law = 1 / (100 * (2 * 2 * 1e-5 / 3) ** 0.5)
+    assert loss.steady_throughput(1e-5, 100, 1000, 2, 1e9) == pytest.approx(law, rel=0.02)
+    assert loss.steady_throughput(1e-4, 100, 1000, 2, 8) <= 8 / 100
+    assert loss.steady_throughput(1e-4, 100, 1000, 2, 8) == pytest.approx(8 / 100, rel=0.25)
+    rates = [loss.steady_throughput(p, 100, 1000, 2, 89.8) for p in (0.005, 0.01, 0.03, 0.05, 0.2)]
+    assert rates == sorted(rates, reverse=True)
+
+
+def test_after_loss_tends_to_the_steady_rate() -> None:
+    """after_loss_ms: a rest inside the first period is sent growing 1/b a round from half the window,
+    b (sqrt(s^2 + 2 rest/b) - s) rounds; a long rest goes on at eq. (31)'s rate (its slope); from a window far
+    above the steady one the first periods go faster than that rate; from the steady window about as fast."""
+    p, rtt, t0, b, wmax = 0.01, 100.0, 1000.0, 2, 89.8
+    s = 20 / 2
+    assert loss.after_loss_ms(p, 50, 20, rtt, t0, b, wmax) == pytest.approx(b * ((s * s + 50) ** 0.5 - s) * rtt)
+    rate = loss.steady_throughput(p, rtt, t0, b, wmax)
+    slope = loss.after_loss_ms(p, 200_000, 20, rtt, t0, b, wmax) - loss.after_loss_ms(p, 100_000, 20, rtt, t0, b, wmax)
+    assert slope == pytest.approx(100_000 / rate, rel=1e-9)
+    assert loss.after_loss_ms(p, 2000, 80, rtt, t0, b, wmax) < 2000 / rate
+    w = loss.steady_window(p, b)
+    assert loss.after_loss_ms(p, 2000, w, rtt, t0, b, wmax) == pytest.approx(2000 / rate, rel=0.05)
+
+
+def test_cardwell_latency_composes_its_parts() -> None:
+    """Cardwell et al. 2000: E[T] = E[T_hs] + E[T_ss] + E[T_loss] + E[T_ca] + E[T_delack]; E[d_ss] = (1 - (1-p)^d)
+    (1-p)/p + 1 (eq. (5)), slow start growing by gamma = 1.5 a round from w1 while under W_max."""
+    p, d, rtt, t0, b, w1, wmax = 0.01, 3000, 100.0, 1000.0, 2, 10, 89.8
+    d_ss = (1 - 0.99**3000) * 99 + 1
+    assert loss.slow_start_segments(p, d) == pytest.approx(d_ss)
+    assert loss.slow_start_segments(0.001, 5) == 5  # at most the transfer
+    w_ss = d_ss / 3 + w1 / 1.5
+    assert w_ss < wmax
+    t_ss = rtt * math.log(d_ss * 0.5 / w1 + 1, 1.5)
+    q = loss.timeout_probability(p, w_ss)
+    t_loss = (1 - 0.99**3000) * (q * loss.timeout_ms(p, t0) + (1 - q) * rtt)
+    t_ca = (d - d_ss) / loss.steady_throughput(p, rtt, t0, b, wmax)
+    want = rtt + loss.handshake_extra_ms(p) + t_ss + t_loss + t_ca + 200
+    assert loss.cardwell_latency_ms(p, d, rtt, t0, b, w1, wmax, 200) == pytest.approx(want, rel=1e-12)
