@@ -410,7 +410,7 @@ def _profile_doc(rtt_ms: float, down_bps: float, up_bps: float) -> dict[str, Any
 _PRESETS.extend(
     _p(
         name,
-        f"Chrome DevTools' '{title}' throttling on the Microscape page, today's stack",
+        f"Chrome DevTools' '{title}' throttling, the Microscape page",
         DEVTOOLS_SOURCE,
         f"DevTools' '{title}' sets download {down:g} and upload {up:g} bytes/s (network.bandwidth_bps "
         f"{down * 8:g} and uplink_bandwidth_bps {up * 8:g} bit/s: the values as applied, adjustment factor "
@@ -431,7 +431,7 @@ _PRESETS.extend(
 _PRESETS.extend(
     _p(
         name,
-        f"WebPageTest's '{label}' connectivity on the Microscape page, today's stack",
+        f"WebPageTest's {label}, the Microscape page",
         WPT_SOURCE,
         f"WebPageTest's [{section}] profile: bwIn {bw_in:,} and bwOut {bw_out:,} bit/s (network.bandwidth_bps, the "
         f"server-to-client rate, and uplink_bandwidth_bps) and latency {latency} ms, a round-trip time its traffic "

@@ -24,7 +24,7 @@ def test_calculator_opens_profile(client: FlaskClient, name: str) -> None:
     page = html.unescape(r.get_data(as_text=True))
     p = PRESETS[name]
     assert f'<option value="{name}" selected>' in page
-    assert p.title in page and p.citation in page
+    assert p.title in page and p.citation in page and "network profile of Chrome DevTools" in page
     # every protocol's load time is in the results table, as the model gives it
     for result in predict(p.document)["results"]:
         ms = result["page_load_ms"]
