@@ -370,20 +370,21 @@ DEVTOOLS_SOURCE = (
 )
 
 #: WebPageTest's connectivity profiles, as catchpoint/WebPageTest (formerly WPO-Foundation/webpagetest)
-#: www/settings/connectivity.ini.sample defines them (read at commit 6a79fedb6bb5): name, section, label, bwIn and
-#: bwOut (bit/s) and latency (the round-trip time its traffic shaper adds, ms). 2G, 3G, 3GSlow, 3G_EM and Dial are
-#: left out to keep the number of presets small.
+#: www/settings/connectivity.ini.sample defines them (repository head 4e157836cdfb, 2025-07-14; the file last changed
+#: in 7e0d3b58c, 2023-11-21): name, section, label, bwIn and bwOut (bit/s) and latency (the round-trip time its
+#: traffic shaper adds, ms). 2G, 3G, 3GSlow, 3G_EM, 4GFast and Dial are left out to keep the number of presets small.
 WPT_PROFILES: tuple[tuple[str, str, str, int, int, int], ...] = (
     ("wpt-fios", "FIOS", "FIOS (20/5 Mbps 4ms RTT)", 20_000_000, 5_000_000, 4),
     ("wpt-cable", "Cable", "Cable (5/1 Mbps 28ms RTT)", 5_000_000, 1_000_000, 28),
     ("wpt-dsl", "DSL", "DSL (1.5 Mbps/384 Kbps 50ms RTT)", 1_500_000, 384_000, 50),
-    ("wpt-lte", "LTE", "Mobile LTE (12 Mbps/12 Mbps 70ms RTT)", 12_000_000, 12_000_000, 70),
-    ("wpt-3gfast", "3GFast", "Mobile 3G - Fast (1.6 Mbps/768 Kbps 150ms RTT)", 1_600_000, 768_000, 150),
+    ("wpt-lte", "LTE", "LTE (12 Mbps, 70ms RTT)", 12_000_000, 12_000_000, 70),
+    ("wpt-4g", "4G", "4G (9 Mbps, 170ms RTT)", 9_000_000, 9_000_000, 170),
+    ("wpt-3gfast", "3GFast", "3G Fast (1.6 Mbps/768 Kbps 150ms RTT)", 1_600_000, 768_000, 150),
     ("wpt-edge", "Edge", "Mobile Edge (240 Kbps/200 Kbps 840ms RTT)", 240_000, 200_000, 840),
 )
 WPT_SOURCE = (
     "WebPageTest's connectivity profiles: catchpoint/WebPageTest (formerly WPO-Foundation/webpagetest), "
-    "www/settings/connectivity.ini.sample (commit 6a79fedb6bb5)"
+    "www/settings/connectivity.ini.sample (commit 4e157836cdfb)"
 )
 
 #: What the profile presets share beside the network: the lighthouse-mobile preset's page and today's stack.

@@ -14,7 +14,7 @@ PROFILES = [name for name in PRESETS if name.startswith(("devtools-", "wpt-"))]
 
 
 def test_there_are_the_profiles() -> None:
-    assert len(PROFILES) == 9
+    assert len(PROFILES) == 10
 
 
 @pytest.mark.parametrize("name", PROFILES)

@@ -2,7 +2,7 @@
 
 DevTools: ChromeDevTools/devtools-frontend, front_end/core/sdk/NetworkManager.ts at commit 00d120bf0e61
 (download and upload in bytes/s, latency and targetLatency in ms). WebPageTest: catchpoint/WebPageTest
-(formerly WPO-Foundation/webpagetest), www/settings/connectivity.ini.sample at commit 6a79fedb6bb5 (bwIn and
+(formerly WPO-Foundation/webpagetest), www/settings/connectivity.ini.sample at commit 4e157836cdfb (bwIn and
 bwOut in bit/s, latency in ms). The numbers below are typed from those files, not computed from the presets.
 """
 
@@ -30,6 +30,7 @@ WPT = [
     ("wpt-cable", "Cable", 5_000_000, 1_000_000, 28),
     ("wpt-dsl", "DSL", 1_500_000, 384_000, 50),
     ("wpt-lte", "LTE", 12_000_000, 12_000_000, 70),
+    ("wpt-4g", "4G", 9_000_000, 9_000_000, 170),
     ("wpt-3gfast", "3GFast", 1_600_000, 768_000, 150),
     ("wpt-edge", "Edge", 240_000, 200_000, 840),
 ]
