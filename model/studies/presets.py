@@ -355,6 +355,94 @@ _PRESETS.append(
     )
 )
 
+#: Chrome DevTools' network throttling presets, as ChromeDevTools/devtools-frontend front_end/core/sdk/NetworkManager.ts
+#: defines them (Slow3GConditions, Slow4GConditions, Fast4GConditions; read at commit 00d120bf0e61): name, the
+#: menu's title, download and upload (bytes/s, as the source writes them), latency (ms, applied per request) and
+#: targetLatency (the RTT the adjusted values stand for, ms).
+DEVTOOLS_PROFILES: tuple[tuple[str, str, float, float, float, float], ...] = (
+    ("devtools-3g", "3G", 500 * 1000 / 8 * 0.8, 500 * 1000 / 8 * 0.8, 400 * 5, 400),
+    ("devtools-slow-4g", "Slow 4G", 1.6 * 1000 * 1000 / 8 * 0.9, 750 * 1000 / 8 * 0.9, 150 * 3.75, 150),
+    ("devtools-fast-4g", "Fast 4G", 9 * 1000 * 1000 / 8 * 0.9, 1.5 * 1000 * 1000 / 8 * 0.9, 60 * 2.75, 60),
+)
+DEVTOOLS_SOURCE = (
+    "Chrome DevTools' network throttling presets: ChromeDevTools/devtools-frontend, "
+    "front_end/core/sdk/NetworkManager.ts (Slow3GConditions, Slow4GConditions, Fast4GConditions; commit 00d120bf0e61)"
+)
+
+#: WebPageTest's connectivity profiles, as catchpoint/WebPageTest (formerly WPO-Foundation/webpagetest)
+#: www/settings/connectivity.ini.sample defines them (repository head 4e157836cdfb, 2025-07-14; the file last changed
+#: in 7e0d3b58c, 2023-11-21): name, section, label, bwIn and bwOut (bit/s) and latency (the round-trip time its
+#: traffic shaper adds, ms). 2G, 3G, 3GSlow, 3G_EM, 4GFast and Dial are left out to keep the number of presets small.
+WPT_PROFILES: tuple[tuple[str, str, str, int, int, int], ...] = (
+    ("wpt-fios", "FIOS", "FIOS (20/5 Mbps 4ms RTT)", 20_000_000, 5_000_000, 4),
+    ("wpt-cable", "Cable", "Cable (5/1 Mbps 28ms RTT)", 5_000_000, 1_000_000, 28),
+    ("wpt-dsl", "DSL", "DSL (1.5 Mbps/384 Kbps 50ms RTT)", 1_500_000, 384_000, 50),
+    ("wpt-lte", "LTE", "LTE (12 Mbps, 70ms RTT)", 12_000_000, 12_000_000, 70),
+    ("wpt-4g", "4G", "4G (9 Mbps, 170ms RTT)", 9_000_000, 9_000_000, 170),
+    ("wpt-3gfast", "3GFast", "3G Fast (1.6 Mbps/768 Kbps 150ms RTT)", 1_600_000, 768_000, 150),
+    ("wpt-edge", "Edge", "Mobile Edge (240 Kbps/200 Kbps 840ms RTT)", 240_000, 200_000, 840),
+)
+WPT_SOURCE = (
+    "WebPageTest's connectivity profiles: catchpoint/WebPageTest (formerly WPO-Foundation/webpagetest), "
+    "www/settings/connectivity.ini.sample (commit 4e157836cdfb)"
+)
+
+#: What the profile presets share beside the network: the lighthouse-mobile preset's page and today's stack.
+_PROFILE_PAGE_AND_STACK = (
+    "The page and the stack are not part of the profile (assumed, as in the lighthouse-mobile preset): seed 004's "
+    "Microscape page (42 KB HTML, 42 images, 125 KB), TLS 1.3 with a full handshake on every connection, the linux "
+    "TCP profile with an initial window of 10 segments of 1460 bytes, 6 connections for http10_parallel (Chrome's "
+    "limit per host), no server time; the model computes TCP's own behaviour (handshakes, slow start, ACKs) over "
+    "the profile's path."
+)
+
+
+def _profile_doc(rtt_ms: float, down_bps: float, up_bps: float) -> dict[str, Any]:
+    return {
+        "protocols": ["http10_parallel", "persistent", "h2"],
+        "network": {"rtt_ms": rtt_ms, "bandwidth_bps": down_bps, "uplink_bandwidth_bps": up_bps},
+        "tcp": {"profile": "linux", "mss_bytes": 1460, "initial_window_segments": 10},
+        "http": {"parallel_connections": 6},
+        "tls": {"version": "1.3", "resumption": "none"},
+        "page": {"html_bytes": MICROSCAPE_HTML_BYTES, "object_bytes": MICROSCAPE_OBJECT_BYTES},
+    }
+
+
+_PRESETS.extend(
+    _p(
+        name,
+        f"Chrome DevTools' '{title}' throttling, the Microscape page",
+        DEVTOOLS_SOURCE,
+        f"DevTools' '{title}' sets download {down:g} and upload {up:g} bytes/s (network.bandwidth_bps "
+        f"{down * 8:g} and uplink_bandwidth_bps {up * 8:g} bit/s: the values as applied, adjustment factor "
+        f"included) and latency {latency:g} ms, which is {target:g} ms (its targetLatency, the source's "
+        f"'{target:g}ms RTT') times an adjustment factor. DevTools adds its latency once per request, before the "
+        "response, not to every packet; the source scales the RTT up (and the rates down) so that per-request "
+        "delay mimics what a real path of that RTT costs in handshakes and round trips. The model sends every "
+        f"packet over the path and counts those round trips itself, so network.rtt_ms is the target RTT, "
+        f"{target:g} ms, not the {latency:g} ms latency: taking the latency as the path's RTT would count the "
+        "handshakes and slow-start rounds twice (a round trip the model puts on a packet is one DevTools had "
+        "already folded into its per-request latency). So the model's time is what a real network of the target "
+        "RTT gives, which is what the preset was tuned to stand for, not what a page throttled by DevTools shows. "
+        + _PROFILE_PAGE_AND_STACK,
+        _profile_doc(float(target), down * 8, up * 8),
+    )
+    for name, title, down, up, latency, target in DEVTOOLS_PROFILES
+)
+_PRESETS.extend(
+    _p(
+        name,
+        f"WebPageTest's {label}, the Microscape page",
+        WPT_SOURCE,
+        f"WebPageTest's [{section}] profile: bwIn {bw_in:,} and bwOut {bw_out:,} bit/s (network.bandwidth_bps, the "
+        f"server-to-client rate, and uplink_bandwidth_bps) and latency {latency} ms, a round-trip time its traffic "
+        "shaper adds to the path's packets (network.rtt_ms, split evenly each way: assumed; the path's own delay beyond the shaper, from "
+        "the test agent to the server, is not included: assumed 0), plr 0 (no loss). " + _PROFILE_PAGE_AND_STACK,
+        _profile_doc(float(latency), float(bw_in), float(bw_out)),
+    )
+    for name, section, label, bw_in, bw_out, latency in WPT_PROFILES
+)
+
 PRESETS: dict[str, Preset] = {p.name: p for p in _PRESETS}
 
 
