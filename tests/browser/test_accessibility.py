@@ -26,6 +26,7 @@ if TYPE_CHECKING:
 PAGES = (
     "/",
     "/?preset=pm94-remote",
+    "/?preset=devtools-slow-4g",  # a network profile (Chrome DevTools), issue 15
     "/?preset=n97-wan&sweep=page.object_count&network.loss_rate=0.01",
     "/?network.rtt_ms=-5",  # an invalid field: its message beside it, no results
     "/explain?preset=pm94-remote&protocol=persistent",
