@@ -37,7 +37,8 @@ from model.analysis.predict import predict
 from model.mechanisms import loss as closed
 from model.scenario.params import resolve
 from model.scenario.schema import Scenario
-from validation.loss import GOAL, NS, Runs, load, mean_interval
+from validation.loss import GOAL, Runs, load, lossy_setup, mean_interval, traced_load_ms
+from validation.loss import run_points as loss_runs
 
 if TYPE_CHECKING:
     from validation.sim import Simulator
@@ -106,37 +107,18 @@ def scenario(segments: int, rate: float, iw: int) -> Scenario:
 
 def setup(point: Point, seed: int) -> str:
     """The harness's setup text for a point at one seed (0: no loss)."""
-    from validation.sim import setup_text
-
-    s = scenario(*point)
-    text = setup_text(resolve(s), PROTOCOL)
-    if seed > 0:
-        extra = f" loss_rate {point.rate!r} seed {seed} rto_min_ms {s.tcp.rto_min_ms!r} sizes "
-        text = text.replace(" sizes ", extra, 1)
-    return text
+    return lossy_setup(scenario(*point), PROTOCOL, point.rate, seed)
 
 
 def run_seed(sim: Simulator, point: Point, seed: int) -> float:
     """One ns-3 run: the page load time (ms, T0 to the response's last byte) of a point at one seed."""
-    from validation.analyze import parse
-
-    trace = parse(sim.run_trace(setup(point, seed)))
-    ends = [end for _, _, _, end in trace.objects]
-    if min(ends) < 0:
-        raise RuntimeError(f"{point}: the response never completed (seed {seed})")
-    return (max(ends) - trace.t0) * NS
+    return traced_load_ms(sim, setup(point, seed), f"{point} (seed {seed})")
 
 
 def run_points(sim: Simulator, points: Iterable[Point], seeds: Iterable[int], runs: Runs | None = None) -> Runs:
-    """Run every point at seed 0 (no loss) and at each of ``seeds`` through one simulator, into ``runs``."""
-    runs = {} if runs is None else runs
-    seeds = [0, *(s for s in seeds if s != 0)]
-    for point in points:
-        have = runs.setdefault(point.key, {})
-        for seed in seeds:
-            if str(seed) not in have:
-                have[str(seed)] = run_seed(sim, point, seed)
-    return runs
+    """Run every point at seed 0 (no loss) and at each of ``seeds`` through one simulator, into ``runs``
+    (:func:`validation.loss.run_points` with this module's :func:`run_seed`)."""
+    return loss_runs(sim, points, seeds, runs, run_seed)
 
 
 _sim: Any = None

@@ -124,38 +124,56 @@ def scenario(page: str, rtt: float, rate: float) -> Scenario:
 # ------------------------------------------------------------------------------------------------ ns-3
 
 
-def setup(point: Point, seed: int) -> str:
-    """The harness's setup text for a point at one seed (0: no loss, the setup of the lossless grid)."""
+def lossy_setup(s: Scenario, protocol: str, rate: float, seed: int) -> str:
+    """The harness's setup text for scenario ``s`` at one seed of random loss at ``rate`` (seed 0: no loss, the
+    setup of the lossless grid). Shared with :mod:`validation.bulk_loss`."""
     from validation.sim import setup_text
 
-    s = scenario(point.page, point.rtt, point.rate)
-    text = setup_text(resolve(s), point.protocol)
+    text = setup_text(resolve(s), protocol)
     if seed > 0:
-        extra = f" loss_rate {point.rate!r} seed {seed} rto_min_ms {s.tcp.rto_min_ms!r} sizes "
+        extra = f" loss_rate {rate!r} seed {seed} rto_min_ms {s.tcp.rto_min_ms!r} sizes "
         text = text.replace(" sizes ", extra, 1)
     return text
 
 
-def run_seed(sim: Simulator, point: Point, seed: int) -> float:
-    """One ns-3 run: the page load time (ms, T0 to the last object's last byte) of a point at one seed."""
+def traced_load_ms(sim: Simulator, setup_text: str, what: str) -> float:
+    """One ns-3 run of ``setup_text``: the page load time (ms, T0 to the last object's last byte); ``what``
+    names the run in the error if an object never completed."""
     from validation.analyze import parse
 
-    trace = parse(sim.run_trace(setup(point, seed)))
+    trace = parse(sim.run_trace(setup_text))
     ends = [end for _, _, _, end in trace.objects]
     if min(ends) < 0:
-        raise RuntimeError(f"{point.protocol}: an object never completed (seed {seed})")
+        raise RuntimeError(f"{what}: an object never completed")
     return (max(ends) - trace.t0) * NS
 
 
-def run_points(sim: Simulator, points: Iterable[Point], seeds: Iterable[int], runs: Runs | None = None) -> Runs:
-    """Run every point at seed 0 (no loss) and at each of ``seeds`` through one simulator, into ``runs``."""
+def setup(point: Point, seed: int) -> str:
+    """The harness's setup text for a point at one seed (0: no loss, the setup of the lossless grid)."""
+    return lossy_setup(scenario(point.page, point.rtt, point.rate), point.protocol, point.rate, seed)
+
+
+def run_seed(sim: Simulator, point: Point, seed: int) -> float:
+    """One ns-3 run: the page load time (ms, T0 to the last object's last byte) of a point at one seed."""
+    return traced_load_ms(sim, setup(point, seed), f"{point.protocol} (seed {seed})")
+
+
+def run_points(
+    sim: Simulator,
+    points: Iterable[Any],
+    seeds: Iterable[int],
+    runs: Runs | None = None,
+    run: Callable[[Simulator, Any, int], float] = run_seed,
+) -> Runs:
+    """Run every point (anything with a ``key``) at seed 0 (no loss) and at each of ``seeds`` through one
+    simulator with ``run`` (this module's :func:`run_seed`, or :mod:`validation.bulk_loss`'s), into ``runs``."""
     runs = {} if runs is None else runs
     seeds = [0, *(s for s in seeds if s != 0)]
     for point in points:
         have = runs.setdefault(point.key, {})
         for seed in seeds:
             if str(seed) not in have:
-                have[str(seed)] = run_seed(sim, point, seed)
+                have[str(seed)] = run(sim, point, seed)
     return runs
 
 
