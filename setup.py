@@ -25,6 +25,11 @@ def compiled_modules() -> tuple[str, ...]:
     raise RuntimeError("model/_backend.py has no COMPILED list")
 
 
+#: The native engine (C++, model/engine/native/): its binding and its sources.
+NATIVE = "model.engine.native._native"
+NATIVE_SOURCES = ("_native.pyx", "tcp.cpp", "session.cpp")
+
+
 def extensions() -> list[Extension]:
     try:
         from Cython.Build import cythonize
@@ -34,6 +39,18 @@ def extensions() -> list[Extension]:
         Extension(name, [name.replace(".", "/") + ".py"], optional=True, extra_compile_args=["-O2"])
         for name in compiled_modules()
     ]
+    native = ROOT / "model" / "engine" / "native"
+    exts.append(
+        Extension(
+            NATIVE,
+            [str((native / name).relative_to(ROOT)) for name in NATIVE_SOURCES],
+            include_dirs=[str(native.relative_to(ROOT))],
+            language="c++",
+            optional=True,
+            # -ffp-contract=off: no fused multiply-add, so every sum rounds as the Python engine's does
+            extra_compile_args=["-O2", "-std=c++17", "-ffp-contract=off"],
+        )
+    )
     return cythonize(
         exts,
         compiler_directives={"language_level": 3, "binding": True, "annotation_typing": False},

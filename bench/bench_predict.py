@@ -1,15 +1,16 @@
-"""Benchmark: how long one full prediction takes, on the compiled engine and on the Python reference.
+"""Benchmark: how long one full prediction takes, on the native engine and on the Python engine, compiled and not.
 
     python bench/bench_predict.py [--runs N]
 
 Prints, for the 43-object Microscape page (seed 004) with all seven protocols and for a one-object page,
 the median and 90th percentile of ``predict`` over N runs on each engine, beside the goal, with the
-ratio measured/goal, the cost per packet the model schedules and the compiled engine's speed-up, and the
+ratio measured/goal, the cost per packet the model schedules and the native engine's speed-up, and the
 median CPU time of the same runs (this process's user + system time: other load on a shared machine
-disturbs it less than the wall time the goals are stated in). The
-compiled engine runs in this process (``pip install -e .`` builds it); the Python reference runs the
-same cases in a child process started with ``LATENCY_LAB_ENGINE=python`` (:mod:`model._backend`). All
-figures come from this one run on this machine; Python's garbage collector is paused while timing.
+disturbs it less than the wall time the goals are stated in). The native engine (C++, model/engine/native)
+runs in this process (``pip install -e .`` builds it); the same cases run in child processes on the Python
+engine compiled by Cython (``LATENCY_LAB_NATIVE=0``, the engine before the native one) and on the Python
+reference (``LATENCY_LAB_ENGINE=python``, :mod:`model._backend`). All figures come from this one run on this
+machine; Python's garbage collector is paused while timing.
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from model import ALL_PROTOCOLS, Scenario, engine_backend, predict, preset  # noqa: E402
+from model.analysis import native  # noqa: E402
 
 GOALS_MS = {"microscape-43-objects": 2.0, "one-object": 0.2}
 
@@ -61,9 +63,16 @@ def measure(s: Scenario, runs: int) -> tuple[list[float], list[float]]:
     return wall, cpu
 
 
+def engine_name() -> str:
+    """This process's engine: ``native`` (C++), ``cython`` (the Python engine compiled) or ``python``."""
+    if engine_backend() != "compiled":
+        return "python"
+    return "native" if native.available() else "cython"
+
+
 def figures(runs: int) -> dict[str, Any]:
     """This process's engine over every case: ``{"engine", "cases": {name: {median, p90, packets}}}``."""
-    out: dict[str, Any] = {"engine": engine_backend(), "cases": {}}
+    out: dict[str, Any] = {"engine": engine_name(), "cases": {}}
     for name, s in scenarios().items():
         wall, cpu = measure(s, runs)
         times = sorted(wall)
@@ -77,9 +86,10 @@ def figures(runs: int) -> dict[str, Any]:
     return out
 
 
-def reference(runs: int) -> dict[str, Any]:
-    """The same figures from the Python engine, in a child process."""
-    env = {**os.environ, "LATENCY_LAB_ENGINE": "python"}
+def reference(runs: int, **env_vars: str) -> dict[str, Any]:
+    """The same figures from another engine, in a child process with ``env_vars`` set: ``LATENCY_LAB_ENGINE=python``
+    for the Python reference, ``LATENCY_LAB_NATIVE=0`` for the Cython-compiled Python engine."""
+    env = {**os.environ, **env_vars}
     cmd = [sys.executable, str(Path(__file__).resolve()), "--runs", str(runs), "--json"]
     done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=True)
     return json.loads(done.stdout)  # type: ignore[no-any-return]
@@ -94,10 +104,11 @@ def main(argv: list[str] | None = None) -> int:
         print(json.dumps(figures(args.runs)))
         return 0
     rows = [figures(args.runs)]
-    if rows[0]["engine"] == "compiled":
-        rows.append(reference(args.runs))
+    if rows[0]["engine"] == "native":
+        rows.append(reference(args.runs, LATENCY_LAB_NATIVE="0"))
+        rows.append(reference(args.runs, LATENCY_LAB_ENGINE="python"))
     else:
-        print("the compiled engine is not built (pip install -e .): the Python engine only")
+        print("the native engine is not built (pip install -e .): this engine only")
     load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
     print(
         f"{datetime.datetime.now(datetime.UTC):%Y-%m-%d %H:%M} UTC, {os.cpu_count()} cores, load average "
@@ -113,11 +124,14 @@ def main(argv: list[str] | None = None) -> int:
                 f"{name:<24}{row['engine']:>10}{med:>11.3f}{c['p90']:>9.3f}{goal:>9.2f}{med / goal:>13.2f}"
                 f"{c['packets']:>9}{1000 * med / c['packets']:>11.2f}{c['cpu_median']:>15.3f}"
             )
-    if len(rows) == 2:
+    for other in rows[1:]:
         for name in GOALS_MS:
-            fast, slow = rows[0]["cases"][name]["median"], rows[1]["cases"][name]["median"]
-            cpu = rows[1]["cases"][name]["cpu_median"] / rows[0]["cases"][name]["cpu_median"]
-            print(f"speed-up of the compiled engine, {name}: {slow / fast:.2f}x (CPU time: {cpu:.2f}x)")
+            fast, slow = rows[0]["cases"][name]["median"], other["cases"][name]["median"]
+            cpu = other["cases"][name]["cpu_median"] / rows[0]["cases"][name]["cpu_median"]
+            print(
+                f"speed-up of the native engine over the {other['engine']} one, {name}: {slow / fast:.2f}x "
+                f"(CPU time: {cpu:.2f}x)"
+            )
     return 0
 
 

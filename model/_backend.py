@@ -53,10 +53,27 @@ COMPILED: tuple[str, ...] = (
     "model.analysis.critical_path",
     "model.analysis.expected_loss",
     "model.analysis.predict",
+    "model.analysis.native",
+    "model.engine.words",
+)
+
+#: The native engine (C++, model/engine/native/; setup.py builds it): its binding module and its sources.
+NATIVE = "model.engine.native._native"
+NATIVE_SOURCES: tuple[str, ...] = (
+    "_native.pyx",
+    "tcp.cpp",
+    "session.cpp",
+    "engine.hpp",
+    "params.hpp",
+    "tcp.hpp",
+    "session.hpp",
+    "api.hpp",
 )
 
 _ROOT = Path(__file__).resolve().parent.parent
 ENV = "LATENCY_LAB_ENGINE"
+#: Whether this process may run the native engine: not asked for the Python one, nothing stale (set by install()).
+native_ok = False
 
 
 def source_path(module: str) -> Path:
@@ -85,12 +102,29 @@ class _SourceFirst(importlib.abc.MetaPathFinder):
         return importlib.util.spec_from_file_location(fullname, source_path(fullname))
 
 
+def native_sources() -> list[Path]:
+    """The native engine's source files (its binding, C++ sources and headers)."""
+    return [_ROOT / "model" / "engine" / "native" / name for name in NATIVE_SOURCES]
+
+
+def _native_built() -> Path | None:
+    folder = _ROOT / "model" / "engine" / "native"
+    for suffix in importlib.machinery.EXTENSION_SUFFIXES:
+        candidate = folder / ("_native" + suffix)
+        if candidate.exists():
+            return candidate
+    return None
+
+
 def _stale() -> list[str]:
     out = []
     for module in COMPILED:
         built = compiled_path(module)
         if built is not None and built.stat().st_mtime < source_path(module).stat().st_mtime:
             out.append(module)
+    native = _native_built()
+    if native is not None and native.stat().st_mtime < max(src.stat().st_mtime for src in native_sources()):
+        out.append(NATIVE)
     return out
 
 
@@ -108,6 +142,8 @@ def install() -> None:
             "rebuild with 'pip install -e .' (or run the README's commands)",
             stacklevel=2,
         )
+    global native_ok
+    native_ok = not (wanted == "python" or stale)
     if wanted == "python" or stale:
         sys.meta_path.insert(0, _SourceFirst())
 
@@ -120,6 +156,7 @@ def build_stamp() -> str:
     for module in COMPILED:
         src = source_path(module)
         files += [src, src.with_suffix(".pxd")]
+    files += native_sources()
     for path in files:
         digest.update(path.name.encode())
         digest.update(path.read_bytes() if path.exists() else b"-")
@@ -138,6 +175,6 @@ if __name__ == "__main__":  # scripts/venv.sh: ``stamp`` prints build_stamp(); `
     if sys.argv[1:] == ["stamp"]:
         print(build_stamp())
     elif sys.argv[1:] == ["built"]:
-        sys.exit(any(compiled_path(m) is None for m in COMPILED))
+        sys.exit(any(compiled_path(m) is None for m in COMPILED) or _native_built() is None)
     else:
         sys.exit("usage: python model/_backend.py stamp|built")

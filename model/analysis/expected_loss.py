@@ -64,6 +64,7 @@ from model.mechanisms.loss_recovery import (
     penalty,
 )
 from model.protocols.base import Session
+from model.scenario.params import Params
 
 __all__ = [
     "ASSUMPTIONS_QUIC",
@@ -84,6 +85,7 @@ __all__ = [
     "chain_atoms",
     "chances",
     "expected",
+    "lossless_from_counts",
     "lossless_structure",
     "max_terms",
     "path_connections",
@@ -363,18 +365,37 @@ def lossless_structure(s: Session, protocol: str) -> Structure:
     from the counts the engine keeps as it sends (each connection's SYNs and when it sent its first, each
     endpoint's data segments) instead of reading every packet: all that a loss rate of 0 needs (every run
     costs 0). Equal to it on every scenario (tests/model/test_expected_loss.py)."""
-    p = s.p
     conns = s.conns
-    on_path = sorted(c for c in path_connections(s) if conns[c].leg == PATH)
-    starts = [float(pt.t) for pt in s.page_start]
+    return lossless_from_counts(
+        s.p,
+        protocol,
+        sorted(c for c in path_connections(s) if conns[c].leg == PATH),
+        [conn.client.segments + conn.server.segments for conn in conns],
+        [conn.syns for conn in conns],
+        [float(conn.syn_t) if conn.syn_t is not None else 0.0 for conn in conns],
+        [float(pt.t) for pt in s.page_start],
+    )
+
+
+def lossless_from_counts(
+    p: Params,
+    protocol: str,
+    on_path: list[int],
+    segments_by_conn: list[int],
+    syns_by_conn: list[int],
+    syn_t_by_conn: list[float],
+    starts: list[float],
+) -> Structure:
+    """:func:`lossless_structure` from the numbers it reads: the connections on the path (sorted), each connection's
+    data segments, SYNs and first SYN's time (ms), and each page's start (ms); the native engine
+    (:mod:`model.analysis.native`) hands them over as they are."""
     page_syns = [0] * len(starts)
     syns = segments = 0
     for c in on_path:
-        conn = conns[c]
-        segments += conn.client.segments + conn.server.segments
-        if conn.syns:
-            syns += conn.syns
-            page_syns[max(bisect.bisect_right(starts, float(conn.syn_t)) - 1, 0)] += conn.syns
+        segments += segments_by_conn[c]
+        if syns_by_conn[c]:
+            syns += syns_by_conn[c]
+            page_syns[max(bisect.bisect_right(starts, syn_t_by_conn[c]) - 1, 0)] += syns_by_conn[c]
     return Structure(
         syns=syns,
         runs=(),

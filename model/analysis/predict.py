@@ -15,9 +15,9 @@ from typing import Any, cast
 
 import sympy
 
-from model.analysis import expected_loss, symbolic
+from model.analysis import expected_loss, native, symbolic
 from model.analysis.critical_path import CATEGORIES, walk
-from model.analysis.result import Event, ExpectedWithLoss, FormulaText, Prediction, ProtocolResult
+from model.analysis.result import Event, ExpectedWithLoss, FormulaText, ObjectTiming, Prediction, ProtocolResult
 from model.engine.core import Quantities, Traced
 from model.engine.lin import value
 from model.protocols import SCHEDULES
@@ -61,39 +61,22 @@ def _stall_counts(events: list[dict[str, Any]]) -> dict[str, int]:
 
 
 def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
-    """The output document's entry for one protocol.
-
-    For a session of several pages, ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up the
-    pages' load times (the user's think time between pages is not load time) and ``pages`` lists each
-    page; the other counts, the objects and the events cover the whole session.
-    """
-    pages = _pages(s)
-    total = pages[0][0]
-    acc = dict(pages[0][1])
-    trips = pages[0][2]
-    for load, part, n in pages[1:]:
-        total = total + load
-        acc = {c: acc[c] + part[c] for c in CATEGORIES}
-        trips += n
+    """The output document's entry for one protocol (:func:`document`), read off a simulated session."""
     pkts = s.eng.packets
-    events = sorted(s.events, key=lambda e: (e["start_ms"], e["connection"]))
-    page_load_ms = value(total)
-    # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss the
-    # analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
-    if s.p.loss > 0:
-        limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
-    loss = cast(ExpectedWithLoss, expected_loss.block(s, protocol, page_load_ms))
-    stalls = _stall_counts(events)
-    out: ProtocolResult = {
-        "protocol": protocol,
-        "page_load_ms": page_load_ms,
-        "breakdown_ms": {c: value(acc[c]) for c in CATEGORIES},
-        "counts": {
-            "round_trips": trips,
-            "slow_start_rounds": stalls["slow_start_rounds"],
-            "delayed_ack_stalls": stalls["delayed_ack_stalls"],
-            "nagle_stalls": stalls["nagle_stalls"],
-            "slow_start_restarts": stalls["slow_start_restarts"],
+
+    def loss(page_load_ms: float) -> ExpectedWithLoss:
+        # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss
+        # the analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
+        if s.p.loss > 0:
+            limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
+        return cast(ExpectedWithLoss, expected_loss.block(s, protocol, page_load_ms))
+
+    out = document(
+        protocol,
+        _pages(s),
+        [(value(start.t), value(final.t_a)) for start, final in zip(s.page_start, s.page_end, strict=True)],
+        s.events,
+        {
             "connections": len(s.conns),
             "tls_handshakes": s.tls_handshakes,
             "tls_bytes": s.tls_bytes,
@@ -101,7 +84,7 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
             "packets": len(pkts),
             "bytes_on_wire": s.eng.wire_bytes,
         },
-        "objects": [
+        [
             {
                 "name": r.name,
                 "bytes": r.bytes,
@@ -111,24 +94,8 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
             }
             for r in s.objects.values()
         ],
-        "events": [cast(Event, {k: v for k, v in e.items() if k != "window_stall"}) for e in events],
-        "expected_with_loss": loss,
-    }
-    if len(pages) > 1:
-        out["pages"] = []
-        for k, ((load, part, n), start, final) in enumerate(zip(pages, s.page_start, s.page_end, strict=True)):
-            t0, t1 = value(start.t), value(final.t_a)
-            inside = [e for e in events if t0 <= e["start_ms"] <= t1]
-            out["pages"].append(
-                {
-                    "page": k + 1,
-                    "start_ms": t0,
-                    "end_ms": t1,
-                    "page_load_ms": value(load),
-                    "breakdown_ms": {c: value(part[c]) for c in CATEGORIES},
-                    "counts": {"round_trips": n, **_stall_counts(inside)},
-                }
-            )
+        loss,
+    )
     if packets:
         out["packets"] = [
             {
@@ -150,6 +117,73 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
         if s.p.proxy is not None:  # split proxies: which leg each packet crossed
             for pk, row in zip(pkts, out["packets"], strict=True):
                 row["leg"] = LEG_NAMES[pk.dir >> 1]
+    return out
+
+
+def document(
+    protocol: str,
+    pages: list[tuple[Any, dict[str, Any], int]],
+    bounds: list[tuple[float, float]],
+    raw_events: list[dict[str, Any]],
+    counts: dict[str, int],
+    objects: list[ObjectTiming],
+    loss: Callable[[float], ExpectedWithLoss],
+) -> ProtocolResult:
+    """The output document's entry for one protocol, from either engine's numbers.
+
+    ``pages``: each page's load time, breakdown and round trips; ``bounds``: when each page began and ended (ms);
+    ``raw_events``: the events as recorded (``window_stall`` marks a slow-start round); ``counts``: the session's
+    counts; ``loss(page_load_ms)``: the ``expected_with_loss`` block. For a session of several pages,
+    ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up the pages' load times (the user's think time between
+    pages is not load time) and ``pages`` lists each page; the other counts, the objects and the events cover the
+    whole session.
+    """
+    total = pages[0][0]
+    acc = dict(pages[0][1])
+    trips = pages[0][2]
+    for load, part, n in pages[1:]:
+        total = total + load
+        acc = {c: acc[c] + part[c] for c in CATEGORIES}
+        trips += n
+    events = sorted(raw_events, key=lambda e: (e["start_ms"], e["connection"]))
+    page_load_ms = value(total)
+    expected = loss(page_load_ms)
+    stalls = _stall_counts(events)
+    out: ProtocolResult = {
+        "protocol": protocol,
+        "page_load_ms": page_load_ms,
+        "breakdown_ms": {c: value(acc[c]) for c in CATEGORIES},
+        "counts": {
+            "round_trips": trips,
+            "slow_start_rounds": stalls["slow_start_rounds"],
+            "delayed_ack_stalls": stalls["delayed_ack_stalls"],
+            "nagle_stalls": stalls["nagle_stalls"],
+            "slow_start_restarts": stalls["slow_start_restarts"],
+            "connections": counts["connections"],
+            "tls_handshakes": counts["tls_handshakes"],
+            "tls_bytes": counts["tls_bytes"],
+            "dns_lookups": counts["dns_lookups"],
+            "packets": counts["packets"],
+            "bytes_on_wire": counts["bytes_on_wire"],
+        },
+        "objects": objects,
+        "events": [cast(Event, {k: v for k, v in e.items() if k != "window_stall"}) for e in events],
+        "expected_with_loss": expected,
+    }
+    if len(pages) > 1:
+        out["pages"] = []
+        for k, ((load, part, n), (t0, t1)) in enumerate(zip(pages, bounds, strict=True)):
+            inside = [e for e in events if t0 <= e["start_ms"] <= t1]
+            out["pages"].append(
+                {
+                    "page": k + 1,
+                    "start_ms": t0,
+                    "end_ms": t1,
+                    "page_load_ms": value(load),
+                    "breakdown_ms": {c: value(part[c]) for c in CATEGORIES},
+                    "counts": {"round_trips": n, **_stall_counts(inside)},
+                }
+            )
     return out
 
 
@@ -184,7 +218,11 @@ def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formu
     """
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     p = resolve(s)
-    results = [_quietly(functools.partial(_run, p, proto, packets)) for proto in s.protocols]
+    if native.available() and native.fallback_reason(p) is None:
+        prep = native.Prepared(p)
+        results = [native.run(prep, proto, packets) for proto in s.protocols]
+    else:
+        results = [_quietly(functools.partial(_run, p, proto, packets)) for proto in s.protocols]
     out: Prediction = {"scenario": s.model_dump(mode="json"), "results": results}
     if formulas:
         used: set[str] = set()

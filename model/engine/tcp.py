@@ -12,6 +12,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model.engine import words
 from model.engine.core import PATH, Engine, Packet, Point
 from model.engine.lin import Lin
 from model.mechanisms import connection_setup, delayed_ack, nagle, rto, slow_start
@@ -441,17 +442,9 @@ class Endpoint:
     def _held_note(self) -> str:
         """Why the ACK was held, in words: what had arrived unacknowledged."""
         p = self.q.p
-        segs, nbytes = self.un_segs, int(self.un_bytes)
-        if p.profile.ack_counts_bytes:
-            if segs == 2 and nbytes < 2 * p.mss:
-                what = "one short segment and one full segment"
-            else:
-                what = f"{segs} segment{'s' if segs > 1 else ''}"
-            return (
-                f"{what}, {nbytes} bytes, less than {p.dack_segments} full segments' worth "
-                f"({p.dack_segments * p.mss} bytes)"
-            )
-        return f"{segs} segment{'s' if segs > 1 else ''} unacknowledged, fewer than {self.dack_segments}"
+        return words.held_note(
+            p.profile.ack_counts_bytes, self.un_segs, int(self.un_bytes), p.dack_segments, p.mss, self.dack_segments
+        )
 
 
 #: Who the two ends of a connection on each leg are (the opener first), for the events' sentences.

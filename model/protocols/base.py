@@ -17,6 +17,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from model.engine import words
 from model.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
 from model.engine.lin import value
 from model.engine.tcp import Connection, Endpoint
@@ -171,18 +172,8 @@ class Session:
     def record_restart(self, ep: Endpoint, t: Any, idle: Any, before: int, after: int) -> None:
         """A sender restarted after idling longer than the retransmission timeout (seed 000, 2.4)."""
         self.restarts += 1
-        rto = value(ep.rto)  # the sender's timeout at the time (model.mechanisms.rto)
-        if after < before:
-            why = (
-                f"the {ep.name} sent nothing for {value(idle):.0f} ms, longer than its {rto:.0f} ms retransmission "
-                f"timeout, so its congestion window restarts from {before} to {after} segment{'s' if after > 1 else ''}"
-            )
-        else:
-            why = (
-                f"the {ep.name} sent nothing for {value(idle):.0f} ms, longer than its {rto:.0f} ms retransmission "
-                f"timeout; it keeps its {before}-segment window but paces the segments one round trip apart"
-            )
-        self._event("slow_start_restart", value(t), 0.0, ep, ep._obj_at(ep.nxt_n), why)
+        why = words.restart_why(ep.name, value(idle), value(ep.rto), before, after)  # its timeout at the time
+        self.events.append(words.event("slow_start_restart", value(t), 0.0, ep.conn.id, ep._obj_at(ep.nxt_n), why))
 
     # ------------------------------------------------------------ connections
     def add_connection(self, leg: int) -> Connection:
@@ -345,53 +336,25 @@ class Session:
 
     # ------------------------------------------------------------------ idle
     def record_idle(self, ep: Endpoint, reason: str, t: Any, gap: Any, ack: Packet, obj: str) -> None:
-        """An idle period of a sender ended at ``t``: file it as the events a student reads.
-
-        ``obj`` is the object whose data had been held; ``ack`` the packet that let it go.
-        """
-        p = self.p
-        sender, receiver = ep.name, ep.peer.name
-        g = value(gap)
-        held = value(ack.held) if ack.held is not None else 0.0
-        start = value(t) - g
-        if reason == "nagle":
-            why = (
-                f"Nagle's algorithm held the {sender}'s final {ep.blocked_len}-byte segment while earlier data "
-                f"was unacknowledged; it left when the {receiver}'s ACK arrived"
-            )
-            if held > 0:
-                why += f", which the {receiver}'s delayed-ACK timer had held {held:.1f} ms"
-            self._event("nagle_stall", start, g, ep, obj, why)
-            return
-        first = len(self.events)
-        dack = min(held, g)
-        full = ep.blocked_window
-        if ep.rwnd_n <= full:
-            wnd = f"receive window ({full} bytes)"
-        else:
-            wnd = f"congestion window ({full // p.mss} segment{'s' if full // p.mss != 1 else ''}, {full} bytes)"
-        if g - dack > 0:
-            why = f"the {sender}'s {wnd} was full: it waited for the {receiver}'s ACK to come back before sending more"
-            self._event("slow_start_idle", start, g - dack, ep, obj, why)
-        if dack > 0:
-            note = ack.cause[4] if len(ack.cause) > 4 else ""
-            why = (
-                f"the {receiver} held its ACK for its {ep.peer.dack_ms:g} ms delayed-ACK timer ({note}) "
-                f"while the {sender}'s {wnd} was full"
-            )
-            self._event("delayed_ack_stall", start + g - dack, dack, ep, obj, why)
-        self.events[first]["window_stall"] = True
-
-    def _event(self, kind: str, start: float, duration: float, ep: Endpoint, obj: str, why: str) -> None:
-        self.events.append(
-            {
-                "kind": kind,
-                "start_ms": start,
-                "duration_ms": duration,
-                "connection": ep.conn.id,
-                "object": obj,
-                "why": why,
-            }
+        """An idle period of a sender ended at ``t``: file it as the events a student reads
+        (:func:`model.engine.words.idle_events`). ``obj`` is the object whose data had been held; ``ack`` the packet
+        that let it go."""
+        words.idle_events(
+            self.events,
+            self.p.mss,
+            ep.name,
+            ep.peer.name,
+            reason,
+            value(t),
+            value(gap),
+            value(ack.held) if ack.held is not None else 0.0,
+            ep.conn.id,
+            obj,
+            ep.blocked_len,
+            ep.blocked_window,
+            ep.rwnd_n,
+            ep.peer.dack_ms,
+            ack.cause[4] if len(ack.cause) > 4 else "",
         )
 
 

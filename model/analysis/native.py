@@ -1,0 +1,154 @@
+"""Predictions on the native engine (:mod:`model.engine.native`): its numbers made into the output document.
+
+The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature but
+two, for which :func:`fallback_reason` names why the Python engine runs instead (the test
+``tests/model/engine/test_native.py`` lists them): a split-proxy path (seed 003) and a loss rate above 0 (the loss
+analysis, :mod:`model.analysis.expected_loss`, reads the whole schedule). The sentences of the events are written
+here from the numbers the engine recorded, by the functions the Python engine uses (:mod:`model.engine.words`), and
+the document is assembled by :func:`model.analysis.predict.document`, so both engines answer in the same words.
+"""
+
+from __future__ import annotations
+
+import os
+from types import ModuleType
+from typing import Any, cast
+
+from model import _backend
+from model.analysis import expected_loss
+from model.analysis.critical_path import CATEGORIES
+from model.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult
+from model.engine import words
+from model.mechanisms import quic
+from model.mechanisms.loss_recovery import expected
+from model.scenario import limits
+from model.scenario.params import Params
+
+_native: ModuleType | None
+try:  # built by pip install -e . (setup.py); absent in a source-only checkout
+    import model.engine.native._native as _native
+except ImportError:  # pragma: no cover - the README's commands build it
+    _native = None
+
+#: The environment variable that turns the native engine off (``0``): the Cython-compiled Python engine runs.
+ENV = "LATENCY_LAB_NATIVE"
+#: The sides of a direct path's connections, for the sentences (model.engine.tcp.NAMES)
+SIDES = ("client", "server")
+SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: ""}
+
+
+def available() -> bool:
+    """Whether the native engine is built and wanted in this process (``LATENCY_LAB_ENGINE=python`` or a build older
+    than its sources turn it off, :mod:`model._backend`; so does ``LATENCY_LAB_NATIVE=0``)."""
+    return _native is not None and _backend.native_ok and os.environ.get(ENV, "1") != "0"
+
+
+def fallback_reason(p: Params) -> str | None:
+    """Why a scenario runs on the Python engine instead of the native one, or ``None`` if it runs natively."""
+    if p.proxy is not None:
+        return "split_proxy"
+    if p.loss > 0:
+        return "loss"
+    return None
+
+
+class Prepared:
+    """A resolved scenario ready for the native engine: its numbers in the engine's layout and its objects' names."""
+
+    __slots__ = ("c", "names", "p", "sizes")
+
+    def __init__(self, p: Params) -> None:
+        assert _native is not None
+        self.p = p
+        self.c = _native.Prepared(p, quic.QUIC_PROFILE)
+        sizes = [p.html, *p.objects]
+        self.names: list[str] = []
+        self.sizes: list[int] = []
+        for k in range(p.pages):
+            prefix = "" if k == 0 else f"p{k + 1}:"
+            self.names += [f"{prefix}html"] + [f"{prefix}obj{i}" for i in range(1, len(p.objects) + 1)]
+            self.sizes += sizes
+
+    def name(self, obj: int) -> str | None:
+        return self.names[obj] if obj >= 0 else SPECIAL_OBJECTS[obj]
+
+
+def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
+    """One protocol's result on the native engine, as :func:`model.analysis.predict.result` gives it."""
+    from model.analysis.predict import document  # the assembler shared with the Python engine
+
+    assert _native is not None
+    start = limits.allowance()
+    r = _native.run(prep.c, protocol, start, packets)
+    if r.status == 1:  # over the step budget (model.engine.core.Engine.over_budget)
+        raise limits.exceeded(limits.MAX_ENGINE_STEPS - start + r.steps)
+    if r.status == 2:  # pragma: no cover - every object completes (tests/model/analysis/test_fuzz.py)
+        raise AssertionError(f"object {prep.names[r.incomplete_object]} never completed")
+    limits.spend(r.steps)
+    p = prep.p
+    events: list[dict[str, Any]] = []
+    notes = r.notes
+    for (
+        kind,
+        reason,
+        conn,
+        side,
+        obj,
+        t,
+        gap,
+        blen,
+        bwin,
+        rwnd_n,
+        held,
+        peer_dack,
+        note,
+        rto,
+        before,
+        after,
+    ) in r.events:
+        name = prep.name(obj)
+        if kind == 1:  # a restart after idle (model.protocols.base.Session.record_restart)
+            why = words.restart_why(SIDES[side], gap, rto, before, after)
+            events.append(words.event("slow_start_restart", t, 0.0, conn, name, why))
+            continue
+        text = ""
+        if note >= 0:
+            segs, nbytes, ep_segments = notes[note]
+            text = words.held_note(p.profile.ack_counts_bytes, segs, nbytes, p.dack_segments, p.mss, ep_segments)
+        words.idle_events(
+            events, p.mss, SIDES[side], SIDES[1 - side], reason, t, gap, held if held is not None else 0.0, conn,
+            name, blen, bwin, rwnd_n, peer_dack, text,
+        )  # fmt: skip
+    pages = [(load, dict(zip(CATEGORIES, acc, strict=True)), trips) for load, acc, trips, _, _ in r.pages]
+    sizes = prep.sizes
+    objects: list[ObjectTiming] = [
+        {"name": prep.names[i], "bytes": sizes[i], "connection": c, "start_ms": t0, "end_ms": t1}
+        for i, (c, t0, t1) in enumerate(r.objects)
+    ]
+
+    def loss(page_load_ms: float) -> ExpectedWithLoss:
+        structure = expected_loss.lossless_from_counts(
+            p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
+        )
+        return cast(ExpectedWithLoss, expected(structure, p.loss, page_load_ms))
+
+    out = document(protocol, pages, [(pg[3], pg[4]) for pg in r.pages], events, r.counts, objects, loss)
+    if packets:
+        out["packets"] = [
+            {
+                "n": i,
+                "direction": "down" if d & 1 else "up",
+                "connection": c,
+                "kind": kind,
+                "bytes": int(n),
+                "wire_bytes": wire,
+                "fin": fin,
+                "object": prep.name(obj),
+                "queued_ms": tq,
+                "sent_ms": ts,
+                "arrival_ms": ta,
+                "ack_held_ms": held if held is not None else 0.0,
+            }
+            for i, (d, c, kind, n, wire, fin, obj, tq, ts, ta, held) in enumerate(r.packets)
+        ]
+    return out

@@ -1,0 +1,24 @@
+# Types of the native engine's binding (_native.pyx), for mypy.
+from typing import Any
+
+PROTOCOLS: dict[str, int]
+
+class Prepared:
+    def __init__(self, p: Any, quic_profile: Any) -> None: ...
+
+class Run:
+    status: int
+    steps: int
+    incomplete_object: int
+    pages: list[tuple[float, list[float], int, float, float]]
+    objects: list[tuple[int, float, float]]
+    events: list[tuple[Any, ...]]
+    notes: list[tuple[int, int, int]]
+    counts: dict[str, int]
+    on_path: list[int]
+    conn_segments: list[int]
+    conn_syns: list[int]
+    conn_syn_t: list[float]
+    packets: list[tuple[Any, ...]]
+
+def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False) -> Run: ...
