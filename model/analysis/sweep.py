@@ -221,7 +221,7 @@ def values(req: SweepRequest) -> list[Value]:
     return [float(x) for x in out]
 
 
-def _document(req: SweepRequest) -> dict[str, Any]:
+def base_document(req: SweepRequest) -> dict[str, Any]:
     """The base scenario's document with the swept field given (its value set per point), combined by the rules
     every front end uses (:func:`model.scenario.overlay.overlay`) so the field takes effect."""
     section, name = req.field.split(".", 1)
@@ -229,6 +229,14 @@ def _document(req: SweepRequest) -> dict[str, Any]:
     if req.protocols is not None:
         doc["protocols"] = list(req.protocols)
     return doc
+
+
+def point(req: SweepRequest, base: dict[str, Any], value: Value) -> Scenario:
+    """The scenario at one value of the sweep: ``base`` (:func:`base_document`) with the field set to ``value``,
+    validated (the one validation a point gets); :class:`pydantic.ValidationError` if it is not valid."""
+    section, name = req.field.split(".", 1)
+    doc = {**base, section: {**base.get(section, {}), name: value}}  # the base's other parts are shared, not changed
+    return Scenario.model_validate(doc, strict=True)
 
 
 #: Most point problems reported; past it one more problem says how many points failed in all.
@@ -242,7 +250,7 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     (the rest estimated like the last), not after validating every one.
     """
     vals = values(req)
-    doc = _document(req)
+    doc = base_document(req)
     section, name = req.field.split(".", 1)
     loc = (section, name)
     explicit = req.values is not None
@@ -256,9 +264,8 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
         if key in seen:
             out.append((v, seen[key]))
             continue
-        d = {**doc, section: {**doc.get(section, {}), name: v}}  # the base's other parts are shared, not changed
         try:
-            s = Scenario.model_validate(d, strict=True)
+            s = point(req, doc, v)
         except ValidationError as exc:
             bad_points += 1
             if reported >= MAX_POINT_PROBLEMS:
@@ -298,7 +305,7 @@ def work(req: SweepRequest) -> int:
 # --- running --------------------------------------------------------------------------------------
 
 
-def sweep(req: SweepRequest) -> dict[str, Any]:
+def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None) -> dict[str, Any]:
     """Run a sweep: ``{"field", "values", "protocols", "scenario", "series"}``.
 
     ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "expected_with_loss_ms":
@@ -306,8 +313,13 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
     expected page load time with random loss at the point's ``network.loss_rate`` (:mod:`model.analysis.expected_loss`,
     an expected value; equal to ``page_load_ms`` where the loss rate is 0), so a sweep of the loss rate is not
     flat. ``scenario`` is the base scenario as computed.
+
+    ``pts``: the points, each value with its scenario, when the caller has them already (from :func:`point`, so
+    that no point is validated twice); then the caller answers for their work. Else :func:`points` (``req``'s
+    values, validated, within :data:`~model.scenario.limits.MAX_WORK_UNITS`).
     """
-    pts = points(req)
+    if pts is None:
+        pts = points(req)
     protocols = list(req.protocols if req.protocols is not None else req.scenario.protocols)
     cache: dict[int, dict[str, Any]] = {}
     per_point: list[dict[str, dict[str, Any]]] = []
@@ -366,7 +378,9 @@ __all__ = [
     "SWEEPABLE_FIELDS",
     "SweepError",
     "SweepRequest",
+    "base_document",
     "csv_rows",
+    "point",
     "points",
     "request_problems",
     "sweep",
