@@ -42,7 +42,7 @@ from model.analysis import result as R
 from model.analysis.critical_path import CATEGORIES
 from model.analysis.expected_loss import CAUSES
 from model.analysis.result import COUNT_NAMES, PAGE_COUNT_NAMES
-from model.analysis.sweep import Value
+from model.analysis.sweep import SweepResult
 from model.scenario.schema import Protocol, Scenario
 
 COUNT_DESCRIPTIONS: dict[str, str] = {
@@ -118,7 +118,12 @@ class FormulaAnswer(TypedDict):
 
 
 #: The API's name of a type, where it is not the type's own (the OpenAPI document's schemas keep their names).
-API_NAMES: dict[str, str] = {"Prediction": "PredictOutput", "PacketRow": "Packet", "FormulaAnswer": "FormulaOutput"}
+API_NAMES: dict[str, str] = {
+    "Prediction": "PredictOutput",
+    "PacketRow": "Packet",
+    "FormulaAnswer": "FormulaOutput",
+    "SweepResult": "SweepOutput",
+}
 
 #: Where the API says more than the type: ``Type.key`` -> the type the API documents. Each must refine the
 #: type's own (a string to a choice of strings, a dictionary to a model of its keys), which
@@ -131,6 +136,7 @@ REFINED: dict[str, Any] = {
     "ExpectedWithLoss.by_cause_ms": LossCauses,
     "FormulaAnswer.protocol": Protocol,
     "FormulaAnswer.scenario": Scenario,
+    "SweepResult.scenario": Scenario,
 }
 
 #: The words of the output document's models: ``Type`` (every type: the model's description) and ``Type.key``
@@ -178,6 +184,14 @@ DESCRIPTIONS: dict[str, str] = {
     "FormulaAnswer": "A protocol's page load time as a formula: exact for this scenario and any other whose "
     "critical path has the same shape.",
     "FormulaAnswer.glossary": "The symbols the formula uses.",
+    "SweepResult": "A sweep's answer.",
+    "SweepResult.field": "The field swept (dotted path).",
+    "SweepResult.values": "The values, in order (generated integer values rounded, no repeats).",
+    "SweepResult.scenario": "The base scenario as computed.",
+    "SweepSeries": "One protocol's series: each list is in the order of the sweep's values.",
+    "SweepSeries.expected_with_loss_ms": "Expected page load time (ms) with random loss at each value's "
+    "network.loss_rate (model.analysis.expected_loss, in closed form); equal to page_load_ms where the loss rate is 0.",
+    "SweepSeries.counts": "Each count (see ProtocolResult.counts) at each value.",
 }
 
 
@@ -238,7 +252,7 @@ def response_model(td: Any, made: dict[str, type[BaseModel]]) -> type[BaseModel]
 def _made() -> dict[str, type[BaseModel]]:
     """Every response model made from a type, by the type's name; a description naming nothing is an error."""
     made: dict[str, type[BaseModel]] = {}
-    for td in (R.Prediction, FormulaAnswer):
+    for td in (R.Prediction, FormulaAnswer, SweepResult):
         response_model(td, made)
     known = set(made) | {f"{name}.{key}" for name, model in made.items() for key in model.model_fields}
     stale = sorted(set(DESCRIPTIONS) - known)
@@ -260,24 +274,8 @@ FormulaText = MODELS["FormulaText"]
 Formula = MODELS["Formula"]
 GlossaryEntry = MODELS["GlossaryEntry"]
 FormulaOutput = MODELS["FormulaAnswer"]
-
-
-class SweepSeries(_Open):
-    """One protocol's series: each list is in the order of the sweep's values."""
-
-    protocol: Protocol
-    page_load_ms: list[float]
-    counts: dict[str, list[int]] = Field(description="Each count (see ProtocolResult.counts) at each value.")
-
-
-class SweepOutput(_Open):
-    """A sweep's answer."""
-
-    field: str = Field(description="The field swept (dotted path).")
-    values: list[Value] = Field(description="The values, in order (generated integer values rounded, no repeats).")
-    protocols: list[Protocol]
-    scenario: Scenario = Field(description="The base scenario as computed.")
-    series: list[SweepSeries]
+SweepSeries = MODELS["SweepSeries"]
+SweepOutput = MODELS["SweepResult"]
 
 
 class PresetSummary(_Open):

@@ -58,7 +58,7 @@ from app.web.query import SCENARIO_PARAMS
 from app.web.units import EXAMPLES, readable
 from app.web.words import FRIENDLY_NAMES, why
 from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
-from model.analysis.sweep import SweepRequest, base_document, point, sweep
+from model.analysis.sweep import SweepRequest, SweepResult, base_document, point, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.scenario.limits import WorkLimitExceeded, work_units
 from model.scenario.overlay import overlay
@@ -215,7 +215,7 @@ def _sweep_cache() -> ByteLRU[bytes]:
 
 @dataclass
 class SweepPlot:
-    out: dict[str, Any] | None
+    out: SweepResult | None
     choice: SweepChoice
     note: str
     left_out: list[float]

@@ -25,7 +25,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
@@ -100,6 +100,25 @@ class SweepRequest(BaseModel):
         json_schema_extra={"uniqueItems": True},  # the validator refuses a repeat
         description="Protocols to predict (no repeats); default: the base scenario's protocols.",
     )
+
+
+class SweepSeries(TypedDict):
+    """One protocol's series: each list in the order of the sweep's values."""
+
+    protocol: Protocol
+    page_load_ms: list[float]
+    expected_with_loss_ms: list[float]
+    counts: dict[str, list[int]]
+
+
+class SweepResult(TypedDict):
+    """A sweep's answer (:func:`sweep`); the API's ``SweepOutput`` is made from it (:mod:`model.api_schema`)."""
+
+    field: str
+    values: list[Value]
+    protocols: list[Protocol]
+    scenario: dict[str, Any]
+    series: list[SweepSeries]
 
 
 class SweepError(ValueError):
@@ -305,7 +324,7 @@ def work(req: SweepRequest) -> int:
 # --- running --------------------------------------------------------------------------------------
 
 
-def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None) -> dict[str, Any]:
+def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None) -> SweepResult:
     """Run a sweep: ``{"field", "values", "protocols", "scenario", "series"}``.
 
     ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "expected_with_loss_ms":
@@ -327,7 +346,7 @@ def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None
         if id(s) not in cache:
             cache[id(s)] = {r["protocol"]: r for r in predict(s)["results"]}
         per_point.append(cache[id(s)])
-    series = []
+    series: list[SweepSeries] = []
     for proto in protocols:
         rs = [pp[proto] for pp in per_point]
         names = list(rs[0]["counts"]) if rs else []
@@ -348,7 +367,7 @@ def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None
     }
 
 
-def csv_rows(out: dict[str, Any]) -> list[list[Any]]:
+def csv_rows(out: SweepResult) -> list[list[Any]]:
     """A sweep's output as CSV rows: header, then one row per value and protocol.
 
     Columns: the field's path, ``protocol``, ``page_load_ms``, ``expected_with_loss_ms``, ``counts.<name>`` for
@@ -378,6 +397,8 @@ __all__ = [
     "SWEEPABLE_FIELDS",
     "SweepError",
     "SweepRequest",
+    "SweepResult",
+    "SweepSeries",
     "base_document",
     "csv_rows",
     "point",

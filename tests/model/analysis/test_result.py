@@ -12,6 +12,7 @@ from pydantic import BaseModel, ValidationError
 from model import ALL_PROTOCOLS, PRESETS, predict, preset
 from model import api_schema as api
 from model.analysis import result as R
+from model.analysis.sweep import SweepRequest, SweepResult, SweepSeries, sweep
 
 #: Each typed dictionary and the response model that documents the same part of the answer.
 PAIRS: list[tuple[Any, type[BaseModel]]] = [
@@ -26,6 +27,8 @@ PAIRS: list[tuple[Any, type[BaseModel]]] = [
     (R.FormulaText, api.FormulaText),
     (R.GlossaryEntry, api.GlossaryEntry),
     (api.FormulaAnswer, api.FormulaOutput),
+    (SweepResult, api.SweepOutput),
+    (SweepSeries, api.SweepSeries),
 ]
 
 
@@ -182,3 +185,17 @@ def test_a_plain_answer_leaves_the_optional_parts_out() -> None:
     assert "glossary" not in out
     assert not {"pages", "packets", "formula"} & out["results"][0].keys()
     check_prediction(out, "plain")
+
+
+def test_a_sweep_answers_with_exactly_the_typed_keys() -> None:
+    req = SweepRequest.model_validate(
+        {"field": "network.loss_rate", "values": [0, 0.01], "protocols": ["http10", "h3"], "scenario": {}}
+    )
+    out = sweep(req)
+    check(out, SweepResult, "sweep")
+    for series in out["series"]:
+        check(series, SweepSeries, f"sweep/{series['protocol']}")
+        assert tuple(series["counts"]) == R.COUNT_NAMES
+        assert series["expected_with_loss_ms"][0] == series["page_load_ms"][0]  # no loss at the first value
+        assert series["expected_with_loss_ms"][1] > series["page_load_ms"][1]
+    api.SweepOutput.model_validate(out)
