@@ -5,8 +5,9 @@ this module describes the answers (:func:`model.analysis.predict`'s output docum
 presets, a formula) and the error document (RFC 9457 problem details). The OpenAPI document of the
 web app is generated from these models, and the tests check real answers against them.
 
-The output document's models are not written here but made from its types (:mod:`model.analysis.result`, the
-typed dictionaries ``predict`` returns), so its shape has one definition: :func:`response_model` takes each
+The models of the answers built as dictionaries are not written here but made from their types (the typed
+dictionaries ``predict`` returns, :mod:`model.analysis.result`; a sweep's, :class:`~model.analysis.sweep.SweepResult`;
+a formula's, :class:`FormulaAnswer`), so each shape has one definition: :func:`response_model` takes each
 key, its type and whether it may be missing from the type, the words from :data:`DESCRIPTIONS` (one table, keyed
 ``Type`` and ``Type.key``), the API's name from :data:`API_NAMES`, and from :data:`REFINED` the few places where
 the API says more than the type can (a protocol's name is one of the protocols, a breakdown has one number per
