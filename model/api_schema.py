@@ -5,6 +5,14 @@ this module describes the answers (:func:`model.analysis.predict`'s output docum
 presets, a formula) and the error document (RFC 9457 problem details). The OpenAPI document of the
 web app is generated from these models, and the tests check real answers against them.
 
+The models of the answers built as dictionaries are not written here but made from their types (the typed
+dictionaries ``predict`` returns, :mod:`model.analysis.result`; a sweep's, :class:`~model.analysis.sweep.SweepResult`;
+a formula's, :class:`FormulaAnswer`), so each shape has one definition: :func:`response_model` takes each
+key, its type and whether it may be missing from the type, the words from :data:`DESCRIPTIONS` (one table, keyed
+``Type`` and ``Type.key``), the API's name from :data:`API_NAMES`, and from :data:`REFINED` the few places where
+the API says more than the type can (a protocol's name is one of the protocols, a breakdown has one number per
+part). A key the type may leave out is documented as optional (``null`` when absent, as pydantic writes it).
+
 Answers may gain fields as the model grows (a new count, a new breakdown part): the models allow
 fields they do not name, so a client should ignore fields it does not know.
 
@@ -13,14 +21,29 @@ Pure: pydantic and the model only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any, Literal
+import functools
+import operator
+from types import GenericAlias, NoneType, UnionType
+from typing import (
+    TYPE_CHECKING,
+    Any,
+    Literal,
+    NotRequired,
+    TypedDict,
+    Union,
+    get_args,
+    get_origin,
+    get_type_hints,
+    is_typeddict,
+)
 
 from pydantic import BaseModel, ConfigDict, Field, create_model
 
+from model.analysis import result as R
 from model.analysis.critical_path import CATEGORIES
 from model.analysis.expected_loss import CAUSES
 from model.analysis.result import COUNT_NAMES, PAGE_COUNT_NAMES
-from model.analysis.sweep import Value
+from model.analysis.sweep import SweepResult
 from model.scenario.schema import Protocol, Scenario
 
 COUNT_DESCRIPTIONS: dict[str, str] = {
@@ -57,47 +80,6 @@ else:
     )
 
 
-class ObjectTiming(_Open):
-    """One object of the page: its connection and when it started and ended (ms)."""
-
-    name: str
-    bytes: int
-    connection: int
-    start_ms: float
-    end_ms: float
-
-
-class Event(_Open):
-    """An idle period or stall, with the reason it happened."""
-
-    kind: str = Field(description="slow_start_idle, delayed_ack_stall, nagle_stall, ...")
-    start_ms: float
-    duration_ms: float
-    connection: int
-    object: str | None
-    why: str = Field(description="A sentence saying why it happened.")
-
-
-class Packet(_Open):
-    """One packet of the schedule (with packets=true)."""
-
-    n: int
-    direction: Literal["up", "down"]
-    connection: int
-    kind: str = Field(description="SYN, SYNACK, ACK, DATA, FIN, ...")
-    bytes: int
-    wire_bytes: int
-    fin: bool
-    object: str | None
-    queued_ms: float
-    sent_ms: float
-    arrival_ms: float
-    ack_held_ms: float
-    leg: str | None = Field(
-        None, description="Split proxies only: the leg the packet crossed (long_haul, client or server)."
-    )
-
-
 LOSS_CAUSE_DOC = {
     "handshake": "Lost SYNs or SYN-ACKs waiting the 1 s SYN timeout (Cardwell et al. 2000, 3.1).",
     "timeouts": "Losses repaired by a retransmission timeout with backoff (TCP, Padhye et al. 1998) or, "
@@ -123,82 +105,178 @@ else:
     )
 
 
-class ExpectedWithLoss(_Open):
-    """Random loss at network.loss_rate: an expected value in closed form, beside the lossless schedule
-    (model.analysis.expected_loss). With loss_rate 0 every figure is 0 and page_load_ms equals the result's."""
-
-    loss_rate: float = Field(description="network.loss_rate: probability each packet is lost (per packet).")
-    page_load_ms: float = Field(description="Expected page load time (ms): the deterministic one plus extra_ms.")
-    extra_ms: float = Field(description="Expected extra time the losses add to the page load (ms).")
-    by_cause_ms: LossCauses
-    head_of_line_ms: float = Field(
-        description="h2 and h3: expected time other streams in flight wait behind a loss, summed over them (ms); "
-        "0 for h3's independent streams and for one stream per connection. Not part of extra_ms."
-    )
-    connections: list[int] = Field(description="The connections on the page's path whose losses are counted.")
-    segments: int = Field(description="Data segments (or QUIC packets) on those connections whose loss is counted.")
-    assumptions: str = Field(description="What the expected value assumes, in words.")
+# --- the output document's models, made from its types ------------------------------------------------
 
 
-class PageResult(_Open):
-    """One page load of a session (session.pages > 1)."""
+class FormulaAnswer(TypedDict):
+    """The answer of ``/api/v1/formulas/{protocol}``: one protocol's formula, cut from ``predict``'s output."""
 
-    page: int = Field(description="1 for the first page load.")
-    start_ms: float
-    end_ms: float
-    page_load_ms: float = Field(description="This page's load time (ms), from its start to its last byte.")
-    breakdown_ms: Breakdown
-    counts: dict[str, int] = Field(description="This page's " + ", ".join(PAGE_COUNT_NAMES) + ".")
-
-
-class ProtocolResult(_Open):
-    """One protocol's prediction; for a session, page_load_ms and breakdown_ms add up its pages."""
-
-    protocol: Protocol
-    page_load_ms: float = Field(description="Page load time (ms).")
-    breakdown_ms: Breakdown
-    counts: dict[str, int] = Field(
-        description="Counts: " + "; ".join(f"{k}: {COUNT_DESCRIPTIONS.get(k, '')}" for k in COUNT_NAMES)
-    )
-    objects: list[ObjectTiming]
-    events: list[Event]
-    packets: list[Packet] | None = Field(None, description="The packet schedule, only with packets=true.")
-    pages: list[PageResult] | None = Field(None, description="Each page load, only when session.pages > 1.")
-    expected_with_loss: ExpectedWithLoss = Field(
-        description="The expected cost of random loss (network.loss_rate) in closed form; page_load_ms above "
-        "stays the lossless schedule's."
-    )
-    formula: Formula | None = Field(
-        None, description="The page load time and its breakdown as formulas, only with formulas=true."
-    )
+    protocol: str
+    page_load_ms: float
+    formula: R.Formula
+    glossary: dict[str, R.GlossaryEntry]
+    scenario: dict[str, Any]
 
 
-class PredictOutput(_Open):
-    """The output document: the scenario as computed (every default filled in) and one result per protocol."""
+#: The API's name of a type, where it is not the type's own (the OpenAPI document's schemas keep their names).
+API_NAMES: dict[str, str] = {
+    "Prediction": "PredictOutput",
+    "PacketRow": "Packet",
+    "FormulaAnswer": "FormulaOutput",
+    "SweepResult": "SweepOutput",
+}
 
-    scenario: Scenario
-    results: list[ProtocolResult]
-    glossary: dict[str, GlossaryEntry] | None = Field(
-        None, description="The symbols the formulas use, only with formulas=true."
-    )
+#: Where the API says more than the type: ``Type.key`` -> the type the API documents. Each must refine the
+#: type's own (a string to a choice of strings, a dictionary to a model of its keys), which
+#: :func:`response_model` checks.
+REFINED: dict[str, Any] = {
+    "Prediction.scenario": Scenario,
+    "ProtocolResult.protocol": Protocol,
+    "ProtocolResult.breakdown_ms": Breakdown,
+    "PageResult.breakdown_ms": Breakdown,
+    "ExpectedWithLoss.by_cause_ms": LossCauses,
+    "FormulaAnswer.protocol": Protocol,
+    "FormulaAnswer.scenario": Scenario,
+    "SweepResult.scenario": Scenario,
+}
+
+#: The words of the output document's models: ``Type`` (every type: the model's description) and ``Type.key``
+#: (a field's, where it needs one). A key that names no field of its type is an error at import.
+DESCRIPTIONS: dict[str, str] = {
+    "Prediction": "The output document: the scenario as computed (every default filled in) and one result per "
+    "protocol.",
+    "Prediction.glossary": "The symbols the formulas use, only with formulas=true.",
+    "ProtocolResult": "One protocol's prediction; for a session, page_load_ms and breakdown_ms add up its pages.",
+    "ProtocolResult.page_load_ms": "Page load time (ms).",
+    "ProtocolResult.counts": "Counts: " + "; ".join(f"{k}: {COUNT_DESCRIPTIONS.get(k, '')}" for k in COUNT_NAMES),
+    "ProtocolResult.expected_with_loss": "The expected cost of random loss (network.loss_rate) in closed form; "
+    "page_load_ms above stays the lossless schedule's.",
+    "ProtocolResult.pages": "Each page load, only when session.pages > 1.",
+    "ProtocolResult.packets": "The packet schedule, only with packets=true.",
+    "ProtocolResult.formula": "The page load time and its breakdown as formulas, only with formulas=true.",
+    "ObjectTiming": "One object of the page: its connection and when it started and ended (ms).",
+    "Event": "An idle period or stall, with the reason it happened.",
+    "Event.kind": "slow_start_idle, delayed_ack_stall, nagle_stall, ...",
+    "Event.why": "A sentence saying why it happened.",
+    "PacketRow": "One packet of the schedule (with packets=true).",
+    "PacketRow.kind": "SYN, SYNACK, ACK, DATA, FIN, ...",
+    "PacketRow.leg": "Split proxies only: the leg the packet crossed (long_haul, client or server).",
+    "ExpectedWithLoss": "Random loss at network.loss_rate: an expected value in closed form, beside the lossless "
+    "schedule (model.analysis.expected_loss). With loss_rate 0 every figure is 0 and page_load_ms equals the "
+    "result's.",
+    "ExpectedWithLoss.loss_rate": "network.loss_rate: probability each packet is lost (per packet).",
+    "ExpectedWithLoss.page_load_ms": "Expected page load time (ms): the deterministic one plus extra_ms.",
+    "ExpectedWithLoss.extra_ms": "Expected extra time the losses add to the page load (ms).",
+    "ExpectedWithLoss.head_of_line_ms": "h2 and h3: expected time other streams in flight wait behind a loss, "
+    "summed over them (ms); 0 for h3's independent streams and for one stream per connection. Not part of extra_ms.",
+    "ExpectedWithLoss.connections": "The connections on the page's path whose losses are counted.",
+    "ExpectedWithLoss.segments": "Data segments (or QUIC packets) on those connections whose loss is counted.",
+    "ExpectedWithLoss.assumptions": "What the expected value assumes, in words.",
+    "PageResult": "One page load of a session (session.pages > 1).",
+    "PageResult.page": "1 for the first page load.",
+    "PageResult.page_load_ms": "This page's load time (ms), from its start to its last byte.",
+    "PageResult.counts": "This page's " + ", ".join(PAGE_COUNT_NAMES) + ".",
+    "FormulaText": "An expression for people.",
+    "FormulaText.mathml": "Presentation MathML (for the page load time).",
+    "FormulaText.latex_numbers": "The LaTeX with the scenario's numbers in place of the symbols.",
+    "Formula": "A page load time and its breakdown as formulas.",
+    "GlossaryEntry": "A symbol of the formulas.",
+    "GlossaryEntry.field": "The scenario field it stands for.",
+    "FormulaAnswer": "A protocol's page load time as a formula: exact for this scenario and any other whose "
+    "critical path has the same shape.",
+    "FormulaAnswer.glossary": "The symbols the formula uses.",
+    "SweepResult": "A sweep's answer.",
+    "SweepResult.field": "The field swept (dotted path).",
+    "SweepResult.values": "The values, in order (generated integer values rounded, no repeats).",
+    "SweepResult.scenario": "The base scenario as computed.",
+    "SweepSeries": "One protocol's series: each list is in the order of the sweep's values.",
+    "SweepSeries.expected_with_loss_ms": "Expected page load time (ms) with random loss at each value's "
+    "network.loss_rate (model.analysis.expected_loss, in closed form); equal to page_load_ms where the loss rate is 0.",
+    "SweepSeries.counts": "Each count (see ProtocolResult.counts) at each value.",
+}
 
 
-class SweepSeries(_Open):
-    """One protocol's series: each list is in the order of the sweep's values."""
+def _refines(specific: Any, general: Any) -> bool:
+    """Whether ``specific`` (an API type) says no less than ``general`` (a type's): a choice of strings for a
+    string, a model for a dictionary (whose fields are all of its value type, unless that is ``Any``)."""
+    if general is str:
+        return get_origin(specific) is Literal and all(isinstance(a, str) for a in get_args(specific))
+    if get_origin(general) is dict and isinstance(specific, type) and issubclass(specific, BaseModel):
+        value = get_args(general)[1]
+        return value is Any or all(f.annotation is value for f in specific.model_fields.values())
+    return False
 
-    protocol: Protocol
-    page_load_ms: list[float]
-    counts: dict[str, list[int]] = Field(description="Each count (see ProtocolResult.counts) at each value.")
+
+def _api_type(hint: Any, made: dict[str, type[BaseModel]]) -> Any:
+    """A type's annotation with each typed dictionary in it replaced by its model."""
+    if is_typeddict(hint):
+        return response_model(hint, made)
+    origin, args = get_origin(hint), get_args(hint)
+    if origin in (list, dict):
+        return GenericAlias(origin, tuple(_api_type(a, made) for a in args))
+    if origin in (Union, UnionType):
+        return functools.reduce(operator.or_, (_api_type(a, made) for a in args))
+    return hint
 
 
-class SweepOutput(_Open):
-    """A sweep's answer."""
+def response_model(td: Any, made: dict[str, type[BaseModel]]) -> type[BaseModel]:
+    """The response model of a typed dictionary ``td`` (and, in ``made``, of each one it holds), by its type's name.
 
-    field: str = Field(description="The field swept (dotted path).")
-    values: list[Value] = Field(description="The values, in order (generated integer values rounded, no repeats).")
-    protocols: list[Protocol]
-    scenario: Scenario = Field(description="The base scenario as computed.")
-    series: list[SweepSeries]
+    Each key of ``td``, in its order, is a field of its type (a typed dictionary in it: that one's model), or the
+    type :data:`REFINED` gives; a key ``td`` marks ``NotRequired`` is optional (``None`` when absent). The
+    descriptions are :data:`DESCRIPTIONS`'; the model allows keys it does not name.
+    """
+    name: str = td.__name__
+    if name in made:
+        return made[name]
+    fields: dict[str, Any] = {}
+    # NotRequired read from the hints too: a type written under ``from __future__ import annotations`` has it
+    # only there (its __optional_keys__ miss it on Python 3.11)
+    marked = get_type_hints(td, include_extras=True)
+    optional = {key for key, hint in marked.items() if get_origin(hint) is NotRequired} | td.__optional_keys__
+    for key, hint in get_type_hints(td).items():
+        where = f"{name}.{key}"
+        kind = REFINED.get(where)
+        if kind is None:
+            kind = _api_type(hint, made)
+        elif not _refines(kind, hint):
+            raise TypeError(f"REFINED[{where!r}] = {kind!r} does not refine the type's {hint!r}")
+        words = DESCRIPTIONS.get(where)
+        if key in optional:
+            fields[key] = (kind | NoneType, Field(None, description=words))
+        else:
+            fields[key] = (kind, Field(description=words))
+    made[name] = create_model(API_NAMES.get(name, name), __base__=_Open, __doc__=DESCRIPTIONS[name], **fields)
+    return made[name]
+
+
+def _made() -> dict[str, type[BaseModel]]:
+    """Every response model made from a type, by the type's name; a description naming nothing is an error."""
+    made: dict[str, type[BaseModel]] = {}
+    for td in (R.Prediction, FormulaAnswer, SweepResult):
+        response_model(td, made)
+    known = set(made) | {f"{name}.{key}" for name, model in made.items() for key in model.model_fields}
+    stale = sorted(set(DESCRIPTIONS) - known)
+    if stale:
+        raise KeyError(f"DESCRIPTIONS names no field: {', '.join(stale)}")
+    return made
+
+
+#: The output document's response models, by the name of the type each is made from.
+MODELS: dict[str, type[BaseModel]] = _made()
+PredictOutput = MODELS["Prediction"]
+ProtocolResult = MODELS["ProtocolResult"]
+ObjectTiming = MODELS["ObjectTiming"]
+Event = MODELS["Event"]
+Packet = MODELS["PacketRow"]
+ExpectedWithLoss = MODELS["ExpectedWithLoss"]
+PageResult = MODELS["PageResult"]
+FormulaText = MODELS["FormulaText"]
+Formula = MODELS["Formula"]
+GlossaryEntry = MODELS["GlossaryEntry"]
+FormulaOutput = MODELS["FormulaAnswer"]
+SweepSeries = MODELS["SweepSeries"]
+SweepOutput = MODELS["SweepResult"]
 
 
 class PresetSummary(_Open):
@@ -223,42 +301,6 @@ class PresetDetail(PresetSummary):
 
     document: dict[str, Any] = Field(description="The preset's scenario document, as written.")
     scenario: Scenario = Field(description="The scenario as computed from the document (defaults filled in).")
-
-
-class FormulaText(_Open):
-    """An expression for people."""
-
-    text: str
-    latex: str
-    mathml: str | None = Field(None, description="Presentation MathML (for the page load time).")
-    latex_numbers: str = Field(description="The LaTeX with the scenario's numbers in place of the symbols.")
-    symbols: list[str]
-
-
-class Formula(_Open):
-    """A page load time and its breakdown as formulas."""
-
-    page_load_ms: FormulaText
-    breakdown_ms: dict[str, FormulaText]
-
-
-class GlossaryEntry(_Open):
-    """A symbol of the formulas."""
-
-    meaning: str
-    unit: str
-    field: str | None = Field(description="The scenario field it stands for.")
-
-
-class FormulaOutput(_Open):
-    """A protocol's page load time as a formula: exact for this scenario and any other whose critical path has
-    the same shape."""
-
-    protocol: Protocol
-    page_load_ms: float
-    formula: Formula
-    glossary: dict[str, GlossaryEntry] = Field(description="The symbols the formula uses.")
-    scenario: Scenario
 
 
 class ProblemItem(BaseModel):

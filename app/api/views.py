@@ -24,7 +24,7 @@ import io
 import json
 from collections.abc import Callable, Sequence
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flask import Response, current_app, render_template, request, url_for
 from markupsafe import Markup, escape
@@ -58,6 +58,9 @@ from model.scenario.limits import (
     check,
     work_units,
 )
+
+if TYPE_CHECKING:  # the response models are made at import (model.api_schema): only the docs need them
+    from model.api_schema import FormulaAnswer
 
 #: Query parameters besides the scenario's fields, per endpoint.
 PREDICT_OPTIONS = ("format", "packets", "preset")
@@ -259,7 +262,7 @@ def formulas_endpoint(protocol: str) -> Response:
     def make() -> Entry:
         out = predict(scenario, formulas=True)
         r = out["results"][0]
-        body = {
+        body: FormulaAnswer = {
             "protocol": protocol,
             "page_load_ms": r["page_load_ms"],
             "formula": r["formula"],

@@ -58,7 +58,7 @@ from app.web.query import SCENARIO_PARAMS
 from app.web.units import EXAMPLES, readable
 from app.web.words import FRIENDLY_NAMES, why
 from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
-from model.analysis.sweep import SweepError, SweepRequest, sweep
+from model.analysis.sweep import SweepRequest, SweepResult, base_document, point, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.scenario.limits import WorkLimitExceeded, work_units
 from model.scenario.overlay import overlay
@@ -215,70 +215,72 @@ def _sweep_cache() -> ByteLRU[bytes]:
 
 @dataclass
 class SweepPlot:
-    out: dict[str, Any] | None
+    out: SweepResult | None
     choice: SweepChoice
     note: str
     left_out: list[float]
     error: str
 
 
-def sweep_base(state: State, choice: SweepChoice) -> tuple[dict[str, Any], dict[str, Any], str]:
-    """The document a sweep starts from, its cache key (the same without the swept field) and a note.
+def sweep_base(state: State, choice: SweepChoice) -> tuple[dict[str, Any], str]:
+    """The sweep plot's cache key (the scenario's document with the swept field given, less that field) and a note.
 
     The swept field is given on top of the scenario by the rules every front end uses
-    (:func:`model.scenario.overlay.overlay`): sweeping the objects' count or size turns a page given as a list of
-    sizes into ``count`` objects of one size (their mean size, when they differ; the note says so).
+    (:func:`model.scenario.overlay.overlay`, as :func:`model.analysis.sweep.base_document` gives it): sweeping the
+    objects' count or size turns a page given as a list of sizes into ``count`` objects of one size (their mean
+    size, when they differ; the note says so).
     """
     assert state.scenario is not None
     section, name = choice.param.split(".", 1)
     notes: list[str] = []
-    doc = overlay(state.document, {section: {name: None}}, notes)
+    key = overlay(state.document, {section: {name: None}}, notes)
     note = notes[0] if notes else ""
     sizes = state.scenario.page.sizes()
     if choice.param == "page.object_size_bytes" and len(set(sizes)) > 1:
         note = f"In the sweep all {len(sizes)} objects of the page have the same size."
-    key = copy.deepcopy(doc)
     key.get(section, {}).pop(name, None)
-    return doc, key, note
+    return key, note
 
 
 def run_sweep(state: State) -> SweepPlot:
     """The sweep plot's data: every protocol at each of the field's values, within the work budget."""
     choice = SWEEPS[state.sweep]
-    doc, key_doc, note = sweep_base(state, choice)
+    key_doc, note = sweep_base(state, choice)
     key = json.dumps([choice.param, key_doc], sort_keys=True)
     cache = _sweep_cache()
     hit = cache.get(key)
     if hit is not None:
         cached: SweepPlot = pickle.loads(hit)  # made by this process (below), never from outside
         return cached
-    section, name = choice.param.split(".", 1)
-    costs: list[tuple[int, float]] = []
-    for v in choice.values:
-        value: float | int = int(v) if SCENARIO_PARAMS[choice.param].kind == "integer" else float(v)
-        trial = copy.deepcopy(doc)
-        trial.setdefault(section, {})[name] = value
+    integer = SCENARIO_PARAMS[choice.param].kind == "integer"
+    req = SweepRequest(
+        scenario=state.scenario, field=choice.param, values=[int(v) if integer else float(v) for v in choice.values]
+    )
+    base = base_document(req)
+    costs: list[tuple[int, float, Scenario]] = []
+    for value in req.values or ():
         try:
-            cost = work_units(validate_doc(trial))
+            s = point(req, base, value)  # each point validated once: costed here, then swept as it is
         except ValidationError:
             continue  # outside what this scenario allows (the segment cap, a window below the MSS, ...)
-        costs.append((cost, value))
-    kept: list[float] = []
+        costs.append((work_units(s), value, s))
+    kept: list[tuple[float, Scenario]] = []
     total = 0
-    for cost, value in sorted(costs):
+    for cost, value, s in sorted(costs, key=lambda c: (c[0], c[1])):
         if total + cost > SWEEP_WORK_BUDGET:
             break
         total += cost
-        kept.append(value)
-    kept.sort()
-    left_out = [v for _, v in costs if v not in kept] + [v for v in choice.values if v not in [c for _, c in costs]]
+        kept.append((value, s))
+    kept.sort(key=lambda k: k[0])
+    kept_values = [v for v, _ in kept]
+    left_out = [v for _, v, _ in costs if v not in kept_values]
+    left_out += [v for v in choice.values if v not in [c for _, c, _ in costs]]
     if len(kept) < 2:
         plot = SweepPlot(None, choice, note, left_out, "Too few values of this field fit this scenario for a sweep.")
     else:
         try:
-            req = SweepRequest(scenario=state.scenario, field=choice.param, values=list(kept))
-            out = sweep(req)
-        except (SweepError, ValidationError, WorkLimitExceeded) as exc:
+            out = sweep(req.model_copy(update={"values": kept_values}), kept)
+        except WorkLimitExceeded as exc:  # the engine's hard budget, past the estimate
             plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}")
         else:
             plot = SweepPlot(out, choice, note, sorted(left_out), "")

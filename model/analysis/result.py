@@ -3,9 +3,10 @@
 ``predict`` returns plain dictionaries (the JSON answer as is, built at no extra cost), typed here so that
 every reader of a result (the calculator, the API, the CLI, the studies) is checked by mypy against one
 definition: a misspelt key or a count that does not exist is a type error, not a ``KeyError`` in front of a
-class. The API's response models (:mod:`model.api_schema`, from which the OpenAPI document is generated)
-describe the same document for people and JSON Schema; ``tests/model/analysis/test_result.py`` holds the
-two to the same keys and checks real answers against both.
+class. The API's response models (:mod:`model.api_schema`, from which the OpenAPI document is generated) are
+made from these types (:func:`model.api_schema.response_model`: their keys, types and optional keys), so a key
+added here is in the OpenAPI document too, with its words from :data:`model.api_schema.DESCRIPTIONS`;
+``tests/model/analysis/test_result.py`` checks real answers against both.
 
 Times are in ms, sizes in bytes. Pure: typing only.
 """

@@ -25,7 +25,7 @@ import json
 import math
 from collections.abc import Sequence
 from dataclasses import replace
-from typing import TYPE_CHECKING, Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
@@ -100,6 +100,25 @@ class SweepRequest(BaseModel):
         json_schema_extra={"uniqueItems": True},  # the validator refuses a repeat
         description="Protocols to predict (no repeats); default: the base scenario's protocols.",
     )
+
+
+class SweepSeries(TypedDict):
+    """One protocol's series: each list in the order of the sweep's values."""
+
+    protocol: Protocol
+    page_load_ms: list[float]
+    expected_with_loss_ms: list[float]
+    counts: dict[str, list[int]]
+
+
+class SweepResult(TypedDict):
+    """A sweep's answer (:func:`sweep`); the API's ``SweepOutput`` is made from it (:mod:`model.api_schema`)."""
+
+    field: str
+    values: list[Value]
+    protocols: list[Protocol]
+    scenario: dict[str, Any]
+    series: list[SweepSeries]
 
 
 class SweepError(ValueError):
@@ -221,7 +240,7 @@ def values(req: SweepRequest) -> list[Value]:
     return [float(x) for x in out]
 
 
-def _document(req: SweepRequest) -> dict[str, Any]:
+def base_document(req: SweepRequest) -> dict[str, Any]:
     """The base scenario's document with the swept field given (its value set per point), combined by the rules
     every front end uses (:func:`model.scenario.overlay.overlay`) so the field takes effect."""
     section, name = req.field.split(".", 1)
@@ -229,6 +248,14 @@ def _document(req: SweepRequest) -> dict[str, Any]:
     if req.protocols is not None:
         doc["protocols"] = list(req.protocols)
     return doc
+
+
+def point(req: SweepRequest, base: dict[str, Any], value: Value) -> Scenario:
+    """The scenario at one value of the sweep: ``base`` (:func:`base_document`) with the field set to ``value``,
+    validated (the one validation a point gets); :class:`pydantic.ValidationError` if it is not valid."""
+    section, name = req.field.split(".", 1)
+    doc = {**base, section: {**base.get(section, {}), name: value}}  # the base's other parts are shared, not changed
+    return Scenario.model_validate(doc, strict=True)
 
 
 #: Most point problems reported; past it one more problem says how many points failed in all.
@@ -242,7 +269,7 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     (the rest estimated like the last), not after validating every one.
     """
     vals = values(req)
-    doc = _document(req)
+    doc = base_document(req)
     section, name = req.field.split(".", 1)
     loc = (section, name)
     explicit = req.values is not None
@@ -256,9 +283,8 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
         if key in seen:
             out.append((v, seen[key]))
             continue
-        d = {**doc, section: {**doc.get(section, {}), name: v}}  # the base's other parts are shared, not changed
         try:
-            s = Scenario.model_validate(d, strict=True)
+            s = point(req, doc, v)
         except ValidationError as exc:
             bad_points += 1
             if reported >= MAX_POINT_PROBLEMS:
@@ -298,7 +324,7 @@ def work(req: SweepRequest) -> int:
 # --- running --------------------------------------------------------------------------------------
 
 
-def sweep(req: SweepRequest) -> dict[str, Any]:
+def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None) -> SweepResult:
     """Run a sweep: ``{"field", "values", "protocols", "scenario", "series"}``.
 
     ``series`` has one entry per protocol: ``{"protocol", "page_load_ms": [...], "expected_with_loss_ms":
@@ -306,8 +332,13 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
     expected page load time with random loss at the point's ``network.loss_rate`` (:mod:`model.analysis.expected_loss`,
     an expected value; equal to ``page_load_ms`` where the loss rate is 0), so a sweep of the loss rate is not
     flat. ``scenario`` is the base scenario as computed.
+
+    ``pts``: the points, each value with its scenario, when the caller has them already (from :func:`point`, so
+    that no point is validated twice); then the caller answers for their work. Else :func:`points` (``req``'s
+    values, validated, within :data:`~model.scenario.limits.MAX_WORK_UNITS`).
     """
-    pts = points(req)
+    if pts is None:
+        pts = points(req)
     protocols = list(req.protocols if req.protocols is not None else req.scenario.protocols)
     cache: dict[int, dict[str, Any]] = {}
     per_point: list[dict[str, dict[str, Any]]] = []
@@ -315,7 +346,7 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
         if id(s) not in cache:
             cache[id(s)] = {r["protocol"]: r for r in predict(s)["results"]}
         per_point.append(cache[id(s)])
-    series = []
+    series: list[SweepSeries] = []
     for proto in protocols:
         rs = [pp[proto] for pp in per_point]
         names = list(rs[0]["counts"]) if rs else []
@@ -336,7 +367,7 @@ def sweep(req: SweepRequest) -> dict[str, Any]:
     }
 
 
-def csv_rows(out: dict[str, Any]) -> list[list[Any]]:
+def csv_rows(out: SweepResult) -> list[list[Any]]:
     """A sweep's output as CSV rows: header, then one row per value and protocol.
 
     Columns: the field's path, ``protocol``, ``page_load_ms``, ``expected_with_loss_ms``, ``counts.<name>`` for
@@ -366,7 +397,11 @@ __all__ = [
     "SWEEPABLE_FIELDS",
     "SweepError",
     "SweepRequest",
+    "SweepResult",
+    "SweepSeries",
+    "base_document",
     "csv_rows",
+    "point",
     "points",
     "request_problems",
     "sweep",

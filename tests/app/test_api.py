@@ -786,6 +786,28 @@ def test_openapi_document(client: FlaskClient) -> None:
     assert refs and set(refs) <= set(schemas)
 
 
+def test_openapi_answers_are_the_output_types(client: FlaskClient) -> None:
+    """The answers' schemas are made from the types the model returns (model.api_schema): each names the type's
+    keys in its order, requires the ones the type requires, and has the words of api_schema.DESCRIPTIONS."""
+    from typing import get_type_hints
+
+    from model.analysis import result
+    from model.analysis.sweep import SweepResult, SweepSeries
+    from model.api_schema import API_NAMES, DESCRIPTIONS, FormulaAnswer
+
+    schemas = client.get("/api/openapi.json").get_json()["components"]["schemas"]
+    types: list[Any] = [result.Prediction, result.ProtocolResult, result.PacketRow, result.ExpectedWithLoss]
+    for td in [*types, result.PageResult, result.FormulaText, FormulaAnswer, SweepResult, SweepSeries]:
+        name = td.__name__
+        schema = schemas[API_NAMES.get(name, name)]
+        assert list(schema["properties"]) == list(get_type_hints(td)), name
+        assert set(schema["required"]) == td.__required_keys__, name
+        assert schema["description"] == DESCRIPTIONS[name]
+    assert schemas["ProtocolResult"]["properties"]["protocol"]["enum"] == list(ALL_PROTOCOLS)
+    assert schemas["ProtocolResult"]["properties"]["breakdown_ms"] == {"$ref": "#/components/schemas/Breakdown"}
+    assert "expected_with_loss_ms" in schemas["SweepSeries"]["required"]
+
+
 def test_new_fields_reach_the_api_and_the_form(client: FlaskClient) -> None:
     """Issue 16's http.pipeline_writes goes through the one schema: the OpenAPI document lists it as a query
     parameter with its values, the calculator has it in the HTTP section, and a bad value is a 422 naming it."""
