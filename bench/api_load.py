@@ -1,6 +1,6 @@
 """Load test of the JSON API: gunicorn (2 sync workers) on 127.0.0.1 only, driven by wrk.
 
-    bash bench/api_load.sh                    # installs wrk if needed, then runs this (about 3 minutes)
+    bash bench/api_load.sh                    # installs wrk if needed, then runs this (about 2-3 minutes)
     python bench/api_load.py [--duration 60] [--short 20] [--connections 4] [--port 8765]
     python bench/api_load.py --calibrate      # µs of model time per work unit (model/scenario/limits.py)
     python bench/api_load.py --limits         # time the largest requests the limits allow
@@ -34,6 +34,7 @@ import subprocess
 import sys
 import threading
 import time
+import urllib.error
 import urllib.request
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -188,7 +189,28 @@ def stop_server(proc: subprocess.Popen[bytes]) -> None:
 
 
 def check_answers(port: int) -> None:
-    """One request of each kind, checked, so the load runs measure real answers."""
+    """One request of each kind, checked, so the load runs measure real answers; an error answer stops the bench
+    with its problem document's detail (the sweep needs 125,680 engine steps: over the Python engine's budget)."""
+    try:
+        _check_answers(port)
+    except urllib.error.HTTPError as exc:
+        try:
+            detail = json.load(exc).get("detail", "")
+        except ValueError:
+            detail = ""
+        raise SystemExit(
+            f"the server answered {exc.code} to {exc.url}: {detail or exc.reason}\n(engine: {engine_text()}; "
+            "the 200-point sweep needs the compiled engine's step budget: pip install -e . builds it)"
+        ) from None
+
+
+def engine_text() -> str:
+    """What ``python -m model --version`` says in this environment (the engine the server's workers import)."""
+    out = subprocess.run([sys.executable, "-m", "model", "--version"], cwd=ROOT, capture_output=True, text=True)
+    return out.stdout.strip() or out.stderr.strip()[-300:]
+
+
+def _check_answers(port: int) -> None:
     base = f"http://{HOST}:{port}"
     with urllib.request.urlopen(f"{base}/api/v1/predict?{PAGE_QUERY}", timeout=10) as r:
         doc = json.load(r)
@@ -407,6 +429,7 @@ def main(argv: list[str] | None = None) -> int:
         f"wrk: 1 thread, {args.connections} connections (sweep-distinct: 1)"
     )
     print(f"load average before: {load_before}, after: {os.getloadavg()} (on {os.cpu_count()} cores)")
+    print(f"{time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; {engine_text()}")
     report(results, memory)
     return 0
 

@@ -20,8 +20,11 @@ from model._backend import engine_backend  # noqa: E402
 from model.analysis.predict import expression, predict  # noqa: E402
 from model.analysis.result import Prediction, ProtocolResult  # noqa: E402
 from model.analysis.symbolic import GLOSSARY  # noqa: E402
+from model.scenario import limits  # noqa: E402
 from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
 from model.studies.presets import PRESETS, preset  # noqa: E402
+
+limits.follow_engine(engine_backend())  # each engine's step budget (model.scenario.limits.ENGINE_STEPS)
 
 __all__ = [
     "ALL_PROTOCOLS",

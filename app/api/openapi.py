@@ -28,6 +28,7 @@ from model.api_schema import (
 )
 from model.scenario.json_input import MAX_JSON_DEPTH
 from model.scenario.limits import (
+    ENGINE_STEPS,
     LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
     MAX_FORMULA_WORK_UNITS,
@@ -101,7 +102,8 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "timer it schedules and every application write, in every protocol run and sweep point (a run on "
             f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times; with network.loss_rate above "
             f"0 the expected cost of loss reads the run's schedule and counts {LOSS_STEP_COST} more per step). The "
-            "backstop behind the estimates above: over it: 422 limit-exceeded.",
+            "backstop behind the estimates above: over it: 422 limit-exceeded. The value is the running engine's: "
+            f"{ENGINE_STEPS['compiled']:,} for the compiled engine, {ENGINE_STEPS['python']:,} for the Python one.",
         },
         {
             "name": "max_packets_engine_steps",

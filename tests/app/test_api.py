@@ -732,6 +732,45 @@ def test_benchmark_sweep_is_within_the_limits() -> None:
     assert len(sweep(SweepRequest.model_validate({**req.model_dump(), "steps": 2}))["values"]) == 2
 
 
+#: The issue's benchmark sweep (bench/api_load.py's SWEEP_200).
+SWEEP_200 = {"field": "network.rtt_ms", "start": 10, "stop": 1000, "steps": 200, "spacing": "log", "scenario": TEN}
+
+
+def test_the_benchmark_sweep_takes_more_steps_than_the_python_engines_budget() -> None:
+    """125,680 engine steps: over the Python engine's allowance, within the compiled engine's (limits.ENGINE_STEPS)."""
+    from model.scenario import limits
+
+    big = 10**9
+    with limits.budget(big):
+        out = sweep(SweepRequest.model_validate(SWEEP_200))
+        steps = big - limits.allowance()
+    assert len(out["values"]) == 200 and len(out["series"]) == 5
+    assert limits.ENGINE_STEPS["python"] < steps <= limits.ENGINE_STEPS["compiled"]
+
+
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_the_benchmark_sweep_with_each_engines_budget(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch, engine: str
+) -> None:
+    """The API gives each request the running engine's step budget: the benchmark sweep is answered within the
+    compiled engine's and refused with the Python engine's, as a 422 limit problem naming max_engine_steps and its
+    size."""
+    from model.scenario import limits
+
+    monkeypatch.setattr(limits, "MAX_ENGINE_STEPS", limits.MAX_ENGINE_STEPS)  # restored after the test
+    limits.follow_engine(engine)
+    response = client.post(S, json=SWEEP_200)
+    if engine == "compiled":
+        assert response.status_code == 200, response.get_data(as_text=True)[:500]
+        assert len(response.get_json()["values"]) == 200
+        return
+    body = problem(response, 422)
+    assert body["type"] == type_uri("limit-exceeded")
+    assert body["limit"]["name"] == "max_engine_steps"
+    assert body["limit"]["maximum"] == limits.ENGINE_STEPS["python"] < body["limit"]["actual"]
+    assert f"{limits.ENGINE_STEPS['python']:,} model steps" in body["errors"][0]["message"]
+
+
 # --- presets, formulas, documents ---------------------------------------------------------------------
 
 

@@ -17,6 +17,7 @@ import pytest
 
 from model import PRESETS, predict
 from model.cli import IN_FLIGHT_PER_JOB, UserError, main, predict_document
+from model.scenario import limits
 from model.scenario.errors import allowed
 from model.scenario.overlay import deep_merge
 
@@ -384,7 +385,7 @@ def test_jsonl_jobs_2_keeps_the_input_order(run: Run, tmp_path: Path, source: st
         ('{"network": {"rtt": 5}}', "line 3: network.rtt: "),
         ('{"network": {"rtt_ms": 5},}', "line 3: invalid JSON: "),
         ("[{}]", "line 3: the input must be a scenario (a JSON object), not an array"),
-        (json.dumps(OVER_LIMIT), "line 3: this request needs more than the 100,000 model steps"),
+        (json.dumps(OVER_LIMIT), f"line 3: this request needs more than the {limits.MAX_ENGINE_STEPS:,} model steps"),
     ],
 )
 def test_jsonl_bad_line_stops_the_stream_naming_the_line(

@@ -305,3 +305,26 @@ def test_problem_is_frozen_and_json_able() -> None:
     assert data["path"] == "page.object_bytes[1]"
     assert data["allowed"] == "a whole number of bytes"
     assert data["value"] == "a"
+
+
+def test_whole_numbers_with_remembered_field_specs() -> None:
+    """whole_numbers looks each field up once and remembers it (model.scenario.errors._field_spec): the same
+    document gives the same answer every time, and a flood of unknown fields (looked up too, before validation refuses
+    them) does not grow what is remembered without bound (a server validates every request body)."""
+    from model.scenario.errors import _field_spec, whole_numbers
+
+    doc = {"tcp": {"mss_bytes": 1460.0, "nagle": True}, "network": {"rtt_ms": 70.0}, "page": {"object_bytes": [1e3]}}
+    expected = {
+        "tcp": {"mss_bytes": 1460, "nagle": True},
+        "network": {"rtt_ms": 70.0},
+        "page": {"object_bytes": [1000]},
+    }
+    for _ in range(3):
+        out = whole_numbers(doc)
+        assert out == expected
+        assert type(out["tcp"]["mss_bytes"]) is int and type(out["network"]["rtt_ms"]) is float
+    flood = {"network": {f"unknown_{i}": 1.0 for i in range(3000)}}
+    assert whole_numbers(flood) == flood
+    info = _field_spec.cache_info()
+    assert info.maxsize is not None and info.currsize <= info.maxsize < 3000
+    assert whole_numbers(doc) == expected

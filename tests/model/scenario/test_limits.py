@@ -62,3 +62,45 @@ def test_a_traced_run_costs_more_steps() -> None:
         expression(s, "persistent")
         traced = limits.MAX_ENGINE_STEPS - limits.allowance()
     assert traced == plain * limits.TRACED_STEP_COST
+
+
+@pytest.fixture
+def engine_steps(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Lets a test size the budget for either engine (limits.follow_engine); the running engine's size comes back."""
+    monkeypatch.setattr(limits, "MAX_ENGINE_STEPS", limits.MAX_ENGINE_STEPS)
+
+
+def test_the_budget_is_the_running_engines() -> None:
+    from model import engine_backend
+
+    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS[engine_backend()]
+    assert limits.allowance() == limits.MAX_ENGINE_STEPS
+
+
+@pytest.mark.usefixtures("engine_steps")
+def test_each_engine_has_its_own_step_budget() -> None:
+    assert limits.ENGINE_STEPS["compiled"] > limits.ENGINE_STEPS["python"]
+    for engine in ("compiled", "python"):
+        limits.follow_engine(engine)
+        assert limits.allowance() == limits.ENGINE_STEPS[engine]  # outside a budget: each run's default
+        with limits.budget():
+            assert limits.allowance() == limits.ENGINE_STEPS[engine]
+        with limits.budget(10):  # a given size is that size, whatever the engine
+            assert limits.allowance() == 10
+    limits.follow_engine("some-new-engine")  # an engine without its own figure gets the Python engine's
+    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS["python"]
+
+
+@pytest.mark.usefixtures("engine_steps")
+@pytest.mark.parametrize("engine", ["compiled", "python"])
+def test_a_runaway_is_refused_naming_the_engines_budget(engine: str) -> None:
+    limits.follow_engine(engine)
+    steps = limits.ENGINE_STEPS[engine]
+    with pytest.raises(limits.WorkLimitExceeded) as caught, limits.budget():
+        predict(RUNAWAYS[0])
+    assert (caught.value.limit.name, caught.value.limit.maximum) == ("max_engine_steps", steps)
+    assert caught.value.limit.actual > steps
+    assert f"more than the {steps:,} model steps" in str(caught.value)
+    with pytest.raises(limits.WorkLimitExceeded) as outside:  # outside a budget: the same default
+        predict(RUNAWAYS[0])
+    assert outside.value.limit.maximum == steps
