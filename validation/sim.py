@@ -162,7 +162,9 @@ def _secure_fields(p: Params) -> list[tuple[str, Any]]:
     if version == "none":
         return out
     for key, resumed in (("tls_full", False), ("tls_resumed", True)):
-        hs = tls.handshake(version, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight)
+        hs = tls.handshake(
+            version, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight, p.tls_false_start
+        )
         out.append((key, f"{len(hs.flights)} {' '.join(str(f) for f in hs.flights)} {hs.ready}"))
     out.append(("tls_resume_from", RESUME_FROM[p.tls_resumption]))
     return out

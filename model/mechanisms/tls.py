@@ -15,9 +15,15 @@ EndOfEarlyData and Finished following when the server's flight arrives.
 
 TLS 1.2, full handshake (RFC 5246, 7.3, figure 1): ClientHello -> ServerHello, Certificate,
 ServerKeyExchange, ServerHelloDone -> ClientKeyExchange, ChangeCipherSpec, Finished -> ChangeCipherSpec,
-Finished: **2 round trips** before the request (without False Start, RFC 7918). Abbreviated handshake on
-resumption (RFC 5246, 7.3, figure 2; RFC 5077 tickets): ClientHello -> ServerHello, ChangeCipherSpec,
-Finished -> ChangeCipherSpec, Finished with the request: **1 round trip**.
+Finished: **2 round trips** before the request. With False Start (RFC 7918, ``tls.false_start``), an
+optional client behaviour that "reduces handshake latency to one round trip" (its abstract), the client
+sends its first request right after its own ChangeCipherSpec and Finished instead of waiting for the
+server's (RFC 7918, 4): the request leaves with the client's second flight, **1 round trip** before the
+request, and the server's ChangeCipherSpec and Finished arrive ahead of the response. Clients do it only
+with a forward-secret key exchange and a strong cipher (RFC 7918, 5), the model's ECDHE and AES-GCM.
+Abbreviated handshake on resumption (RFC 5246, 7.3, figure 2; RFC 5077 tickets): ClientHello ->
+ServerHello, ChangeCipherSpec, Finished -> ChangeCipherSpec, Finished with the request: **1 round trip**,
+False Start or not (the client already speaks last).
 
 Left out: TLS record overhead on application data (22-29 bytes per record of up to 16 KB, about 0.15%),
 the server's NewSessionTicket after the handshake, OCSP stapling, and the time to compute signatures and
@@ -56,19 +62,26 @@ class Handshake:
     ``ready`` indexes the flights: the client writes its first request with (right after) its flight
     ``ready`` (an even index), or once the last flight has arrived when ``ready == len(flights)``.
     ``round_trips`` is how many round trips the handshake adds before the first request can leave.
+    ``amplification_limit`` (QUIC only, bytes): how much of the server's first flight may leave before the
+    client's address is validated; the rest waits for the client's next packet
+    (:func:`model.mechanisms.quic.amplification_allowance_bytes`). 0: no limit (TCP has validated the address).
     """
 
     name: str
     flights: tuple[int, ...]
     ready: int
     round_trips: int
+    amplification_limit: int = 0
 
 
-def handshake(version: str, resumed: bool, early_data: bool, client_hello: int, server_flight: int) -> Handshake:
+def handshake(
+    version: str, resumed: bool, early_data: bool, client_hello: int, server_flight: int, false_start: bool = False
+) -> Handshake:
     """The flights (bytes) of a TLS handshake, with where the first request goes.
 
     Round trips before the request (each a client flight and the server's answer): 1.3 full 1, resumed 1
-    or 0 with early data; 1.2 full 2, resumed 1 (RFC 8446 2; RFC 5246 7.3).
+    or 0 with early data; 1.2 full 2, or 1 with False Start (RFC 7918: the request goes with the client's
+    Finished, flight 2, ``ready = 2``), resumed 1 (RFC 8446 2; RFC 5246 7.3).
     """
     if version == "1.3":
         if resumed and early_data:
@@ -91,9 +104,10 @@ def handshake(version: str, resumed: bool, early_data: bool, client_hello: int, 
                 2,
                 1,
             )
-        return Handshake(
-            "TLS 1.2", (client_hello, server_flight, CLIENT_KEY_EXCHANGE_12_BYTES, SERVER_FINISHED_12_BYTES), 4, 2
-        )
+        flights = (client_hello, server_flight, CLIENT_KEY_EXCHANGE_12_BYTES, SERVER_FINISHED_12_BYTES)
+        if false_start:
+            return Handshake("TLS 1.2, False Start", flights, 2, 1)
+        return Handshake("TLS 1.2", flights, 4, 2)
     raise ValueError(f"no TLS handshake for version {version!r}")
 
 

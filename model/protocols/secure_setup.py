@@ -8,6 +8,12 @@ bytes are marked in the writer's stream (``Endpoint.hs_ranges``) so the applicat
 own bytes (``Endpoint.app_received``). Packets carrying them are filed under ``tls_setup`` on the
 critical path (:mod:`model.analysis.critical_path`).
 
+QUIC's anti-amplification limit (RFC 9000 8.1, :func:`model.mechanisms.quic.amplification_allowance_bytes`):
+when the handshake names one (``Handshake.amplification_limit``) and the server's first flight is larger, the
+server writes the allowance at once and the rest when the client's next packet reaches it: the ACK the client
+sends at once for the flight's first packet (its Handshake packet, which validates the client's address). That
+ACK is TLS setup on the critical path too, so the round trip it adds is filed under ``tls_setup``.
+
 TCP Fast Open (RFC 7413) is ``tcp.handshake = "fast_open"``: as T/TCP (``ttcp``, RFC 1644) the client's
 first bytes ride on the SYN and the server answers before the handshake completes, but on every
 connection (the cookie, RFC 7413 4.1, came from an earlier visit), at most one MSS less the SYN's option
@@ -39,6 +45,7 @@ class Dialogue:
         self.then = then
         self.k = 0  # the next flight to write
         self.ends: list[float] = []  # each written flight's end offset in its writer's stream
+        self.rest = 0  # bytes of the server's first flight held back by the anti-amplification limit
         conn.tls = self
 
     def start(self, point: Point) -> None:
@@ -65,7 +72,7 @@ class Dialogue:
         ep.hold = held
         ep.hs_ranges.append((begin, ep.end_n))
         self.session.tls_bytes += nbytes
-        self.ends.append(ep.end_n)
+        self.ends.append(ep.end_n + self.rest)  # a flight split by the amplification limit ends with its rest
 
     def _client_flight(self, point: Point) -> None:
         k = self.k
@@ -83,10 +90,36 @@ class Dialogue:
         k = self.k
         if k < len(self.hs.flights) and k % 2 == 1 and self.conn.server.rcv_n >= self.ends[k - 1]:
             self.k = k + 1
-            self._write(self.conn.server, self.hs.flights[k], Point(t, pkt, None, "tls_setup"))
+            nbytes = self.hs.flights[k]
+            limit = self.hs.amplification_limit
+            if k == 1 and 0 < limit < nbytes:  # RFC 9000 8.1: the rest waits for the client's next packet
+                self.rest = nbytes - limit
+                nbytes = limit
+            self._write(self.conn.server, nbytes, Point(t, pkt, None, "tls_setup"))
+
+    def _await_validation(self) -> None:
+        """The client has just acknowledged the server's first handshake packet (at once, RFC 9000 13.2.1):
+        when that ACK reaches the server the client's address is validated and the rest of the flight leaves."""
+        eng = self.session.eng
+        ack = eng.packets[-1]
+        if ack.conn != self.conn.id or ack.dir != self.conn.client.dir or ack.n > 0:
+            return
+        rest = self.rest
+        self.rest = 0
+        ack.obj = TLS_OBJECT
+        eng.at(ack.t_a, self._validated, ack, rest)
+
+    def _validated(self, t: Any, ack: Packet, rest: int) -> None:
+        server = self.conn.server
+        begin = server.end_n
+        server.write(t, server.q.size(rest), TLS_OBJECT, Point(t, ack, None, "tls_setup"))
+        server.hs_ranges.append((begin, server.end_n))
+        self.session.tls_bytes += rest
 
     def client_data(self, t: Any, pkt: Packet) -> None:
         """Data reached the client: if it completes the server's flight, the client answers or is ready."""
+        if self.rest > 0:
+            self._await_validation()
         k = self.k
         if k % 2 == 1 or k > len(self.hs.flights) or self.conn.client.rcv_n < self.ends[k - 1]:
             return
@@ -105,7 +138,7 @@ def secure(session: Any, conn: Connection, mode: str, then: Callable[[Point], No
     if p.tls == "none" or mode == "none":
         return then
     resumed = tls.resumed(p.tls_resumption, len(session.conns) - 1)
-    hs = tls.handshake(p.tls, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight)
+    hs = tls.handshake(p.tls, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight, p.tls_false_start)
     session.tls_handshakes += 1
     return lambda point: Dialogue(session, conn, hs, then).start(point)
 

@@ -69,6 +69,7 @@ class Params:
     tls: str = "none"  # none, 1.2, 1.3
     tls_resumption: str = "after_first"
     tls_early_data: bool = True
+    tls_false_start: bool = False  # TLS 1.2: the request goes with the client's Finished (RFC 7918)
     tls_client_hello: int = 512
     tls_server_flight: int = 4000
     frame: int = 16_384  # h2/h3 DATA frame size (bytes)
@@ -139,6 +140,7 @@ def resolve(s: Scenario) -> Params:
         tls=s.tls.version,
         tls_resumption=s.tls.resumption,
         tls_early_data=s.tls.early_data,
+        tls_false_start=s.tls.false_start,
         tls_client_hello=s.tls.client_hello_bytes,
         tls_server_flight=s.tls.server_flight_bytes,
         frame=s.multiplex.frame_bytes,

@@ -214,6 +214,11 @@ class Tls(_Strict):
     early_data: bool = Field(
         True, description="TLS 1.3 and QUIC resumptions send the first request as 0-RTT early data (RFC 8446 2.3)."
     )
+    false_start: bool = Field(
+        False,
+        description="TLS 1.2 False Start (RFC 7918): the client sends its first request with its Finished, "
+        "without waiting for the server's, so a full 1.2 handshake takes 1 round trip instead of 2.",
+    )
     client_hello_bytes: int = Field(
         512, ge=100, le=16_384, description="ClientHello record (bytes); browsers pad it to about 512 (RFC 7685)."
     )

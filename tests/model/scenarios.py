@@ -192,8 +192,10 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         tls: dict[str, Any] = {"version": rng.choice(["none", "1.2", "1.3", "1.3"])}
         _maybe(rng, tls, "resumption", ["none", "after_first", "all"], 0.8)
         _maybe(rng, tls, "early_data", [True, False])
+        _maybe(rng, tls, "false_start", [True, False])
         _maybe(rng, tls, "client_hello_bytes", [100, 300, 512, 1800])
-        _maybe(rng, tls, "server_flight_bytes", [100, 1000, 4000, 12_000])
+        # 3,510 and 3,511: at and just over QUIC's anti-amplification allowance for 1,200-byte datagrams
+        _maybe(rng, tls, "server_flight_bytes", [100, 1000, 3510, 3511, 4000, 12_000])
         doc["tls"] = tls
     allowed = list(SEED_PROTOCOLS) if split else list(ALL_PROTOCOLS)
     if not split and rng.random() < 0.5:  # HTTP/2 and HTTP/3 fields

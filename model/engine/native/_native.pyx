@@ -45,6 +45,7 @@ cdef extern from "params.hpp" namespace "ll":
         double idle_timeout, dns_ms
         int tls, tls_resumption
         cbool tls_early_data
+        cbool tls_false_start
         long long tls_client_hello, tls_server_flight, frame, mux_request, quic_datagram
         double quic_ack_delay, rto_min_ms
         cbool pipeline_one_write
@@ -187,6 +188,7 @@ cdef class Prepared:
         c.tls = TLS_VERSIONS[p.tls]
         c.tls_resumption = RESUMPTIONS[p.tls_resumption]
         c.tls_early_data = p.tls_early_data
+        c.tls_false_start = p.tls_false_start
         c.tls_client_hello = p.tls_client_hello
         c.tls_server_flight = p.tls_server_flight
         c.frame = p.frame

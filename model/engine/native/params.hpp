@@ -63,6 +63,7 @@ struct Params {
   int tls;
   int tls_resumption;
   bool tls_early_data;
+  bool tls_false_start;
   long long tls_client_hello, tls_server_flight;
   long long frame, mux_request, quic_datagram;
   double quic_ack_delay;

@@ -39,6 +39,7 @@ struct EventRec {
 struct Handshake {  // model.mechanisms.tls.Handshake
   std::vector<long long> flights;
   size_t ready;
+  long long amplification_limit = 0;
 };
 
 struct Dialogue;
@@ -110,6 +111,7 @@ struct Dialogue {  // secure_setup.Dialogue
   std::function<void(Ref)> then;
   size_t k = 0;
   std::vector<double> ends;
+  long long rest = 0;  // bytes of the server's first flight held back by the anti-amplification limit
   Dialogue(Session* s, Connection* c, Handshake h, std::function<void(Ref)> th);
   void start(Ref point) { client_flight(point); }
   void write(Endpoint* ep, long long nbytes, Ref point, bool hold = false);
@@ -117,6 +119,8 @@ struct Dialogue {  // secure_setup.Dialogue
   void client_flight(Ref point);
   double end_before(size_t k_) const { return k_ == 0 ? ends.back() : ends[k_ - 1]; }  // Python's ends[k - 1]
   void server_data(double t, int32_t pkt);
+  void await_validation();
+  void validated(double t, int32_t ack, long long r);
   void client_data(double t, int32_t pkt);
 };
 

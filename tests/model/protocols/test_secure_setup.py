@@ -40,6 +40,8 @@ def ttfb(r: dict) -> float:
         ({"version": "none"}, "three_way", 2),
         ({"version": "1.3", "resumption": "none"}, "three_way", 3),
         ({"version": "1.2", "resumption": "none"}, "three_way", 4),
+        ({"version": "1.2", "resumption": "none", "false_start": True}, "three_way", 3),  # RFC 7918
+        ({"version": "1.2", "resumption": "all", "false_start": True}, "three_way", 3),  # abbreviated: no change
         ({"version": "1.3", "resumption": "all"}, "three_way", 2),  # 0-RTT early data
         ({"version": "1.3", "resumption": "all", "early_data": False}, "three_way", 3),
         ({"version": "1.2", "resumption": "all"}, "three_way", 3),  # abbreviated handshake
@@ -55,7 +57,9 @@ def test_round_trips_to_first_byte(tls_doc: dict, handshake: str, round_trips: i
     version = tls_doc["version"]
     if version != "none":
         resumed = tls_doc.get("resumption") == "all"
-        hs = tls.handshake(version, resumed, tls_doc.get("early_data", True), 512, 4000)
+        hs = tls.handshake(
+            version, resumed, tls_doc.get("early_data", True), 512, 4000, tls_doc.get("false_start", False)
+        )
         tcp_trips = 0 if handshake == "fast_open" else 1
         assert ttfb(r) == pytest.approx(tls.first_byte_ms(RTT, hs.round_trips, tcp_trips), abs=0.01)
         assert r["counts"]["tls_handshakes"] == 1 and r["counts"]["tls_bytes"] == sum(hs.flights)
@@ -128,3 +132,18 @@ def test_fast_open_spill_keeps_ns3_quick_ack() -> None:
     first = down[0]
     # an ACK leaves the client the instant the first response segment arrives
     assert any(abs(a["sent_ms"] - first["arrival_ms"]) < 1e-6 for a in up_acks)
+
+
+def test_tls12_false_start_sends_the_request_with_the_client_finished() -> None:
+    """RFC 7918: the client's ClientKeyExchange, ChangeCipherSpec and Finished leave in one segment with the
+    request, and the server's ChangeCipherSpec and Finished come ahead of the response; one round trip saved."""
+    slow = run(tls={"version": "1.2", "resumption": "none"})
+    fast = run(tls={"version": "1.2", "resumption": "none", "false_start": True})
+    up = [p for p in fast["packets"] if p["direction"] == "up" and p["bytes"] > 0]
+    assert [p["bytes"] for p in up] == [512, tls.CLIENT_KEY_EXCHANGE_12_BYTES + 200]  # the request is 200 bytes
+    assert fast["counts"]["tls_bytes"] == slow["counts"]["tls_bytes"]
+    assert slow["page_load_ms"] - fast["page_load_ms"] == pytest.approx(RTT, abs=0.01)
+    assert fast["breakdown_ms"]["tls_setup"] == pytest.approx(slow["breakdown_ms"]["tls_setup"] - RTT, abs=0.01)
+    hs = tls.handshake("1.2", False, True, 512, 4000, True)
+    assert (hs.ready, hs.round_trips, hs.flights) == (2, 1, tls.handshake("1.2", False, True, 512, 4000).flights)
+    assert tls.handshake("1.3", False, True, 512, 4000, True) == tls.handshake("1.3", False, True, 512, 4000)
