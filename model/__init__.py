@@ -17,6 +17,7 @@ from model import _backend
 _backend.install()  # before any engine module is imported: compiled or Python (model._backend)
 
 from model._backend import engine_backend  # noqa: E402
+from model.analysis import native as _native_engine  # noqa: E402
 from model.analysis.predict import expression, predict  # noqa: E402
 from model.analysis.result import Prediction, ProtocolResult  # noqa: E402
 from model.analysis.symbolic import GLOSSARY  # noqa: E402
@@ -24,7 +25,8 @@ from model.scenario import limits  # noqa: E402
 from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
 from model.studies.presets import PRESETS, preset  # noqa: E402
 
-limits.follow_engine(engine_backend())  # each engine's step budget (model.scenario.limits.ENGINE_STEPS)
+# each engine's step budget (model.scenario.limits.ENGINE_STEPS): the native engine's where it is built and wanted
+limits.follow_engine("native" if _native_engine.available() else engine_backend())
 
 __all__ = [
     "ALL_PROTOCOLS",

@@ -1,7 +1,7 @@
 """Predictions on the native engine (:mod:`model.engine.native`): its numbers made into the output document.
 
 The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature but
-two, for which :func:`fallback_reason` names why the Python engine runs instead (the test
+two, for which :func:`model.scenario.limits.fallback_reason` names why the Python engine runs instead (the test
 ``tests/model/engine/test_native.py`` lists them): a split-proxy path (seed 003) and a loss rate above 0 (the loss
 analysis, :mod:`model.analysis.expected_loss`, reads the whole schedule). The sentences of the events are written
 here from the numbers the engine recorded, by the functions the Python engine uses (:mod:`model.engine.words`), and
@@ -41,15 +41,6 @@ def available() -> bool:
     """Whether the native engine is built and wanted in this process (``LATENCY_LAB_ENGINE=python`` or a build older
     than its sources turn it off, :mod:`model._backend`; so does ``LATENCY_LAB_NATIVE=0``)."""
     return _native is not None and _backend.native_ok and os.environ.get(ENV, "1") != "0"
-
-
-def fallback_reason(p: Params) -> str | None:
-    """Why a scenario runs on the Python engine instead of the native one, or ``None`` if it runs natively."""
-    if p.proxy is not None:
-        return "split_proxy"
-    if p.loss > 0:
-        return "loss"
-    return None
 
 
 class Prepared:

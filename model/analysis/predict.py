@@ -68,7 +68,7 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
         # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss
         # the analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
         if s.p.loss > 0:
-            limits.charge(limits.LOSS_STEP_COST * s.eng.seq)
+            limits.charge(limits.LOSS_STEP_COST * s.eng.seq * s.eng.cost)
         return cast(ExpectedWithLoss, expected_loss.block(s, protocol, page_load_ms))
 
     out = document(
@@ -218,7 +218,7 @@ def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formu
     """
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     p = resolve(s)
-    if native.available() and native.fallback_reason(p) is None:
+    if native.available() and limits.fallback_reason(s) is None:
         prep = native.Prepared(p)
         results = [native.run(prep, proto, packets) for proto in s.protocols]
     else:

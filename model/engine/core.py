@@ -183,7 +183,7 @@ class Engine:
         self.packets: list[Packet] = []
         self.wire_bytes = 0  # bytes of every packet on the wire, headers included
         # the request's step budget (model.scenario.limits): every scheduled packet, timer and write is a step
-        self.cost = limits.TRACED_STEP_COST if self.traced else 1
+        self.cost = limits.python_step_cost(self.traced)
         self.start_allowance = limits.allowance()
         self.max_seq = self.start_allowance // self.cost
 

@@ -124,7 +124,19 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
 #: CPU on the 2-core reference machine; a search with the compiled engine's (bench/worst_case.py, 45 s a route,
 #: 2026-11-27) found no accepted request over 0.8 s median. The compiled engine's allowance holds the issue's benchmark
 #: sweep (200 points, five protocols, a 10-object page: 125,680 steps, 0.31 s of CPU); the Python engine's refuses it.
-ENGINE_STEPS: dict[str, int] = {"python": 100_000, "compiled": 150_000}
+#:
+#: ``native``: the native engine (C++, model/engine/native) takes 0.08 to 0.23 us of CPU a step on large runs (a
+#: 990-object page, a 14 MB HTML page, Microscape's 43 objects; 0.57 us on a 3-object page, where the document's
+#: assembly is most of it) where the Python engine compiled by Cython takes 1.0 to 1.7 us (2026-11-27, both in one
+#: process), so with it the budget counts native steps: 1,200,000, about 0.3 s of the native engine at its slowest
+#: per step, and a run the native engine hands to the Python one (:func:`fallback_reason`) pays
+#: :data:`FALLBACK_STEP_COST` for each of its steps, which keeps that run at the compiled engine's 150,000.
+ENGINE_STEPS: dict[str, int] = {"python": 100_000, "compiled": 150_000, "native": 1_200_000}
+#: With the native engine in charge, what a step of the Python engine (compiled by Cython) costs in native steps: 8,
+#: from their CPU per step on the same large runs (7 to 13 times; the budget's aim is the time, and 8 keeps such a
+#: run's allowance at the compiled engine's figure above).
+FALLBACK_STEP_COST = 8
+_python_step_cost = 1
 #: Engine steps one request may take with the engine that runs: :data:`ENGINE_STEPS` of it, set by :func:`follow_engine`
 #: (``import model`` calls it once it has chosen the engine).
 MAX_ENGINE_STEPS = ENGINE_STEPS["python"]
@@ -145,14 +157,44 @@ LOSS_STEP_COST = 2
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
 #: The current budget's documented name and size (None outside any budget: each run's default, MAX_ENGINE_STEPS).
 _budget_limit: ContextVar[tuple[str, int] | None] = ContextVar("latency_lab_budget_limit", default=None)
+#: The current budget's cost of a Python engine step, where it is not the engine's own (a size-only budget: 1).
+_budget_python_cost: ContextVar[int | None] = ContextVar("latency_lab_budget_python_cost", default=None)
 
 
 def follow_engine(engine: str) -> None:
-    """Size :data:`MAX_ENGINE_STEPS` for ``engine`` (``"python"`` or ``"compiled"``, as :func:`model.engine_backend`
-    says; any other gets the Python engine's). Called by ``import model`` once the engine is chosen (this module, in
-    the scenario layer, imports no engine); budgets opened after it use the new size."""
-    global MAX_ENGINE_STEPS
+    """Size :data:`MAX_ENGINE_STEPS` for ``engine`` (``"native"``, ``"compiled"`` or ``"python"``; any other gets the
+    Python engine's), and with ``native`` charge the Python engine's steps :data:`FALLBACK_STEP_COST` each. Called by
+    ``import model`` once the engine is chosen (this module, in the scenario layer, imports no engine); budgets opened
+    after it use the new size."""
+    global MAX_ENGINE_STEPS, _python_step_cost
     MAX_ENGINE_STEPS = ENGINE_STEPS.get(engine, ENGINE_STEPS["python"])
+    _python_step_cost = FALLBACK_STEP_COST if engine == "native" else 1
+
+
+def python_step_cost(traced: bool = False) -> int:
+    """What one step of the Python engine costs from the current budget: 1, :data:`FALLBACK_STEP_COST` with the native
+    engine in charge (1 in a budget of the answer's size, :func:`budget`'s ``size_only``), times
+    :data:`TRACED_STEP_COST` for a traced run."""
+    cost = _budget_python_cost.get()
+    return (_python_step_cost if cost is None else cost) * (TRACED_STEP_COST if traced else 1)
+
+
+def fallback_reason(s: Scenario) -> str | None:
+    """Why ``s`` runs on the Python engine when the native engine is built, or ``None`` if the native one runs it: a
+    split-proxy path (seed 003; ``split_proxy``) or a loss rate above 0 (``loss``: the loss analysis reads every
+    packet of the schedule). ``tests/model/engine/test_native.py`` holds the list. The one home of this rule."""
+    if s.proxy.architecture == "split_proxy":
+        return "split_proxy"
+    if s.network.loss_rate > 0:
+        return "loss"
+    return None
+
+
+def run_cost(s: Scenario) -> int:
+    """:func:`work_units` of ``s`` weighed by the engine that runs it: times :data:`FALLBACK_STEP_COST` where the native
+    engine is in charge and hands ``s`` to the Python one (what a budget counted in native steps pays for it)."""
+    units = work_units(s)
+    return units * _python_step_cost if fallback_reason(s) is not None else units
 
 
 class WorkLimitExceeded(Exception):
@@ -164,16 +206,19 @@ class WorkLimitExceeded(Exception):
 
 
 @contextmanager
-def budget(steps: int | None = None, name: str = "max_engine_steps") -> Iterator[None]:
+def budget(steps: int | None = None, name: str = "max_engine_steps", size_only: bool = False) -> Iterator[None]:
     """Run the body with ``steps`` engine steps in all (one request's budget; default :data:`MAX_ENGINE_STEPS`, the
-    running engine's), documented as ``name``."""
+    running engine's), documented as ``name``. ``size_only``: the budget bounds the answer's size, not its time (the
+    packets' budget), so a step of the Python engine costs 1 in it whatever engine is in charge."""
     if steps is None:
         steps = MAX_ENGINE_STEPS
     token = _budget.set([steps])
     named = _budget_limit.set((name, steps))
+    costed = _budget_python_cost.set(1 if size_only else None)
     try:
         yield
     finally:
+        _budget_python_cost.reset(costed)
         _budget_limit.reset(named)
         _budget.reset(token)
 
@@ -182,7 +227,7 @@ def request_budget(packets: bool = False) -> AbstractContextManager[None]:
     """One request's budget, the same for every front end: :data:`MAX_ENGINE_STEPS`, or with ``packets`` (the answer
     lists every packet) :data:`MAX_PACKETS_ENGINE_STEPS`."""
     if packets:
-        return budget(MAX_PACKETS_ENGINE_STEPS, "max_packets_engine_steps")
+        return budget(MAX_PACKETS_ENGINE_STEPS, "max_packets_engine_steps", size_only=True)
     return budget()
 
 

@@ -748,7 +748,7 @@ def test_the_benchmark_sweep_takes_more_steps_than_the_python_engines_budget() -
     assert limits.ENGINE_STEPS["python"] < steps <= limits.ENGINE_STEPS["compiled"]
 
 
-@pytest.mark.parametrize("engine", ["compiled", "python"])
+@pytest.mark.parametrize("engine", ["native", "compiled", "python"])
 def test_the_benchmark_sweep_with_each_engines_budget(
     client: FlaskClient, monkeypatch: pytest.MonkeyPatch, engine: str
 ) -> None:
@@ -758,9 +758,10 @@ def test_the_benchmark_sweep_with_each_engines_budget(
     from model.scenario import limits
 
     monkeypatch.setattr(limits, "MAX_ENGINE_STEPS", limits.MAX_ENGINE_STEPS)  # restored after the test
+    monkeypatch.setattr(limits, "_python_step_cost", limits._python_step_cost)
     limits.follow_engine(engine)
     response = client.post(S, json=SWEEP_200)
-    if engine == "compiled":
+    if engine != "python":
         assert response.status_code == 200, response.get_data(as_text=True)[:500]
         assert len(response.get_json()["values"]) == 200
         return

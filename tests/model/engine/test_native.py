@@ -42,8 +42,9 @@ def test_exactly_these_features_fall_back() -> None:
     seen: set[str] = set()
     runs_native = 0
     for doc in every_feature(800, 20261127):
-        p = resolve(Scenario.model_validate(doc))
-        reason = native.fallback_reason(p)
+        s = Scenario.model_validate(doc)
+        p = resolve(s)
+        reason = limits.fallback_reason(s)
         expected = "split_proxy" if p.proxy is not None else "loss" if p.loss > 0 else None
         assert reason == expected, doc
         if reason is None:
@@ -69,26 +70,37 @@ def test_microscape_all_protocols_same_on_and_off(monkeypatch: pytest.MonkeyPatc
     assert sum(len(r["packets"]) for r in fast["results"]) > 1000
 
 
+def test_budget_counts_native_steps() -> None:
+    """With the native engine in charge the budget counts its steps, and a step of the Python engine costs
+    FALLBACK_STEP_COST of them (model.scenario.limits)."""
+    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS["native"]
+    assert limits.python_step_cost() == limits.FALLBACK_STEP_COST
+    assert limits.python_step_cost(traced=True) == limits.FALLBACK_STEP_COST * limits.TRACED_STEP_COST
+
+
 @pytest.mark.parametrize("protocol", ALL_PROTOCOLS)
-def test_budget_refused_alike(protocol: str, monkeypatch: pytest.MonkeyPatch) -> None:
-    """A run past the request's step budget is refused by both engines with the same limit and the same count."""
-    doc = {"protocols": [protocol], "page": {"html_bytes": 20000, "object_bytes": [30000] * 12}}
+def test_budget_refused_by_both(protocol: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A run past the request's step budget is refused by both engines, naming the same limit; the native engine at
+    its steps, the Python one at FALLBACK_STEP_COST a step."""
+    doc = {"protocols": [protocol], "page": {"html_bytes": 20000, "object_bytes": [30000] * 40}}
     errors = []
     for flag in ("1", "0"):
         monkeypatch.setenv(native.ENV, flag)
-        with limits.budget(200), pytest.raises(limits.WorkLimitExceeded) as info:
+        with limits.budget(800), pytest.raises(limits.WorkLimitExceeded) as info:
             model.predict(doc)
         errors.append(info.value.limit)
-    assert errors[0] == errors[1]
-    assert errors[0].name == "max_engine_steps"
+    assert [e.name for e in errors] == ["max_engine_steps"] * 2
+    assert [e.maximum for e in errors] == [800, 800]
+    assert all(e.actual > 800 for e in errors)  # the step past it, or a batch of writes refused before it is built
+    assert errors[1].actual % limits.FALLBACK_STEP_COST == 0
 
 
-def test_budget_spent_alike(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Both engines take the same steps from a budget (what is left after a prediction is the same)."""
-    left = []
+def test_budget_spent_by_both(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both engines run the same steps: the Python one spends FALLBACK_STEP_COST times the native one's from a budget."""
+    spent = []
     for flag in ("1", "0"):
         monkeypatch.setenv(native.ENV, flag)
         with limits.budget():
             model.predict({"protocols": list(ALL_PROTOCOLS), "page": {"object_bytes": [5000] * 5}})
-            left.append(limits.allowance())
-    assert left[0] == left[1] < limits.MAX_ENGINE_STEPS
+            spent.append(limits.MAX_ENGINE_STEPS - limits.allowance())
+    assert spent[1] == spent[0] * limits.FALLBACK_STEP_COST > 0

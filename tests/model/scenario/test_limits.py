@@ -61,27 +61,34 @@ def test_a_traced_run_costs_more_steps() -> None:
     with limits.budget():
         expression(s, "persistent")
         traced = limits.MAX_ENGINE_STEPS - limits.allowance()
-    assert traced == plain * limits.TRACED_STEP_COST
+    # the plain run's steps are the native engine's where it runs (1 each); the traced run is the Python engine's
+    assert traced == plain * limits.python_step_cost(traced=True)
 
 
 @pytest.fixture
 def engine_steps(monkeypatch: pytest.MonkeyPatch) -> None:
     """Lets a test size the budget for either engine (limits.follow_engine); the running engine's size comes back."""
     monkeypatch.setattr(limits, "MAX_ENGINE_STEPS", limits.MAX_ENGINE_STEPS)
+    monkeypatch.setattr(limits, "_python_step_cost", limits._python_step_cost)
 
 
 def test_the_budget_is_the_running_engines() -> None:
     from model import engine_backend
+    from model.analysis import native
 
-    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS[engine_backend()]
+    running = "native" if native.available() else engine_backend()
+    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS[running]
     assert limits.allowance() == limits.MAX_ENGINE_STEPS
 
 
 @pytest.mark.usefixtures("engine_steps")
 def test_each_engine_has_its_own_step_budget() -> None:
-    assert limits.ENGINE_STEPS["compiled"] > limits.ENGINE_STEPS["python"]
-    for engine in ("compiled", "python"):
+    assert limits.ENGINE_STEPS["native"] > limits.ENGINE_STEPS["compiled"] > limits.ENGINE_STEPS["python"]
+    # the Python engine's runs get the same allowance of their own steps whichever engine is in charge
+    assert limits.ENGINE_STEPS["native"] // limits.FALLBACK_STEP_COST == limits.ENGINE_STEPS["compiled"]
+    for engine in ("native", "compiled", "python"):
         limits.follow_engine(engine)
+        assert limits.python_step_cost() == (limits.FALLBACK_STEP_COST if engine == "native" else 1)
         assert limits.allowance() == limits.ENGINE_STEPS[engine]  # outside a budget: each run's default
         with limits.budget():
             assert limits.allowance() == limits.ENGINE_STEPS[engine]
@@ -92,7 +99,7 @@ def test_each_engine_has_its_own_step_budget() -> None:
 
 
 @pytest.mark.usefixtures("engine_steps")
-@pytest.mark.parametrize("engine", ["compiled", "python"])
+@pytest.mark.parametrize("engine", ["native", "compiled", "python"])
 def test_a_runaway_is_refused_naming_the_engines_budget(engine: str) -> None:
     limits.follow_engine(engine)
     steps = limits.ENGINE_STEPS[engine]
