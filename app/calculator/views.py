@@ -60,7 +60,7 @@ from app.web.words import FRIENDLY_NAMES, why
 from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
 from model.analysis.sweep import SweepRequest, SweepResult, base_document, point, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
-from model.scenario.limits import WorkLimitExceeded, work_units
+from model.scenario.limits import WorkLimitExceeded, run_cost
 from model.scenario.overlay import overlay
 
 # --- what the page shows -------------------------------------------------------------------------------
@@ -242,6 +242,25 @@ def sweep_base(state: State, choice: SweepChoice) -> tuple[dict[str, Any], str]:
     return key, note
 
 
+def _within_budget(costs: list[tuple[int, float, Scenario]], budget: int) -> list[tuple[int, float, Scenario]]:
+    """The points of ``costs`` (cost, value, scenario; in the field's order) the sweep plot runs within ``budget``:
+    all of them if they fit, else every k-th (with the last) for the smallest k that fits, so the plot still spans
+    the field's range; failing that, the cheapest that fit."""
+    n = len(costs)
+    for k in range(1, max(n // 2, 1) + 1):
+        picked = sorted({*range(0, n, k), n - 1}) if n else []
+        if sum(costs[i][0] for i in picked) <= budget:
+            return [costs[i] for i in picked]
+    out: list[tuple[int, float, Scenario]] = []
+    total = 0
+    for cand in sorted(costs, key=lambda c: (c[0], c[1])):
+        if total + cand[0] > budget:
+            break
+        total += cand[0]
+        out.append(cand)
+    return out
+
+
 def run_sweep(state: State) -> SweepPlot:
     """The sweep plot's data: every protocol at each of the field's values, within the work budget."""
     choice = SWEEPS[state.sweep]
@@ -263,14 +282,8 @@ def run_sweep(state: State) -> SweepPlot:
             s = point(req, base, value)  # each point validated once: costed here, then swept as it is
         except ValidationError:
             continue  # outside what this scenario allows (the segment cap, a window below the MSS, ...)
-        costs.append((work_units(s), value, s))
-    kept: list[tuple[float, Scenario]] = []
-    total = 0
-    for cost, value, s in sorted(costs, key=lambda c: (c[0], c[1])):
-        if total + cost > SWEEP_WORK_BUDGET:
-            break
-        total += cost
-        kept.append((value, s))
+        costs.append((run_cost(s), value, s))
+    kept = [(value, s) for _, value, s in _within_budget(costs, SWEEP_WORK_BUDGET)]
     kept.sort(key=lambda k: k[0])
     kept_values = [v for v, _ in kept]
     left_out = [v for _, v, _ in costs if v not in kept_values]

@@ -22,6 +22,8 @@ from werkzeug.datastructures import MultiDict
 from app.web.query import SCENARIO_PARAMS, scenario_document, unknown
 from app.web.units import UNITS, UnitError, has_unit, to_base
 from model import PRESETS, Scenario
+from model.analysis.sweep import SweepRequest
+from model.analysis.sweep import values as sweep_values
 from model.scenario.errors import FieldSpec, Problem, problems, words
 from model.scenario.limits import MAX_WORK_UNITS, check, work_units
 from model.scenario.overlay import overlay
@@ -146,28 +148,51 @@ class SweepChoice:
     log: bool
 
 
+#: Points of the sweep plot from one end of a field's range to the other, where the field has that many values.
+SWEEP_POINTS = 121
+
+
+def _spaced(param: str, start: float, stop: float, log: bool, zero: bool = False) -> tuple[float, ...]:
+    """:data:`SWEEP_POINTS` values of ``param`` from ``start`` to ``stop`` (equal ratios if ``log``, else equal
+    differences; three significant figures, whole numbers for an integer field, repeats dropped), after 0 if
+    ``zero``."""
+    req = SweepRequest(field=param, start=start, stop=stop, steps=SWEEP_POINTS, spacing="log" if log else "linear")
+    out = [float(f"{v:.3g}") for v in sweep_values(req)]  # three significant figures: addresses and tables stay short
+    return tuple(dict.fromkeys([0.0, *out] if zero else out))
+
+
 SWEEPS: dict[str, SweepChoice] = {
     s.param: s
     for s in (
-        SweepChoice("network.rtt_ms", "Round-trip time", (1, 3, 10, 30, 100, 300, 1000), True),
+        SweepChoice("network.rtt_ms", "Round-trip time", _spaced("network.rtt_ms", 1, 1000, True), True),
+        SweepChoice("network.bandwidth_bps", "Bandwidth", _spaced("network.bandwidth_bps", 28_800, 10e9, True), True),
+        SweepChoice("page.object_count", "Embedded objects", _spaced("page.object_count", 0, 100, False), False),
         SweepChoice(
-            "network.bandwidth_bps", "Bandwidth", (28_800, 56_000, 128_000, 1_544_000, 10e6, 100e6, 1e9, 10e9), True
+            "page.object_size_bytes", "Size of each object", _spaced("page.object_size_bytes", 100, 100_000, True), True
         ),
-        SweepChoice("page.object_count", "Embedded objects", (0, 1, 2, 5, 10, 20, 40, 70, 100), False),
+        SweepChoice("tcp.mss_bytes", "Maximum segment size", _spaced("tcp.mss_bytes", 256, 8960, True), True),
         SweepChoice(
-            "page.object_size_bytes", "Size of each object", (100, 300, 1000, 3000, 10_000, 30_000, 100_000), True
+            "tcp.initial_window_segments",
+            "Initial congestion window",
+            _spaced("tcp.initial_window_segments", 1, 16, False),
+            False,
         ),
-        SweepChoice("tcp.mss_bytes", "Maximum segment size", (256, 536, 1024, 1460, 4096, 8960), True),
-        SweepChoice("tcp.initial_window_segments", "Initial congestion window", (1, 2, 3, 4, 6, 10, 16), False),
-        SweepChoice("tcp.delayed_ack_ms", "Delayed-ACK timer", (0, 25, 50, 100, 150, 200, 300, 500), False),
-        SweepChoice("network.loss_rate", "Loss rate (expected values)", (0, 0.001, 0.003, 0.01, 0.03, 0.1, 0.2), False),
+        SweepChoice("tcp.delayed_ack_ms", "Delayed-ACK timer", _spaced("tcp.delayed_ack_ms", 0, 500, False), False),
+        SweepChoice(
+            "network.loss_rate",
+            "Loss rate (expected values)",
+            _spaced("network.loss_rate", 0.0005, 0.2, True, zero=True),
+            True,
+        ),
     )
 }
 DEFAULT_SWEEP = "network.rtt_ms"
-#: Most work (see :mod:`model.scenario.limits`) the sweep plot may cost; costlier points are left out. About 55 ms of
-#: model time at 10 µs a unit: seven points of a Microscape page (739 units each, three protocols), so a form
-#: change stays under 150 ms (bench/bench_ui.py).
-SWEEP_WORK_BUDGET = 5_200
+#: Most work the sweep plot may cost, in the native engine's terms (:func:`model.scenario.limits.run_cost`); costlier
+#: points are left out. A point of a Microscape page costs 739 units (three protocols), so every one of the 121
+#: points of a field fits there; a lossy point, which the Python engine runs and the loss analysis reads, costs 24 times
+#: as much. About 45 ms of
+#: the native engine on Microscape, so a form change stays under 150 ms (bench/bench_ui.py).
+SWEEP_WORK_BUDGET = 100_000
 
 
 # --- reading the request ------------------------------------------------------------------------------

@@ -191,10 +191,16 @@ def fallback_reason(s: Scenario) -> str | None:
 
 
 def run_cost(s: Scenario) -> int:
-    """:func:`work_units` of ``s`` weighed by the engine that runs it: times :data:`FALLBACK_STEP_COST` where the native
-    engine is in charge and hands ``s`` to the Python one (what a budget counted in native steps pays for it)."""
+    """:func:`work_units` of ``s`` in the native engine's terms: as they are where the native engine runs ``s``, times
+    :data:`FALLBACK_STEP_COST` where the Python engine does (the native one is not built, or hands ``s`` over), and
+    with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot) then stands for
+    about the same time on any engine."""
     units = work_units(s)
-    return units * _python_step_cost if fallback_reason(s) is not None else units
+    native = _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None
+    if native:
+        return units
+    # the loss analysis reads the run's schedule, LOSS_STEP_COST a step more (as the step budget charges it)
+    return units * FALLBACK_STEP_COST * (1 + LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
 
 
 class WorkLimitExceeded(Exception):
