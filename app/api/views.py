@@ -46,6 +46,7 @@ from app.web.request import (
     validate,
 )
 from model import ALL_PROTOCOLS, PRESETS, predict
+from model.analysis.jsontext import dumps
 from model.analysis.sweep import SWEEPABLE_FIELDS, SweepError, SweepRequest, field_spec, request_problems, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.analysis.tables import csv_rows
@@ -101,7 +102,7 @@ def _cache() -> ResponseCache:
 
 
 def _encode(doc: Any) -> bytes:
-    return json.dumps(doc, allow_nan=False, separators=(",", ":")).encode()
+    return dumps(doc).encode()  # pydantic_core's writer: a 20 KB answer in a quarter of json.dumps's time
 
 
 def _csv(rows: list[list[Any]]) -> bytes:

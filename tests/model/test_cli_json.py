@@ -1,4 +1,4 @@
-"""The command line's JSON writer (``model.cli.dumps``, pydantic_core's serializer): what ``json.loads`` reads back is
+"""The command line's JSON writer (``model.analysis.jsontext.dumps``, pydantic_core's serializer): what ``json.loads`` reads back is
 the output document exactly (keys in order, ints as ints, every float bit for bit), the layout is ``json.dumps``'s,
 and what ``json.dumps(allow_nan=False)`` refuses is still refused."""
 
@@ -13,7 +13,8 @@ from typing import Any
 
 import pytest
 
-from model.cli import dumps, main, predict_document
+from model.analysis.jsontext import dumps
+from model.cli import main, predict_document
 from tests.model.scenarios import every_feature
 
 
