@@ -38,6 +38,7 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from model import engine_backend
+from model.analysis import native
 from model.analysis.jsontext import dumps
 from model.analysis.predict import predict
 from model.analysis.result import Prediction
@@ -461,12 +462,17 @@ def _jobs(text: str) -> int:
 
 
 def version_text() -> str:
-    """``latency-lab VERSION (engine: compiled|python)``: the installed version and the engine that runs."""
+    """``latency-lab VERSION (engine: compiled|python, ...)``: the installed version and the engine that runs."""
     try:
         version = importlib.metadata.version("latency-lab")
     except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
         version = "(not installed)"
-    how = "" if engine_backend() == "compiled" else "; pip install -e . builds the compiled one"
+    if engine_backend() != "compiled":
+        how = "; pip install -e . builds the compiled one"
+    elif native.available():
+        how = ": native C++, and the Python engine compiled by Cython for split proxies and loss"
+    else:
+        how = ": the Python engine compiled by Cython (the native one is off or not built)"
     return f"latency-lab {version} (engine: {engine_backend()}{how})"
 
 

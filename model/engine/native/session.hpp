@@ -45,6 +45,9 @@ struct Handshake {  // model.mechanisms.tls.Handshake
 struct Dialogue;
 struct Mux;
 
+// what a protocol's schedule is told when an object's last byte arrives: (object, time, packet)
+using DoneFn = std::function<void(int, double, int32_t)>;
+
 struct Session {
   Params pp;
   Quantities q;

@@ -27,7 +27,7 @@ def test_the_readme_commands_build_the_compiled_engine() -> None:
     missing = [m for m in _backend.COMPILED if _backend.compiled_path(m) is None]
     assert missing == []
     assert engine_backend() == "compiled"
-    assert "engine: compiled" in version_text()
+    assert "engine: compiled: native C++" in version_text()
 
 
 def test_the_python_reference_is_one_variable_away() -> None:
