@@ -56,6 +56,15 @@ struct Cause {
   int32_t note = -1;  // arrival of a delayed ACK: index into Engine::notes
 };
 
+// the cause ("arrival", base, None, cat) of a packet sent because ``base`` arrived
+inline Cause arrival_cause(Ref base, Cat cat) {
+  Cause c;
+  c.kind = CK_ARRIVAL;
+  c.ref = base;
+  c.cat = cat;
+  return c;
+}
+
 struct Packet {
   int conn;
   int dir;

@@ -131,23 +131,15 @@ Connection* Session::new_connection(bool close_after) {
   return conn;
 }
 
-static inline Cause arrival(Ref base, Cat cat) {
-  Cause c;
-  c.kind = CK_ARRIVAL;
-  c.ref = base;
-  c.cat = cat;
-  return c;
-}
-
 void Session::client_fin(Connection* conn, double t, int32_t pkt) {
-  Cause cause = arrival(pkt, CONN_SETUP);
+  Cause cause = arrival_cause(pkt, CONN_SETUP);
   if (eng.packets[pkt].n > 0 && p->profile.fin_on_data_acked_alone) conn->client->send_control(K_ACK, t, cause);
   conn->client->send_control(K_FIN, t, cause, true);
   if (conn->client->profile.last_ack_any_ack) conn->client->last_ack = 0;
 }
 
 void Session::server_fin(Connection* conn, double t, int32_t pkt) {
-  conn->server->send_control(K_ACK, t, arrival(pkt, CONN_SETUP));
+  conn->server->send_control(K_ACK, t, arrival_cause(pkt, CONN_SETUP));
 }
 
 Ref Session::think(Ref point) {

@@ -294,14 +294,6 @@ int32_t Endpoint::send_control(PKind kind, double t, const Cause& cause, bool fi
   return send(std::move(pkt), t, cause);
 }
 
-static inline Cause arrival_cause(Ref base, Cat cat) {
-  Cause c;
-  c.kind = CK_ARRIVAL;
-  c.ref = base;
-  c.cat = cat;
-  return c;
-}
-
 void Endpoint::arrive(double t, int32_t pi) {  // tcp.Endpoint.arrive
   std::vector<Packet>& pk = eng->packets;
   PKind kind = pk[pi].kind;
