@@ -220,7 +220,7 @@ def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formu
     p = resolve(s)
     if native.available() and limits.fallback_reason(s) is None:
         prep = native.Prepared(p)
-        results = [native.run(prep, proto, packets) for proto in s.protocols]
+        results = [_quietly(functools.partial(native.run, prep, proto, packets)) for proto in s.protocols]
     else:
         results = [_quietly(functools.partial(_run, p, proto, packets)) for proto in s.protocols]
     out: Prediction = {"scenario": s.model_dump(mode="json"), "results": results}

@@ -132,7 +132,11 @@ struct Engine {
   long long wire_bytes = 0;
   long long max_seq;
 
-  explicit Engine(const Quantities* q_, long long allowance) : q(q_), max_seq(allowance) {}
+  explicit Engine(const Quantities* q_, long long allowance) : q(q_), max_seq(allowance) {
+    packets.reserve(1024);
+    points.reserve(256);
+    heap.reserve(256);
+  }
 
   Ref point(double t, Ref base, bool has_extra, double extra, Cat cat) {
     points.push_back(Point{t, base, has_extra, extra, cat});
@@ -149,12 +153,12 @@ struct Engine {
     if (seq + n > max_seq) throw WorkLimit{seq + n};
   }
 
-  static bool later(const Event& a, const Event& b) {  // heap order: (t, seq) smallest first
-    return a.t > b.t || (a.t == b.t && a.seq > b.seq);
-  }
+  struct Later {  // heap order: (t, seq) smallest first (a function object, so the heap's comparisons inline)
+    bool operator()(const Event& a, const Event& b) const { return a.t > b.t || (a.t == b.t && a.seq > b.seq); }
+  };
   void push(Event e) {
     heap.push_back(e);
-    std::push_heap(heap.begin(), heap.end(), later);
+    std::push_heap(heap.begin(), heap.end(), Later());
   }
   void at(double t, std::function<void(double)> fn) {
     step();

@@ -5,7 +5,7 @@ namespace ll {
 
 void Engine::run() {  // core.Engine.run
   while (!heap.empty()) {
-    std::pop_heap(heap.begin(), heap.end(), later);
+    std::pop_heap(heap.begin(), heap.end(), Later());
     Event e = heap.back();
     heap.pop_back();
     switch (e.type) {
