@@ -25,6 +25,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from app import create_app
+from app.web.form import DEFAULT_SWEEP, SWEEPS
 from model import predict, preset
 
 GOAL_MS = 150.0
@@ -76,6 +77,7 @@ def main() -> None:
             cold_sweep_cached.append(timed(client, f"{url}&network.rtt_ms={40 + 13 * i + 0.5}"))
         per_preset[name] = cold[first:]
 
+    points = len(SWEEPS[DEFAULT_SWEEP].values)
     model_ms = []
     for _ in range(5):
         start = time.perf_counter()
@@ -83,7 +85,8 @@ def main() -> None:
         model_ms.append((time.perf_counter() - start) * 1000)
     print(
         f"This machine now: one n97-ppp prediction (3 protocols) takes {min(model_ms):.1f} ms at best, "
-        f"{statistics.median(model_ms):.1f} ms median; a cold change costs 8 of them (the page, 7 sweep points)"
+        f"{statistics.median(model_ms):.1f} ms median; a cold change costs {1 + points} of them (the page, {points} sweep "
+        "points)"
     )
     print(
         f"Server time of a form change (htmx fragment), Microscape presets {', '.join(PRESETS)}, "

@@ -11,13 +11,14 @@ the document is assembled by :func:`model.analysis.predict.document`, so both en
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from types import ModuleType
 from typing import Any, cast
 
 from model import _backend
 from model.analysis import expected_loss
 from model.analysis.critical_path import CATEGORIES
-from model.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult
+from model.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from model.engine import words
 from model.mechanisms import quic
 from model.mechanisms.loss_recovery import expected
@@ -64,10 +65,8 @@ class Prepared:
         return self.names[obj] if obj >= 0 else SPECIAL_OBJECTS[obj]
 
 
-def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
-    """One protocol's result on the native engine, as :func:`model.analysis.predict.result` gives it."""
-    from model.analysis.predict import document  # the assembler shared with the Python engine
-
+def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
+    """Run ``protocol``'s schedule within the request's step budget (:class:`_native.Run`)."""
     assert _native is not None
     start = limits.allowance()
     r = _native.run(prep.c, protocol, start, packets)
@@ -76,6 +75,46 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     if r.status == 2:  # pragma: no cover - every object completes (tests/model/analysis/test_fuzz.py)
         raise AssertionError(f"object {prep.names[r.incomplete_object]} never completed")
     limits.spend(r.steps)
+    return r
+
+
+def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWithLoss]:
+    """The ``expected_with_loss`` block of a run (at a loss rate of 0: the native engine runs no lossy scenario)."""
+
+    def loss(page_load_ms: float) -> ExpectedWithLoss:
+        p = prep.p
+        structure = expected_loss.lossless_from_counts(
+            p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
+        )
+        return cast(ExpectedWithLoss, expected(structure, p.loss, page_load_ms))
+
+    return loss
+
+
+def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
+    """What a sweep reads of one protocol's result (its page load time, counts and expected time with loss), the same
+    numbers :func:`run` gives, without the objects, the events' sentences and the breakdown."""
+    from model.analysis.predict import summarize  # shared with the full document
+
+    r = _schedule(prep, protocol, False)
+    stalls = {"slow_start_rounds": 0, "delayed_ack_stalls": 0, "nagle_stalls": 0, "slow_start_restarts": 0}
+    for kind, reason, _, _, _, _, gap, _, _, _, held, *_ in r.events:
+        if kind == 1:
+            stalls["slow_start_restarts"] += 1
+        elif reason == "nagle":
+            stalls["nagle_stalls"] += 1
+        else:  # a window stall: one slow-start round, with a delayed-ACK stall if the ACK was held
+            stalls["slow_start_rounds"] += 1
+            stalls["delayed_ack_stalls"] += words.idle_split(gap, held if held is not None else 0.0)[1] > 0
+    return summarize(protocol, [(load, trips) for load, _, trips, _, _ in r.pages], stalls, r.counts,
+                     _loss(prep, protocol, r))  # fmt: skip
+
+
+def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
+    """One protocol's result on the native engine, as :func:`model.analysis.predict.result` gives it."""
+    from model.analysis.predict import document  # the assembler shared with the Python engine
+
+    r = _schedule(prep, protocol, packets)
     p = prep.p
     events: list[dict[str, Any]] = []
     notes = r.notes
@@ -117,13 +156,9 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
         for i, (c, t0, t1) in enumerate(r.objects)
     ]
 
-    def loss(page_load_ms: float) -> ExpectedWithLoss:
-        structure = expected_loss.lossless_from_counts(
-            p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
-        )
-        return cast(ExpectedWithLoss, expected(structure, p.loss, page_load_ms))
-
-    out = document(protocol, pages, [(pg[3], pg[4]) for pg in r.pages], events, r.counts, objects, loss)
+    out = document(
+        protocol, pages, [(pg[3], pg[4]) for pg in r.pages], events, r.counts, objects, _loss(prep, protocol, r)
+    )
     if packets:
         out["packets"] = [
             {

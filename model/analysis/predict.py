@@ -17,7 +17,15 @@ import sympy
 
 from model.analysis import expected_loss, native, symbolic
 from model.analysis.critical_path import CATEGORIES, walk
-from model.analysis.result import Event, ExpectedWithLoss, FormulaText, ObjectTiming, Prediction, ProtocolResult
+from model.analysis.result import (
+    Event,
+    ExpectedWithLoss,
+    FormulaText,
+    ObjectTiming,
+    Prediction,
+    ProtocolResult,
+    ProtocolSummary,
+)
 from model.engine.core import Quantities, Traced
 from model.engine.lin import value
 from model.protocols import SCHEDULES
@@ -120,6 +128,68 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
     return out
 
 
+def _counts(trips: int, stalls: dict[str, int], counts: dict[str, int]) -> dict[str, int]:
+    """A result's ``counts``, in :data:`model.analysis.result.COUNT_NAMES`' order."""
+    return {
+        "round_trips": trips,
+        "slow_start_rounds": stalls["slow_start_rounds"],
+        "delayed_ack_stalls": stalls["delayed_ack_stalls"],
+        "nagle_stalls": stalls["nagle_stalls"],
+        "slow_start_restarts": stalls["slow_start_restarts"],
+        "connections": counts["connections"],
+        "tls_handshakes": counts["tls_handshakes"],
+        "tls_bytes": counts["tls_bytes"],
+        "dns_lookups": counts["dns_lookups"],
+        "packets": counts["packets"],
+        "bytes_on_wire": counts["bytes_on_wire"],
+    }
+
+
+def summarize(
+    protocol: str,
+    pages: list[tuple[float, int]],
+    stalls: dict[str, int],
+    counts: dict[str, int],
+    loss: Callable[[float], ExpectedWithLoss],
+) -> ProtocolSummary:
+    """What :func:`document` gives of ``page_load_ms``, ``counts`` and ``expected_with_loss``, from each page's load
+    time and round trips, the stall counts and the session's counts: the same sums in the same order."""
+    total = pages[0][0]
+    trips = pages[0][1]
+    for load, n in pages[1:]:
+        total = total + load
+        trips += n
+    page_load_ms = value(total)
+    expected = loss(page_load_ms)
+    return {
+        "protocol": protocol,
+        "page_load_ms": page_load_ms,
+        "counts": _counts(trips, stalls, counts),
+        "expected_with_loss": expected,
+    }
+
+
+def summaries(scenario: Scenario) -> list[ProtocolSummary]:
+    """Each protocol's :class:`~model.analysis.result.ProtocolSummary` of ``scenario``: what a sweep reads of
+    :func:`predict`'s results, equal to them (``tests/model/analysis/test_predict.py``), made without the objects and
+    the events' sentences where the native engine runs."""
+    p = resolve(scenario)
+    if native.available() and limits.fallback_reason(scenario) is None:
+        prep = native.Prepared(p)
+        return [_quietly_summary(prep, proto) for proto in scenario.protocols]
+    return list(predict(scenario)["results"])
+
+
+def _quietly_summary(prep: native.Prepared, protocol: str) -> ProtocolSummary:
+    if not gc.isenabled():
+        return native.summary(prep, protocol)
+    gc.disable()
+    try:
+        return native.summary(prep, protocol)
+    finally:
+        gc.enable()
+
+
 def document(
     protocol: str,
     pages: list[tuple[Any, dict[str, Any], int]],
@@ -148,24 +218,11 @@ def document(
     events = sorted(raw_events, key=lambda e: (e["start_ms"], e["connection"]))
     page_load_ms = value(total)
     expected = loss(page_load_ms)
-    stalls = _stall_counts(events)
     out: ProtocolResult = {
         "protocol": protocol,
         "page_load_ms": page_load_ms,
         "breakdown_ms": {c: value(acc[c]) for c in CATEGORIES},
-        "counts": {
-            "round_trips": trips,
-            "slow_start_rounds": stalls["slow_start_rounds"],
-            "delayed_ack_stalls": stalls["delayed_ack_stalls"],
-            "nagle_stalls": stalls["nagle_stalls"],
-            "slow_start_restarts": stalls["slow_start_restarts"],
-            "connections": counts["connections"],
-            "tls_handshakes": counts["tls_handshakes"],
-            "tls_bytes": counts["tls_bytes"],
-            "dns_lookups": counts["dns_lookups"],
-            "packets": counts["packets"],
-            "bytes_on_wire": counts["bytes_on_wire"],
-        },
+        "counts": _counts(trips, _stall_counts(events), counts),
         "objects": objects,
         "events": [cast(Event, {k: v for k, v in e.items() if k != "window_stall"}) for e in events],
         "expected_with_loss": expected,

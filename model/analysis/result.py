@@ -130,6 +130,16 @@ class ProtocolResult(TypedDict):
     formula: NotRequired[Formula]
 
 
+class ProtocolSummary(TypedDict):
+    """What a sweep reads of a :class:`ProtocolResult`: the same keys, the same numbers (``counts`` in full,
+    ``expected_with_loss`` in full)."""
+
+    protocol: str
+    page_load_ms: float
+    counts: dict[str, int]  # COUNT_NAMES
+    expected_with_loss: ExpectedWithLoss
+
+
 class GlossaryEntry(TypedDict):
     """A symbol of the formulas: what it means, its unit and the scenario field it stands for."""
 

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSchema
 
-from model.analysis.predict import predict
+from model.analysis.predict import summaries
 from model.scenario import errors
 from model.scenario.errors import FieldSpec, Problem, allowed, problems, spec, words
 from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, work_units
@@ -344,7 +344,7 @@ def sweep(req: SweepRequest, pts: Sequence[tuple[Value, Scenario]] | None = None
     per_point: list[dict[str, dict[str, Any]]] = []
     for _, s in pts:
         if id(s) not in cache:
-            cache[id(s)] = {r["protocol"]: r for r in predict(s)["results"]}
+            cache[id(s)] = {r["protocol"]: r for r in summaries(s)}  # what predict gives of the keys read below
         per_point.append(cache[id(s)])
     series: list[SweepSeries] = []
     for proto in protocols:

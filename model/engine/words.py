@@ -52,6 +52,13 @@ def event(kind: str, start: float, duration: float, connection: int, obj: str | 
     }
 
 
+def idle_split(g: float, held: float) -> tuple[float, float]:
+    """A window stall of ``g`` ms split into its slow-start idle part and its delayed-ACK part: the ACK that ended it
+    had been held ``held`` ms by the receiver's timer, which counts up to the whole stall (seed 000, 2.2)."""
+    dack = min(held, g)
+    return g - dack, dack
+
+
 def idle_events(
     events: list[dict[str, Any]],
     mss: int,
@@ -85,15 +92,15 @@ def idle_events(
         events.append(event("nagle_stall", start, g, connection, obj, why))
         return
     first = len(events)
-    dack = min(held, g)
+    idle, dack = idle_split(g, held)
     full = blocked_window
     if rwnd_n <= full:
         wnd = f"receive window ({full} bytes)"
     else:
         wnd = f"congestion window ({full // mss} segment{'s' if full // mss != 1 else ''}, {full} bytes)"
-    if g - dack > 0:
+    if idle > 0:
         why = f"the {sender}'s {wnd} was full: it waited for the {receiver}'s ACK to come back before sending more"
-        events.append(event("slow_start_idle", start, g - dack, connection, obj, why))
+        events.append(event("slow_start_idle", start, idle, connection, obj, why))
     if dack > 0:
         why = (
             f"the {receiver} held its ACK for its {peer_dack_ms:g} ms delayed-ACK timer ({note}) "

@@ -129,3 +129,25 @@ def test_the_parts_add_up_over_every_feature() -> None:
     for doc in every_feature(300, seed=31):
         for r in predict(doc)["results"]:
             assert sum(r["breakdown_ms"].values()) == pytest.approx(r["page_load_ms"], rel=1e-9, abs=1e-9), doc
+
+
+def test_summaries_are_what_predict_gives() -> None:
+    """The sweep reads summaries (made without the objects and the sentences where the native engine runs): each equals
+    the same keys of predict's result, on every preset and a spread of every feature (sessions, TLS, h2/h3, loss,
+    split proxies, restarts, Nagle and delayed-ACK stalls)."""
+    from model import PRESETS
+    from model.analysis.predict import summaries
+    from tests.model.scenarios import every_feature
+
+    docs = [p.document for p in PRESETS.values()] + every_feature(300, 20261127)
+    stalls = 0
+    for doc in docs:
+        s = Scenario.model_validate(doc)
+        try:
+            full = predict(s)["results"]
+        except AssertionError:  # a window below one QUIC packet never completes h3 (tests/model/scenarios.py)
+            continue
+        short = summaries(s)
+        assert [dict(r) for r in short] == [{k: r[k] for k in short[0]} for r in full], doc
+        stalls += sum(r["counts"]["delayed_ack_stalls"] + r["counts"]["nagle_stalls"] for r in full)
+    assert stalls > 50  # the counts compared include stalls of both kinds
