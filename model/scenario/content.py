@@ -41,8 +41,8 @@ def effective_page(
     """
     images = list(object_bytes)
     if css_replaces_images > 0:
-        drop = sorted(range(len(images)), key=lambda i: (images[i], i))[:css_replaces_images]
-        images = [size for i, size in enumerate(images) if i not in set(drop)]
+        drop = set(sorted(range(len(images)), key=lambda i: (images[i], i))[:css_replaces_images])
+        images = [size for i, size in enumerate(images) if i not in drop]
     if image_size_ratio != 1.0:
         images = [max(1, round(size * image_size_ratio)) if size else 0 for size in images]
     objects = ([css_bytes] if css_bytes > 0 else []) + images
