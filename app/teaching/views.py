@@ -37,6 +37,7 @@ from app.web.request import scenario_input, validate
 from app.web.words import PROTOCOL_NAMES
 from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
+from model.scenario import limits
 from model.scenario.errors import Problem
 from model.scenario.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
 from model.scenario.params import resolve
@@ -377,7 +378,10 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
     limit = check(units, MAX_WORK_UNITS, "max_work_units", "explaining this page")
     if limit is not None:
         raise BadQuery([Problem(path="", message=limit.message, type="limit_exceeded")])
-    result = predict(one, packets=True)["results"][0]
+    # the ladder lists every packet: at most the compiled engine's step budget of them, whichever engine runs (the
+    # native one's budget would let 330,000 packets through, 1.8 s of drawing; bench/worst_case.py, 2026-11-27)
+    with limits.budget(limits.ENGINE_STEPS["compiled"], size_only=True):
+        result = predict(one, packets=True)["results"][0]
     drawing = ladder(result, scale=scale)
     formula_limit = check(units, MAX_FORMULA_WORK_UNITS, "max_formula_work_units", "the formula of this page")
     formula, formula_terms, glossary = terms(one, protocol) if formula_limit is None else (None, [], {})

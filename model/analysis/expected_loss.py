@@ -40,6 +40,7 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections import deque
+from collections.abc import Iterator
 from typing import Any
 
 from model.engine.core import PATH, Packet, Point
@@ -220,6 +221,17 @@ def slack_by_connection(s: Session) -> dict[int, float]:
     return out
 
 
+def _rest_of(sizes: list[list[int]], u: int, r: int) -> Iterator[list[int]]:
+    """The rounds still to send after round ``r`` of burst ``u`` (``sizes``: each burst's rounds' segments), burst by
+    burst, empty ones left out, made as :func:`penalty` reads them: it stops once the window is back, so a long
+    connection's rest is not copied for every segment."""
+    if u < len(sizes) and sizes[u][r + 1 :]:
+        yield sizes[u][r + 1 :]
+    for v in range(u + 1, len(sizes)):
+        if sizes[v]:
+            yield sizes[v]
+
+
 def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int, int], list[Packet]]) -> list[Run]:
     """One connection's data segments in runs of equal cost (see :class:`Run`), page by page."""
     p = s.p
@@ -275,19 +287,23 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
                 later[v] = later[v + 1] + bounds[v][1] - bounds[v][0]
             cache: dict[tuple[int, int, int], tuple[int, int, int, int, int, float]] = {}
             key: tuple[Any, ...] | None = None
+            # segments in the bursts from each one on (whole numbers: any order of adding gives the same sum)
+            after = [0] * (len(sizes) + 1)
+            for v in range(len(sizes) - 1, -1, -1):
+                after[v] = after[v + 1] + sum(sizes[v])
+
             for k, pk in enumerate(data):
                 u, r, in_burst = where[k]
                 pen = cache.get((u, r, w[k]))
                 if pen is None:
-                    rest = ([sizes[u][r + 1 :]] if u < len(sizes) else []) + sizes[u + 1 :]
-                    rest = [b for b in rest if b]
                     half = max(w[k] / 2, 2.0)
-                    fr = penalty(rest, half, half, growth)
-                    to = fr if quic else penalty(rest, 1.0, half, growth)
+                    fr = penalty(_rest_of(sizes, u, r), half, half, growth)
+                    to = fr if quic else penalty(_rest_of(sizes, u, r), 1.0, half, growth)
                     rest_ms = later[u + 1] if u < len(bounds) else 0.0
                     if u < len(bounds) and r + 1 < len(groups[u]):
                         rest_ms += bounds[u][1] - float(data[groups[u][r + 1][0]].t_q)
-                    pen = cache[(u, r, w[k])] = (*to, *fr, sum(sum(b) for b in rest), rest_ms)
+                    left = (sum(sizes[u][r + 1 :]) if u < len(sizes) else 0) + after[min(u + 1, len(sizes))]
+                    pen = cache[(u, r, w[k])] = (*to, *fr, left, rest_ms)
                 t = float(pk.t_q)
                 slack = 0.0
                 rec = s.objects.get(pk.obj or "")

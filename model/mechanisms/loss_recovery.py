@@ -66,6 +66,7 @@ the chain's expected delays, :func:`chain_atoms`); pages follow each other, so t
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import Any
 
@@ -163,7 +164,7 @@ def _grow(c: float, ssthresh: float, sent: int, g: Growth) -> float:
     return c + (sent / c if g.quic else acks / c)
 
 
-def penalty(rest: list[list[int]], c: float, ssthresh: float, g: Growth) -> tuple[int, int]:
+def penalty(rest: Iterable[list[int]], c: float, ssthresh: float, g: Growth) -> tuple[int, int]:
     """Extra rounds and extra delayed-ACK waits to send the rest of a connection's data from window ``c``.
 
     ``rest`` holds, per burst of the lossless schedule (data the sender had without waiting for its peer:

@@ -130,12 +130,13 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
 #: assembly is most of it) where the Python engine compiled by Cython takes 1.0 to 1.7 us (2026-11-27, both in one
 #: process), so with it the budget counts native steps: 1,200,000, about 0.3 s of the native engine at its slowest
 #: per step, and a run the native engine hands to the Python one (:func:`fallback_reason`) pays
-#: :data:`FALLBACK_STEP_COST` for each of its steps, which keeps that run at the compiled engine's 150,000.
+#: :data:`FALLBACK_STEP_COST` for each of its steps, which keeps that run at the Python engine's 100,000.
 ENGINE_STEPS: dict[str, int] = {"python": 100_000, "compiled": 150_000, "native": 1_200_000}
-#: With the native engine in charge, what a step of the Python engine (compiled by Cython) costs in native steps: 8,
-#: from their CPU per step on the same large runs (7 to 13 times; the budget's aim is the time, and 8 keeps such a
-#: run's allowance at the compiled engine's figure above).
-FALLBACK_STEP_COST = 8
+#: With the native engine in charge, what a step of the Python engine (compiled by Cython) costs in native steps: 12,
+#: from their CPU per step on the same large runs (7 to 13 times). 8 (the compiled engine's 150,000) let a lossy
+#: prediction and a lossy formula through at 1.2 s of CPU (bench/worst_case.py, 2026-11-27); 12 gives such runs the
+#: Python engine's 100,000.
+FALLBACK_STEP_COST = 12
 _python_step_cost = 1
 #: Engine steps one request may take with the engine that runs: :data:`ENGINE_STEPS` of it, set by :func:`follow_engine`
 #: (``import model`` calls it once it has chosen the engine).
