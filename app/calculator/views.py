@@ -176,12 +176,12 @@ def form_context(state: State) -> dict[str, Any]:
 #: :class:`app.web.cache.ByteLRU` (the class of the API's cache), each value one ``bytes`` object whose length is
 #: what the budget counts:
 #:
-#: - ``results_cache``: the rendered results fragment of each canonical query, UTF-8 encoded (about 57 KB for
-#:   a preset, 0.58 MB for a 400-object page, 2 MB at most), with its one-line summary; under
+#: - ``results_cache``: the rendered results fragment of each canonical query, UTF-8 encoded (about 80-90 KB for
+#:   a preset with its 121-point sweep plot, 0.58 MB for a 400-object page, 2 MB at most), with its one-line summary; under
 #:   ``PAGE_CACHE_BYTES``. Encoded, not the ``str``: the fragment's one "★" makes Python store every
 #:   character of the string in 2 bytes, so the string holds twice the memory its length says.
-#: - ``sweep_cache``: the sweep plot of each scenario without its swept field, pickled (about 3.4 KB on the
-#:   n97-wan preset, where the live objects take some 23 KB in about 300 small objects); under
+#: - ``sweep_cache``: the sweep plot of each scenario without its swept field, pickled (about 17 KB for the
+#:   n97-wan preset's 101-point object-count sweep); under
 #:   ``SWEEP_CACHE_BYTES``.
 #:
 #: A value over ``PAGE_CACHE_MAX_ENTRY_BYTES`` is not kept. A hit costs a decode (about 30 µs for a preset's
