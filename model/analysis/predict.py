@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import gc
 from collections.abc import Callable
-from typing import Any, cast
+from typing import Any, TypeVar, cast
 
 import sympy
 
@@ -33,6 +33,8 @@ from model.protocols.base import Session
 from model.scenario import limits
 from model.scenario.params import Params, resolve
 from model.scenario.schema import Scenario
+
+R = TypeVar("R")
 
 #: The legs of a split-proxy path by index (:data:`model.engine.core.PATH` and the rest), as the packets name them.
 LEG_NAMES = ("long_haul", "client", "server")
@@ -176,18 +178,8 @@ def summaries(scenario: Scenario) -> list[ProtocolSummary]:
     p = resolve(scenario)
     if native.available() and limits.fallback_reason(scenario) is None:
         prep = native.Prepared(p)
-        return [_quietly_summary(prep, proto) for proto in scenario.protocols]
+        return [_quietly(functools.partial(native.summary, prep, proto)) for proto in scenario.protocols]
     return list(predict(scenario)["results"])
-
-
-def _quietly_summary(prep: native.Prepared, protocol: str) -> ProtocolSummary:
-    if not gc.isenabled():
-        return native.summary(prep, protocol)
-    gc.disable()
-    try:
-        return native.summary(prep, protocol)
-    finally:
-        gc.enable()
 
 
 def document(
@@ -251,7 +243,7 @@ def _run(p: Params, protocol: str, packets: bool) -> ProtocolResult:
     return out
 
 
-def _quietly(run: Callable[[], ProtocolResult]) -> ProtocolResult:
+def _quietly(run: Callable[[], R]) -> R:
     """``run()`` with Python's cyclic garbage collector paused: a schedule allocates thousands of packets and
     tuples, none of them garbage until it ends, and the collector's passes over them took a quarter of the
     compiled engine's time (perf, 2026-11-25). Cycles left behind are collected at the next pass after it."""
