@@ -179,8 +179,18 @@
     }, 250);
   });
 
+  // The form's action bar sticks to the window's bottom: the page's bottom scroll padding is the bar's own
+  // height (style.css has a fixed one for pages without JavaScript), so a field reached with Tab stops above
+  // the bar, and a field already clear of it does not move.
+  function fitScrollPadding() {
+    var bar = document.querySelector("#calc .actions");
+    if (!bar) return;
+    document.documentElement.style.scrollPaddingBottom = (bar.getBoundingClientRect().height + 8) + "px";
+  }
+
   window.latencyLab = { draw: drawIn, copy: copyText };
-  document.addEventListener("DOMContentLoaded", function () { drawIn(document); });
+  document.addEventListener("DOMContentLoaded", function () { fitScrollPadding(); drawIn(document); });
+  window.addEventListener("resize", fitScrollPadding);
   // The results beside the form scroll on their own (style.css): a swap replaces them, so their scroll
   // position is carried over (and set again once the plots have their height).
   var resultsScroll = null;
@@ -214,6 +224,7 @@
       { id: active.id, value: active.value, start: active.selectionStart, end: active.selectionEnd } : null;
   });
   document.addEventListener("htmx:after:swap", function () {
+    fitScrollPadding();
     var keep = resultsScroll;
     var typed = typing;
     typing = null;

@@ -16,16 +16,16 @@ flush, delayed ACK, pipelining, TLS) are links to the same comparison with one s
 
 from __future__ import annotations
 
-import string
 from dataclasses import dataclass, field
 from typing import Any
-from urllib.parse import urlencode
 
 from flask import render_template, request, url_for
 from werkzeug.datastructures import MultiDict
 
 from app.compare import bp
 from app.figures import compare as charts
+from app.web.comparisons import LETTERS, MIN_SCENARIOS, table1_url
+from app.web.comparisons import address as comparison_address
 from app.web.form import FIELD_BY_PARAM, State, read
 from app.web.query import SCENARIO_PARAMS
 from app.web.words import PROTOCOL_NAMES, TOGGLES, Why, why
@@ -34,8 +34,6 @@ from model.scenario.limits import WorkLimitExceeded
 from model.scenario.params import resolve
 from model.studies.experiments import H96_CITATION, H96_ROWS
 
-LETTERS = tuple(string.ascii_lowercase[:6])
-MIN_SCENARIOS = 2
 OPTIONS = ("preset", "n", "view")
 
 
@@ -120,17 +118,6 @@ class BadComparison(Exception):
         self.messages = messages
 
 
-def _address(preset: str, shared: list[tuple[str, str]], own: dict[str, list[tuple[str, str]]], n: int) -> str:
-    pairs: list[tuple[str, str]] = [("preset", preset)] if preset else []
-    pairs += shared
-    for letter in LETTERS[:n]:
-        pairs += [(f"{letter}.{k}", v) for k, v in own.get(letter, [])]
-    used = max((LETTERS.index(letter) + 1 for letter in LETTERS[:n] if own.get(letter)), default=0)
-    if n != max(used, MIN_SCENARIOS):
-        pairs.append(("n", str(n)))
-    return url_for("compare.index") + "?" + urlencode(pairs, safe=",")
-
-
 def _with(own: dict[str, list[tuple[str, str]]], letter: str, changes: dict[str, str | None]) -> dict[str, Any]:
     """``own`` with ``letter``'s parameters changed (``None`` removes one)."""
     out = {k: list(v) for k, v in own.items()}
@@ -167,18 +154,6 @@ def _toggles(side: Side, scenario: Scenario) -> dict[str, tuple[str, dict[str, s
     tls_on = scenario.tls.version != "none"
     out["tls"] = (f"TLS {'off' if tls_on else 'on (1.3)'}", {"tls.version": "none" if tls_on else "1.3"})
     return out
-
-
-def table1_url() -> str:
-    """Seed 000's table 1 as four scenarios (its rows, from :data:`model.studies.experiments.H96_ROWS`)."""
-    own: dict[str, list[tuple[str, str]]] = {}
-    for letter, row in zip(LETTERS, H96_ROWS.values(), strict=False):
-        own[letter] = [
-            ("protocols", row.protocol),
-            ("http.header_flush", "true" if row.header_flush else "false"),
-            ("tcp.nagle", "true" if row.nagle else "false"),
-        ]
-    return _address("h96-lan", [], own, len(H96_ROWS))
 
 
 def _rows(sides: list[Side]) -> list[Row]:
@@ -272,7 +247,7 @@ def index() -> tuple[str, int]:
                         "key": key,
                         "name": TOGGLES[key],
                         "words": words,
-                        "url": _address(preset, shared, _with(own, side.letter, changes), n),
+                        "url": comparison_address(preset, shared, _with(own, side.letter, changes), n),
                     }
                 )
     except WorkLimitExceeded as exc:
@@ -281,7 +256,7 @@ def index() -> tuple[str, int]:
         for side in sides:
             keep = [letter for letter in LETTERS[:n] if letter != side.letter]
             moved = {LETTERS[i]: own.get(letter, []) for i, letter in enumerate(keep)}  # the later ones move up
-            side.remove_url = _address(preset, shared, moved, n - 1)
+            side.remove_url = comparison_address(preset, shared, moved, n - 1)
     valid = [s for s in sides if s.results]
     rows = _rows(valid) if valid and valid[0] is sides[0] else []
     chart_rows = [
@@ -289,7 +264,7 @@ def index() -> tuple[str, int]:
         for s in valid
         for r in s.results
     ]
-    address = _address(preset, shared, own, n)
+    address = comparison_address(preset, shared, own, n)
     context.update(
         errors=[],
         sides=sides,
@@ -300,7 +275,7 @@ def index() -> tuple[str, int]:
         breakdown_fig=charts.to_json(charts.breakdown_bar(chart_rows)) if chart_rows else None,
         address=address,
         print_url=address + "&view=print",
-        add_url=_address(preset, shared, _with(own, LETTERS[n], dict(own.get(LETTERS[n - 1], []))), n + 1)
+        add_url=comparison_address(preset, shared, _with(own, LETTERS[n], dict(own.get(LETTERS[n - 1], []))), n + 1)
         if n < len(LETTERS)
         else None,
         toggle_names=TOGGLES,

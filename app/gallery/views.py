@@ -26,6 +26,7 @@ from flask import Response, abort, current_app, render_template, url_for
 from app.figures import to_json
 from app.figures.gallery import figure as plotly_figure
 from app.gallery import bp
+from app.web.comparisons import table1_url
 from model import PRESETS
 from model.scenario import limits
 from model.studies.experiments import SLUGS, Comparison, Experiment, Figure, experiment
@@ -209,6 +210,8 @@ def show(slug: str) -> str:
             presets=[PRESETS[name] for name in p.experiment.presets],
             number=number,
             calculator_url=calculator_url,
+            compare_url=table1_url() if slug == "h96" else None,
+            compare_words="Open table 1 in the side-by-side comparison",
         ),
     )
 

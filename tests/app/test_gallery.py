@@ -287,3 +287,22 @@ def test_stacks_page_is_beyond_the_seeds(client: FlaskClient) -> None:
         assert t["x"] == ["Microscape WAN (n97-wan)", "Lighthouse mobile"]
     h3 = predict(E.stacks_document("lighthouse-mobile", "h3"))["results"][0]["page_load_ms"]
     assert load["data"][-1]["y"][1] == pytest.approx(h3 / 1000, rel=1e-12)
+
+
+def test_h96_page_opens_table_1_side_by_side(client: FlaskClient) -> None:
+    """Seed 000's page links its table 1 as the comparison of its four rows (the compare feature's one click);
+    the comparison shows the published column and, per row, the time the gallery's table shows."""
+    page = client.get("/experiments/h96").text
+    found = re.search(r'<p class="one-click"><a href="([^"]+)">', page)
+    assert found, "no link to the side-by-side table 1"
+    href = html_lib.unescape(found.group(1))
+    compared = client.get(href)
+    assert compared.status_code == 200
+    text = compared.get_data(as_text=True)
+    assert "published (ms)" in text and "table 1" in text
+    for row in E.H96_ROWS.values():
+        got = _ms("h96-lan", row.protocol, **{"http.header_flush": row.header_flush, "tcp.nagle": row.nagle})
+        assert f"{got:,.1f}" in text, (row.config, got)
+    for slug in E.SLUGS:
+        if slug != "h96":
+            assert 'class="one-click"' not in client.get(f"/experiments/{slug}").text

@@ -114,6 +114,29 @@ def test_quic_server_flight_split_at_the_amplification_limit(flight: int, datagr
     assert r["breakdown_ms"]["tls_setup"] == pytest.approx(2 * RTT, abs=1.0)
 
 
+def test_quic_bigger_flight_grows_the_window_in_slow_start() -> None:
+    """The README's h3 paragraph (2026-11-27): the server flight's packets are in flight like data and their ACKs
+    grow the window in slow start (RFC 9002 7.3.1), so on one side of the amplification limit a bigger flight
+    leaves the responses a bigger window and the page comes a little sooner; crossing the limit costs about a
+    round trip. 100 ms, 10 Mb/s, five 20 KB objects."""
+
+    def load(flight: int) -> float:
+        doc = {
+            "protocols": ["h3"],
+            "network": {"rtt_ms": 100, "bandwidth_bps": 10_000_000},
+            "page": {"html_bytes": 10_000, "object_bytes": [20_000] * 5},
+            "tls": {"server_flight_bytes": flight},
+        }
+        out: float = predict(doc)["results"][0]["page_load_ms"]
+        return out
+
+    small, under, over, big = load(1000), load(3500), load(3750), load(12_000)
+    assert under < small and big < over  # more certificate, more window: sooner on each side of the limit
+    assert over - under == pytest.approx(100, abs=5)  # the amplification wait: one round trip
+    assert (small - under) < 10 and (over - big) < 20  # a few ms of serialization and window, no round trip
+    assert (small, under, over, big) == pytest.approx((543.1, 539.3, 637.7, 624.2), abs=0.05)
+
+
 def test_quic_amplification_wait_is_tls_setup_in_words() -> None:
     """The whole extra round trip is handshake time: the breakdown's tls_setup grows by one RTT, nothing else."""
     big = run(["h3"], [], tls={"resumption": "none", "server_flight_bytes": 4000})["h3"]
