@@ -943,7 +943,7 @@ def _false_start_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[
     if not fs_rows:
         return []
     n = len({r["id"] for r in fs_rows})
-    variants = ", ".join(f"{v} {r}" for v, r in G.FS_VARIANTS)
+    variants = ", ".join(f"{v} resumption {r}" for v, r in G.FS_VARIANTS)
     L: list[str] = []
     add = L.append
     add("## TLS 1.2 False Start (issue 16)")
