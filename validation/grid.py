@@ -50,6 +50,19 @@ TLS_VARIANTS = (
 TFO_SEED = 11
 TFO_SIZE = 60
 
+#: The False Start block's seed (issue 16) and size: scenarios ``s000``... after the Fast Open block.
+FS_SEED = 16
+FS_SIZE = 32
+#: The False Start block's handshakes, one scenario each in turn: (version, resumption), ``tls.false_start`` on in
+#: all. False Start (RFC 7918) changes only full TLS 1.2 handshakes (:func:`model.mechanisms.tls.handshake`): 1.2
+#: resumed on every connection and 1.3 are in the block to check that it changes nothing there.
+FS_VARIANTS = (
+    ("1.2", "none"),
+    ("1.2", "after_first"),
+    ("1.2", "all"),
+    ("1.3", "none"),
+)
+
 #: The goals of issue 3 (fractions).
 GOALS = {
     "median_abs_error": 0.02,
@@ -133,13 +146,16 @@ def tags(doc: dict[str, Any]) -> dict[str, str]:
 
 
 def tls_tag(t: dict[str, Any] | None) -> str:
-    """``none``, or the version and which connections resume (``+ 0-RTT`` for 1.3 resumptions with early data)."""
+    """``none``, or the version and which connections resume (``+ 0-RTT`` for 1.3 resumptions with early data,
+    ``+ False Start`` for 1.2 with ``false_start`` and full handshakes, the only ones it changes)."""
     if not t or t.get("version", "none") == "none":
         return "none"
     resumption = t.get("resumption", "after_first")
     tag = f"{t['version']} resumed {resumption}" if resumption != "none" else f"{t['version']} full"
     if t["version"] == "1.3" and resumption != "none" and t.get("early_data", True):
         tag += " + 0-RTT"
+    if t["version"] == "1.2" and resumption != "all" and t.get("false_start", False):
+        tag += " + False Start"
     return tag
 
 
@@ -150,9 +166,12 @@ def scenarios(
     tls_seed: int = TLS_SEED,
     tfo_size: int = TFO_SIZE,
     tfo_seed: int = TFO_SEED,
+    fs_size: int = FS_SIZE,
+    fs_seed: int = FS_SEED,
 ) -> list[dict[str, Any]]:
     """The grid: ``size`` scenario documents (``{"id", "doc", "tags"}``), then :func:`tls_scenarios`'s
-    ``tls_size`` and :func:`tfo_scenarios`'s ``tfo_size``; the same for the same seeds."""
+    ``tls_size``, :func:`tfo_scenarios`'s ``tfo_size`` and :func:`false_start_scenarios`'s ``fs_size``; the
+    same for the same seeds."""
     rng = random.Random(seed)
     rtt_u, bw_u = _strata(rng, size), _strata(rng, size)
     # The corners of the path space are in the grid for sure: 1 and 700 ms, 28.8 kb/s and 100 Mb/s.
@@ -165,7 +184,12 @@ def scenarios(
         # rest of the grid stays what it was
         doc["http"]["pipeline_writes"] = "one" if i % 2 else "each"
         out.append({"id": f"g{i:03d}", "doc": doc, "tags": tags(doc)})
-    return out + tls_scenarios(tls_size, tls_seed) + tfo_scenarios(tfo_size, tfo_seed)
+    return (
+        out
+        + tls_scenarios(tls_size, tls_seed)
+        + tfo_scenarios(tfo_size, tfo_seed)
+        + false_start_scenarios(fs_size, fs_seed)
+    )
 
 
 def tls_scenarios(size: int = TLS_SIZE, seed: int = TLS_SEED) -> list[dict[str, Any]]:
@@ -230,6 +254,28 @@ def tfo_scenarios(size: int = TFO_SIZE, seed: int = TFO_SEED) -> list[dict[str, 
         _dns(rng, doc)
         Scenario.model_validate(doc)
         out.append({"id": f"f{i:03d}", "doc": doc, "tags": tags(doc)})
+    return out
+
+
+def false_start_scenarios(size: int = FS_SIZE, seed: int = FS_SEED) -> list[dict[str, Any]]:
+    """The grid's False Start block (issue 16): ``size`` scenarios drawn as the TLS block's (their own seed, ids
+    ``s000``...) with a three-way handshake and TLS on every connection with ``tls.false_start`` (RFC 7918).
+
+    The handshakes of :data:`FS_VARIANTS` in turn: full 1.2 on every connection, full on the first and resumed
+    after it, resumed on every one (False Start changes nothing), 1.3 (nothing either); ClientHello and server
+    flight as in the TLS block, a DNS lookup in a quarter.
+    """
+    rng = random.Random(seed)
+    rtt_u, bw_u = _strata(rng, size), _strata(rng, size)
+    out = []
+    for i in range(size):
+        doc = _draw(rng, rtt_u[i], bw_u[i])
+        doc["tcp"]["handshake"] = "three_way"
+        version, resumption = FS_VARIANTS[i % len(FS_VARIANTS)]
+        doc["tls"] = {**_tls(rng, (version, resumption, False), [512, 512, 512, 300, 1800]), "false_start": True}
+        _dns(rng, doc)
+        Scenario.model_validate(doc)
+        out.append({"id": f"s{i:03d}", "doc": doc, "tags": tags(doc)})
     return out
 
 
@@ -418,6 +464,8 @@ CI_MAX_SEGMENTS = 1500
 CI_SIZE = 80
 #: Fast Open scenarios in the CI subset (an even spread of the block's).
 CI_TFO = 12
+#: False Start scenarios in the CI subset for each of :data:`FS_VARIANTS` (the cheapest eligible ones).
+CI_FS = 2
 
 
 def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[str, Any]]:
@@ -427,11 +475,16 @@ def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[
     :data:`CI_MAX_SEGMENTS` response segments are eligible; a first pass takes, for each tag value
     (:func:`tags`) not yet covered, the eligible scenario having it with the fewest segments (id
     breaking ties); then every k-th eligible scenario in id order fills the subset up to ``size``. The Fast Open
-    block (ids ``f``) is left out of that and adds :data:`CI_TFO` of its eligible scenarios, evenly spread.
-    Every scenario runs all six protocols.
+    block (ids ``f``) is left out of that and adds :data:`CI_TFO` of its eligible scenarios, evenly spread; the
+    False Start block (ids ``s``) too, adding the :data:`CI_FS` eligible scenarios of fewest segments (id breaking
+    ties) of each of its handshake variants. Every scenario runs all six protocols.
     """
     tfo = [g for g in grid if g["id"].startswith("f") and _segments(g["doc"]) <= CI_MAX_SEGMENTS]
-    grid = [g for g in grid if not g["id"].startswith("f")]
+    fs = sorted(
+        (g for g in grid if g["id"].startswith("s") and _segments(g["doc"]) <= CI_MAX_SEGMENTS),
+        key=lambda g: (_segments(g["doc"]), g["id"]),
+    )
+    grid = [g for g in grid if not g["id"].startswith(("f", "s"))]
     eligible = [g for g in grid if _segments(g["doc"]) <= CI_MAX_SEGMENTS]
     ranked = sorted(eligible, key=lambda g: (_segments(g["doc"]), g["id"]))
     chosen: dict[str, dict[str, Any]] = {}
@@ -452,4 +505,7 @@ def ci_subset(grid: Sequence[dict[str, Any]], size: int = CI_SIZE) -> list[dict[
     for j in range(k):
         g = tfo[int(j * len(tfo) / k)]
         chosen[g["id"]] = g
+    for variant in FS_VARIANTS:
+        for g in [g for g in fs if (g["doc"]["tls"]["version"], g["doc"]["tls"]["resumption"]) == variant][:CI_FS]:
+            chosen[g["id"]] = g
     return sorted(chosen.values(), key=lambda g: str(g["id"]))

@@ -55,6 +55,10 @@ COUNT_NOTES = {
     ("g003", "pipelined", "timer_acks"): "model/ns-3; the same coincidence with the requests in one write: a "
     "second unacknowledged segment arriving exactly when the 200 ms timer expires (the 100 Mb/s path's segments "
     "arrive on the round trip's grid). Page load time and every other count agree",
+    ("s025", "pipelined", "timer_acks"): "model/ns-3; the same coincidence as g055's, with False Start (issue 16): "
+    "the client's second unacknowledged segment on connection 0 arrives at 2994.870 ms, exactly 40 ms after the "
+    "first (2954.870 ms), when its timer expires; one ACK at that instant on both sides. Page load time and every "
+    "other count agree",
     ("g037", "pipelined", "slow_start_rounds"): "model/ns-3; with the requests in one write the server's write "
     "of obj7 (its request's arrival at 1779.499 ms plus the 16.747 ms server time) and the client's ACK of "
     "obj1 (sent that server time after obj1's first segment arrived) reach the server at the same instant, "
@@ -128,6 +132,8 @@ def main_grid(*, out: str | None = None, size: int | None = None, report: bool =
         "tls_size": sum(1 for g in grid if g["id"].startswith("t")),
         "tfo_seed": G.TFO_SEED,
         "tfo_size": sum(1 for g in grid if g["id"].startswith("f")),
+        "fs_seed": G.FS_SEED,
+        "fs_size": sum(1 for g in grid if g["id"].startswith("s")),
         "profile": "ns3",
         "ns3_version": _ns3_version(),
         "ns3_startup_s": startup,
@@ -444,7 +450,7 @@ def markdown(data: dict[str, Any]) -> str:
     add("")
     add(
         "Issue 3 asks how far the analytic model is from a packet-level simulator; issue 7 adds TLS, DNS and "
-        "TCP Fast Open where ns-3 can simulate them. This report runs "
+        "TCP Fast Open where ns-3 can simulate them, issue 16 TLS 1.2 False Start. This report runs "
         f"**{len(results)} scenarios x {n_protos} protocols = {len(rows)} runs** through both: the model with "
         f"**`tcp.profile: ns3`** (every scenario; ns-3's TCP rules, not the seeds' BSD rules) and **ns-3 "
         f"{data.get('ns3_version', '?')}** packet by packet (`validation/`, TcpNewReno on two point-to-point links, "
@@ -588,9 +594,10 @@ def markdown(data: dict[str, Any]) -> str:
         )
     )
     add("")
-    in_block = [r for r in rows if not r["id"].startswith("f")]
-    L.extend(_tls_section(in_block, [e for e in results if not e["id"].startswith("f")]))
+    in_block = [r for r in rows if not r["id"].startswith(("f", "s"))]
+    L.extend(_tls_section(in_block, [e for e in results if not e["id"].startswith(("f", "s"))]))
     L.extend(_tfo_section(rows, results))
+    L.extend(_false_start_section(rows, results))
     L.extend(_h2_section(rows))
     bytes_b = all(r["model"]["bytes_on_wire"] - r["ns3"]["bytes_on_wire"] == 0 for r in rows)
     neg = [r for r in rows if r["error"] < -1e-5]
@@ -719,6 +726,8 @@ def markdown(data: dict[str, Any]) -> str:
             data.get("tls_seed", G.TLS_SEED),
             data.get("tfo_size", 0),
             data.get("tfo_seed", G.TFO_SEED),
+            data.get("fs_size", 0),
+            data.get("fs_seed", G.FS_SEED),
         )
     )
     ci_ids = {g["id"] for g in ci}
@@ -732,7 +741,8 @@ def markdown(data: dict[str, Any]) -> str:
             f"`tests/validation/test_grid_ci.py` runs a fixed subset of {len(ci)} of these scenarios "
             f"({len(ci_rows)} runs, `validation.grid.ci_subset`: for each mechanism's setting the cheapest scenario "
             f"having it, then an even spread of the scenarios of at most {G.CI_MAX_SEGMENTS} response segments, "
-            f"and {G.CI_TFO} of the Fast Open block's, evenly spread) "
+            f"{G.CI_TFO} of the Fast Open block's, evenly spread, and the {G.CI_FS} cheapest of each handshake of "
+            "the False Start block's) "
             "and fails when a figure passes its goal. In this grid run those scenarios took "
             f"{ci_wall:.0f} s of ns-3 after its start. Their figures here: |error| median {pct(cs['median_abs_error'])}, "
             f"p95 {pct(cs['p95_abs_error'])}, max {pct(cs['max_abs_error'])}; stall counts agree in "
@@ -799,7 +809,8 @@ def _tls_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         "flights are application writes on each TCP connection, with the sizes `model.mechanisms.tls.handshake` gives for "
         "the connection (connection n resumes when `tls.resumption` is `all`, or `after_first` and n > 0); each "
         "side writes its next flight when the other side's previous flight has fully arrived; the client flight "
-        "the first request goes with (1.3's Finished, 1.2's on resumption, the ClientHello with 0-RTT) is held "
+        "the first request goes with (1.3's Finished, 1.2's on resumption or with False Start, the ClientHello with "
+        "0-RTT) is held "
         "and written together with the request, in one write; the applications count only their own bytes. The "
         "DNS lookup is a UDP query (40 bytes) to a resolver node on a link of its own, `resolver_rtt_ms / 2` each "
         "way at 1 Tb/s (the model leaves the query's and answer's serialization out), answered at once (60 bytes); "
@@ -922,6 +933,38 @@ def _tfo_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         "request, held until the SYN-ACK, as a window hold (one slow-start round more than the model); a release by "
         "a SYN-ACK is the handshake (`validation/analyze.py`)."
     )
+    add("")
+    return L
+
+
+def _false_start_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any]]) -> list[str]:
+    """The False Start block (issue 16): how ns-3 runs TLS 1.2 False Start, and its figures."""
+    fs_rows = [r for r in rows if r["id"].startswith("s")]
+    if not fs_rows:
+        return []
+    n = len({r["id"] for r in fs_rows})
+    variants = ", ".join(f"{v} resumption {r}" for v, r in G.FS_VARIANTS)
+    L: list[str] = []
+    add = L.append
+    add("## TLS 1.2 False Start (issue 16)")
+    add("")
+    add(
+        f"{n} scenarios (`s000`...; `validation.grid.false_start_scenarios`, seed {G.FS_SEED}) are drawn as the TLS "
+        f"block's with `tls.false_start` on every connection (RFC 7918), the handshakes ({variants}) in turn "
+        "(`grid.FS_VARIANTS`). With False Start the client writes its first request with its ClientKeyExchange, "
+        "ChangeCipherSpec and Finished instead of after the server's ChangeCipherSpec and Finished: a full 1.2 "
+        "handshake takes 1 round trip before the request instead of 2, and the server's Finished reaches the client "
+        "ahead of the response (`model.mechanisms.tls.handshake`: the flights stay four, the request goes with flight "
+        "2). A resumed 1.2 handshake and a 1.3 one already send the request with the client's Finished, so False "
+        "Start changes nothing there; those variants check that it does not. ns-3 runs the flights "
+        "`model.mechanisms.tls.handshake` gives, as for the TLS block: the held client flight is the Finished, "
+        "written with the request in one write, and the server writes its Finished when that flight has arrived."
+    )
+    add("")
+    groups: list[tuple[str, Sequence[dict[str, Any]]]] = [("all False Start runs", fs_rows)]
+    groups += [(f"TLS {k}", v) for k, v in _group(fs_rows, "tls").items()]
+    groups += [(f"DNS {k}", v) for k, v in _group(fs_rows, "dns").items()]
+    add(_groups_table(groups))
     add("")
     return L
 

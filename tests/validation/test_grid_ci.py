@@ -3,7 +3,8 @@
 ``validation.grid.ci_subset`` draws the subset from the grid deterministically (every mechanism's
 settings, every protocol, bounded cost). The ns-3 test fails when the page-load error (median, 95th
 percentile, max), the delayed-ACK and Nagle stall-count agreement or the packet-count error passes
-the goals of issue 3, over the subset and over its TLS runs (issue 7); it skips without the ``ns3`` package. The other tests need only the model.
+the goals of issue 3, over the subset and over its TLS (issue 7), Fast Open, False Start (issue 16) and h2
+runs; it skips without the ``ns3`` package. The other tests need only the model.
 """
 
 from __future__ import annotations
@@ -91,6 +92,28 @@ def test_grid_has_a_fast_open_block() -> None:
     assert len([g for g in subset if g["id"].startswith("f")]) == G.CI_TFO
 
 
+def test_grid_has_a_false_start_block() -> None:
+    """Issue 16: TLS 1.2 False Start on every connection, full, full then resumed, resumed on all (False Start
+    changes nothing) and 1.3 (nothing either), after the Fast Open block; the CI subset takes every variant."""
+    grid = G.scenarios()
+    block = [g for g in grid if g["id"].startswith("s")]
+    assert len(block) == G.FS_SIZE >= 30
+    assert grid[-len(block) :] == block
+    assert all(g["doc"]["tls"]["false_start"] for g in block)
+    assert all(g["doc"]["tcp"]["handshake"] == "three_way" for g in block)
+    assert not any(g["doc"].get("tls", {}).get("false_start") for g in grid if not g["id"].startswith("s"))
+    assert {g["tags"]["tls"] for g in block} == {
+        "1.2 full + False Start",
+        "1.2 resumed after_first + False Start",
+        "1.2 resumed all",
+        "1.3 full",
+    }
+    assert {g["tags"]["dns"] for g in block} == {"cached", "resolver"}
+    subset = [g for g in G.ci_subset(grid) if g["id"].startswith("s")]
+    assert len(subset) == G.CI_FS * len(G.FS_VARIANTS)
+    assert {(g["doc"]["tls"]["version"], g["doc"]["tls"]["resumption"]) for g in subset} == set(G.FS_VARIANTS)
+
+
 def test_ci_subset_covers_every_protocol_and_mechanism() -> None:
     grid = G.scenarios()
     subset = G.ci_subset(grid)
@@ -144,5 +167,7 @@ def test_ci_subset_meets_the_goals(ns3_sim: Any) -> None:
     assert tls["runs"] >= 50 and not G.failures(tls), tls
     tfo = G.stats([r for r in rows if r["tags"]["handshake"] == "fast_open"])
     assert tfo["runs"] >= 50 and not G.failures(tfo), tfo
+    fs = G.stats([r for r in rows if r["id"].startswith("s")])
+    assert fs["runs"] == len(SIMULATED_PROTOCOLS) * G.CI_FS * len(G.FS_VARIANTS) and not G.failures(fs), fs
     h2 = G.stats([r for r in rows if r["protocol"] == "h2"])
     assert h2["runs"] == len(subset) and not G.failures(h2), h2

@@ -7,8 +7,8 @@ part (and every other float) within a relative 1e-9, the counts, objects, events
 and an exception on one side only, or a different one, is a difference too. The cases:
 
 - every preset (:data:`model.PRESETS`) with every protocol its path allows;
-- every scenario of the validation grid (:func:`validation.grid.scenarios`: the plain-TCP, TLS and Fast
-  Open blocks) with all seven protocols, and the ns-3 trace tests' scenarios (``tests/validation/data``);
+- every scenario of the validation grid (:func:`validation.grid.scenarios`: the plain-TCP, TLS, Fast
+  Open and False Start blocks) with all seven protocols, and the ns-3 trace tests' scenarios (``tests/validation/data``);
 - :data:`RANDOM` seeded random scenarios of :func:`tests.model.scenarios.every_feature` (every field of the
   schema): 2,000 by default, 10,000 with ``DIFFERENTIAL_FULL=1``.
 
