@@ -767,7 +767,7 @@ def markdown(data: dict[str, Any]) -> str:
     add("")
     add("```sh")
     add(".venv/bin/pip install -r requirements-validation.txt   # ns3 3.44, once")
-    add(".venv/bin/python -m validation grid      # run the grid (about 3 minutes), write grid.json and this report")
+    add(".venv/bin/python -m validation grid      # run the grid (7 min), write grid.json and this report")
     add(".venv/bin/python -m validation report    # this report again from grid.json, without ns-3")
     add(".venv/bin/python -m validation loss --compare   # loss.md again from the stored loss runs, without ns-3")
     add(".venv/bin/python -m validation bulk --compare   # bulk_loss.md again from the stored bulk runs, without ns-3")
