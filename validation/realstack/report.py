@@ -183,7 +183,8 @@ def scatter(runs: Sequence[dict[str, Any]], path: Path) -> None:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    runs = data["runs"]
+    # tags from each run's scenario (runs stored before the grid had blocks have no "block" tag)
+    runs = [{**r, "tags": G.tags(r["doc"])} for r in data["runs"]]
     s = G.stats(runs)
     raw = G.stats([{**r, "error": r["raw_error"]} for r in runs])
     data_pk = G.stats([{**r, "packet_error": r["data_packet_error"]} for r in runs])
@@ -200,16 +201,31 @@ def markdown(data: dict[str, Any]) -> str:
     tlp = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPLossProbes", 0)]
     train = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartTrainDetect", 0)]
     delay = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartDelayDetect", 0)]
+    blocks = data.get("blocks") or {"base": {"date": data["date"], "kernel": data["kernel"]}}
+    per_block = []
+    for b, info in blocks.items():
+        rs = [r for r in runs if r["tags"]["block"] == b]
+        if rs:
+            w = sum(x for r in rs for x in r["real_wall_s"])
+            loads = sum(len(r["real_wall_s"]) for r in rs)
+            per_block.append(
+                f"{b}: {len(rs)} runs, run {info['date']} on Linux {info['kernel']}, {loads} loads in {w:.0f} s"
+            )
+    modelled = (
+        f" The model's side was computed again on {data['modelled']} (`remodel`)." if data.get("modelled") else ""
+    )
+    n_scen = len({r["id"] for r in runs})
     out = [
         "# Validation against the real Linux stack",
         "",
         f"Issue 18: the model's `linux` profile against the kernel it claims to be. {len(runs)} runs "
-        f"({len(runs) // len(G.PROTOCOLS)} scenarios x {len(G.PROTOCOLS)} protocols), each loaded {n_rep} times over "
-        f"real software on Linux {data['kernel']}; the median load is compared. Run on {data['date']} "
-        f"(`python -m validation.realstack grid`, as root; the {n_loads} loads themselves took {walls:.0f} s) on a "
-        "2-core machine shared with "
+        f"({n_scen} scenarios, each with the protocols its block's software speaks), each loaded {n_rep} times over "
+        f"real software; the median load is compared. Blocks ({'; '.join(per_block)}): "
+        f"`python -m validation.realstack grid [--blocks ...]`, as root; the {n_loads} loads took {walls:.0f} s "
+        "in all, on a 2-core machine shared with "
         "other jobs; the raw records are in `validation/realstack/results.json` (and `results.csv`), and "
-        "`python -m validation.realstack report` writes this page again from them without root.",
+        "`python -m validation.realstack report` writes this page again from them without root "
+        f"(`remodel` runs the model again on the stored loads after a model change).{modelled}",
         "",
         "## The bench",
         "",
@@ -313,8 +329,8 @@ def markdown(data: dict[str, Any]) -> str:
         "## Error by mechanism",
         "",
     ]
-    rows = []
-    for k in ("nagle", "header_flush", "rtt", "rate", "page"):
+    rows: list[list[str]] = []
+    for k in ("block", "nagle", "header_flush", "rtt", "rate", "page"):
         for name, *cells in _group(runs, _tag(k)):
             rows.append([f"{k} {name}", *cells])
     out += [_table(["setting", *STAT_HEAD], rows), ""]
@@ -372,12 +388,31 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## What the grid spans",
         "",
-        f"RTT {', '.join(f'{x:g}' for x in G.RTTS)} ms (split evenly) x {', '.join(f'{x / 1e6:g}' for x in G.RATES)} Mb/s "
+        f"Base block: RTT {', '.join(f'{x:g}' for x in G.RTTS)} ms (split evenly) x "
+        f"{', '.join(f'{x / 1e6:g}' for x in G.RATES)} Mb/s "
         "(both ways) x three pages: `single` (3,000-byte HTML and one 60,000-byte object), `mixed5` (6,000 and five "
         "objects of 2,000-300,000 bytes), `many20` (10,000 and twenty objects of 300-30,000 bytes); Nagle and "
-        "header flush take turns (off/off, on/on, on/off, off/on). Not run here: pipelining (no stock client "
-        "pipelines), TLS and Fast Open (next), asymmetric paths and loss (the relay has both: a rate and delay "
-        "per direction and seeded loss).",
+        "header flush take turns (off/off, on/on, on/off, off/on); all four protocols.",
+        "",
+        "- `tls1.3`, `tls1.2`: nginx with an ECDSA P-256 certificate made by `openssl` when the bench starts, "
+        "`ssl_protocols` of the one version, no session tickets or cache; Python's `ssl` client (that version only, "
+        "the certificate checked, a full handshake on every connection: `tls.resumption` none). "
+        + ", ".join(f"{r:g} ms/{d:g} Mb/s {pg}" for r, d, _u, pg in G.EXTRA_PATHS)
+        + "; HTTP/1.x protocols, Nagle off (nginx sets TCP_NODELAY on TLS connections), no header flush (nginx "
+        "copies header and body into one 16 KB TLS buffer either way). The model gets the ClientHello and the "
+        "server's flight as measured (`tls.client_hello_bytes`, `tls.server_flight_bytes`), requests and responses "
+        "with their records' bytes (OpenSSL's TLS 1.3 NewSessionTickets spread over the responses' headers) and, "
+        "accounted, the two hosts' handshake computing as `connection_overhead_ms`.",
+        "- `fast_open`: nginx `listen ... fastopen=256` on a port of its own, `net.ipv4.tcp_fastopen=3` in the "
+        "server namespace, a client with TCP_FASTOPEN_CONNECT whose cookie is fetched by one load before the "
+        "capture (`tcp.handshake` fast_open: the request rides on every SYN); the same paths, HTTP/1.x, the four "
+        "Nagle/flush settings in turn.",
+        "- `asymmetric`: the client's uplink slower than the downlink ("
+        + ", ".join(f"{r:g} ms {d:g}/{u:g} Mb/s {pg}" for r, d, u, pg in G.ASYM_PATHS)
+        + "), all four protocols.",
+        "",
+        "Not run here: pipelining (no stock client pipelines), h2 over TLS (the bench reads nghttp's h2c bytes as "
+        "plain frames), TLS with Fast Open, and loss (the relay has seeded loss).",
         "",
     ]
     return "\n".join(out)
