@@ -74,6 +74,7 @@ class Params:
     tls_server_flight: int = 4000
     frame: int = 16_384  # h2/h3 DATA frame size (bytes)
     mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
+    mux_headers_alone: bool = False  # h2/h3: a batch's HEADERS frames written before its DATA frames
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
     rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; model.mechanisms.rto)
@@ -145,6 +146,7 @@ def resolve(s: Scenario) -> Params:
         tls_server_flight=s.tls.server_flight_bytes,
         frame=s.multiplex.frame_bytes,
         mux_request=s.multiplex.request_bytes,
+        mux_headers_alone=s.multiplex.headers_alone,
         quic_datagram=s.quic.max_datagram_bytes,
         quic_ack_delay=s.quic.max_ack_delay_ms,
         loss=n.loss_rate,

@@ -248,6 +248,12 @@ class Multiplex(_Strict):
         description="A request after the first, its headers compressed against the ones sent before (bytes; "
         "HPACK, RFC 7541, or QPACK, RFC 9204); the first is http.request_bytes.",
     )
+    headers_alone: bool = Field(
+        False,
+        description="The server writes a batch's HEADERS frames (http.response_header_bytes each) on their own, "
+        "before the DATA frames, as nginx does (its SETTINGS ride with the first): a short segment that, with "
+        "Nagle on, holds the DATA's short tail until it is acknowledged (Minshall's rule).",
+    )
 
 
 class Quic(_Strict):

@@ -407,6 +407,14 @@ def model_doc(doc: dict[str, Any], protocol: str, real: dict[str, Any], accounte
         http["request_bytes"] = max(1, b["first_flight"])
         http["response_header_bytes"] = max(0, round(b["header_bytes_each"]))
         m.setdefault("multiplex", {})["frame_bytes"] = H2_CHUNK
+        # nginx writes each response's HEADERS frame (its SETTINGS with the first) before the DATA, a short
+        # segment of its own (seen in the captures, 2026-11-27)
+        m["multiplex"]["headers_alone"] = True
+        if http.get("header_flush"):
+            # nginx 1.22's h2 with sendfile corks around each sendfile and leaves TCP_NODELAY off after the
+            # uncork (strace; __tcp_sock_set_cork in net/ipv4/tcp.c): the server sends with Nagle on whatever
+            # tcp_nodelay says (report.GAPS["h2_sendfile_tail"])
+            m.setdefault("tcp", {})["nagle"] = True
         if n:
             m["multiplex"]["request_bytes"] = max(1, round(b["requests_after_html"] / n))
     elif real.get("tls"):

@@ -8,7 +8,8 @@ TCP is the model's ``linux`` profile as the kernel is set up (MSS 1460, initial 
 after 2 segments with 16 quick ACKs, a receive window of 4 MB: the namespaces' tcp_rmem default of 8 MB
 gives an rcv_ssthresh of about 4 MB from the first ACK). Requests are 200 bytes.
 
-:data:`CI` is the guard's set: 20 (scenario, protocol) runs on short paths that the guard repeats.
+:data:`CI_RUNS` and :data:`CI_BLOCK_RUNS` are the guard's set: 24 (scenario, protocol) runs on short paths that the
+guard repeats (4 of them TLS 1.3, TLS 1.2, Fast Open and a slow uplink).
 """
 
 from __future__ import annotations
@@ -193,10 +194,32 @@ CI_RUNS: tuple[tuple[float, float, str, bool, bool, str], ...] = (
 )
 
 
+#: The guard's runs of the later blocks: (rtt ms, Mb/s, page, nagle, header flush, protocol, what the block adds:
+#: ``tls``, ``handshake``, ``uplink`` in Mb/s).
+CI_BLOCK_RUNS: tuple[tuple[float, float, str, bool, bool, str, dict[str, Any]], ...] = (
+    (10, 10, "single", False, False, "http10", {"tls": "1.3"}),
+    (10, 10, "single", False, False, "persistent", {"tls": "1.2"}),
+    (10, 10, "single", False, False, "http10", {"handshake": "fast_open"}),
+    (10, 10, "mixed5", False, False, "persistent", {"uplink": 1}),
+)
+
+
 def ci_runs() -> list[dict[str, Any]]:
     out = []
-    for i, (rtt, mbps, page, nagle, flush, proto) in enumerate(CI_RUNS):
-        d = doc(rtt, mbps * 1e6, page, nagle, flush)
+    runs: list[tuple[float, float, str, bool, bool, str, dict[str, Any]]] = [(*r, {}) for r in CI_RUNS]
+    runs += CI_BLOCK_RUNS
+    for i, (rtt, mbps, page, nagle, flush, proto, extra) in enumerate(runs):
+        up = extra.get("uplink")
+        d = doc(
+            rtt,
+            mbps * 1e6,
+            page,
+            nagle,
+            flush,
+            uplink_rate=None if up is None else up * 1e6,
+            tls=extra.get("tls", "none"),
+            handshake=extra.get("handshake", "three_way"),
+        )
         out.append({"id": f"c{i:02d}", "doc": d, "tags": tags(d), "protocol": proto})
     return out
 

@@ -144,6 +144,7 @@ void Session::configure_quic(Connection* conn) {  // h3.configure
     ep->idle_restart = IR_KEEP;
     ep->quick_ack = false;
     ep->quickacks = 0;
+    ep->pingpong_ack = false;
     ep->ack_handshake = true;
   }
 }

@@ -70,6 +70,25 @@ def test_microscape_all_protocols_same_on_and_off(monkeypatch: pytest.MonkeyPatc
     assert sum(len(r["packets"]) for r in fast["results"]) > 1000
 
 
+@pytest.mark.parametrize("nagle", [False, True])
+def test_headers_alone_and_pingpong_same_on_and_off(nagle: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The linux profile's pingpong ACK rule and multiplex.headers_alone (issue 18), in both engines: h2 and h3
+    with a batch of responses, the HEADERS frames written first, and a persistent connection whose client
+    answers within the delayed-ACK time."""
+    doc = {
+        "protocols": ["h2", "h3", "persistent", "http10"],
+        "network": {"rtt_ms": 30, "bandwidth_bps": 10e6, "uplink_bandwidth_bps": 1e6},
+        "tcp": {"profile": "linux", "nagle": nagle, "receive_window_bytes": 1_000_000},
+        "http": {"response_header_bytes": 150, "header_flush": True},
+        "multiplex": {"headers_alone": True},
+        "page": {"html_bytes": 9000, "object_bytes": [0, 300, 2000, 40000, 1460]},
+    }
+    fast, slow = _both(doc, monkeypatch, packets=True)
+    assert fast == slow
+    plain, _ = _both({**doc, "multiplex": {"headers_alone": False}}, monkeypatch)
+    assert [r["page_load_ms"] for r in plain["results"]] != [r["page_load_ms"] for r in fast["results"]]
+
+
 def test_budget_counts_native_steps() -> None:
     """With the native engine in charge the budget counts its steps, and a step of the Python engine costs
     FALLBACK_STEP_COST of them (model.scenario.limits)."""
