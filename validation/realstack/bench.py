@@ -55,10 +55,14 @@ OVERHEAD = 40
 #: connection is checked against the capture.
 TLS_RECORD = 16384
 TLS_RECORD_OVERHEAD = {"1.3": 22, "1.2": 29}
-#: What the server writes after the handshake and before the first response that the model's handshake does
-#: not: TLS 1.2's ChangeCipherSpec and Finished are the model's last flight (51 bytes); TLS 1.3's two
-#: NewSessionTicket messages (OpenSSL sends them even with tickets and the session cache off) are not in it.
+#: What the server writes after the handshake and before the first response beyond the model's flights: TLS 1.2's
+#: ChangeCipherSpec and Finished are the model's last flight (51 bytes); TLS 1.3's two NewSessionTicket messages
+#: (OpenSSL sends them even with tickets and the session cache off) are the model's tls.session_tickets.
 TLS_MODEL_SERVER_AFTER = {"1.3": 0, "1.2": 51}
+#: OpenSSL 3's server sends this many NewSessionTicket messages after a full TLS 1.3 handshake (SSL_CTX_set_num_tickets'
+#: default), each in a write of its own; the model gets them as tls.session_tickets (their bytes: what the capture
+#: shows between the server's flight and the first response, shared evenly).
+TLS13_TICKETS = 2
 #: nginx's close_notify alert when it closes a connection (SSL_shutdown after the last response, a segment of its
 #: own with TCP_NODELAY): a 2-byte alert in a record (1.3: 5 + 2 + 1 + 16; 1.2: 5 + 8 + 2 + 16). Not part of any
 #: response; the model's connections close without it.
@@ -419,15 +423,21 @@ def model_doc(doc: dict[str, Any], protocol: str, real: dict[str, Any], accounte
             m["multiplex"]["request_bytes"] = max(1, round(b["requests_after_html"] / n))
     elif real.get("tls"):
         # the bytes on the wire: the handshake's first two flights as measured, each request and response with its
-        # records' overhead, and what the server wrote after the handshake beyond the model's flights spread over
-        # the responses (TLS 1.3's tickets)
+        # records' overhead, TLS 1.3's tickets (OpenSSL's 2, each written on its own: tls.session_tickets) and what
+        # else the server wrote after the handshake beyond the model's flights, spread over the responses
         t = real["tls"]
         version = t[0]["version"]
         tls_doc = m.setdefault("tls", {})
         tls_doc["client_hello_bytes"] = round(statistics.median(x["client_hello"] for x in t))
         tls_doc["server_flight_bytes"] = round(statistics.median(x["server_flight"] for x in t))
         http["request_bytes"] = round(statistics.fmean(x["request_bytes"] for x in t))
-        extra = sum(x["server_after"] - TLS_MODEL_SERVER_AFTER[version] for x in t)
+        tickets = 0
+        if version == "1.3":
+            each = round(statistics.median(x["server_after"] for x in t) / TLS13_TICKETS)
+            tls_doc["session_tickets"] = TLS13_TICKETS
+            tls_doc["session_ticket_bytes"] = each
+            tickets = TLS13_TICKETS * each
+        extra = sum(x["server_after"] - TLS_MODEL_SERVER_AFTER[version] - tickets for x in t)
         objs = real["objects"]
         head = sum(o["wire_bytes"] - o["body_bytes"] for o in objs) + extra
         http["response_header_bytes"] = max(0, round(head / len(objs)))

@@ -48,6 +48,7 @@ cdef extern from "params.hpp" namespace "ll":
         cbool tls_early_data
         cbool tls_false_start
         long long tls_client_hello, tls_server_flight, frame, mux_request, quic_datagram
+        long long tls_tickets, tls_ticket_bytes
         cbool mux_headers_alone
         double quic_ack_delay, rto_min_ms
         cbool pipeline_one_write
@@ -194,6 +195,8 @@ cdef class Prepared:
         c.tls_false_start = p.tls_false_start
         c.tls_client_hello = p.tls_client_hello
         c.tls_server_flight = p.tls_server_flight
+        c.tls_tickets = p.tls_tickets
+        c.tls_ticket_bytes = p.tls_ticket_bytes
         c.frame = p.frame
         c.mux_request = p.mux_request
         c.mux_headers_alone = p.mux_headers_alone

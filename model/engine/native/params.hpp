@@ -66,6 +66,7 @@ struct Params {
   bool tls_early_data;
   bool tls_false_start;
   long long tls_client_hello, tls_server_flight;
+  long long tls_tickets = 0, tls_ticket_bytes = 79;
   long long frame, mux_request, quic_datagram;
   bool mux_headers_alone = false;
   double quic_ack_delay;

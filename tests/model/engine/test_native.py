@@ -89,6 +89,27 @@ def test_headers_alone_and_pingpong_same_on_and_off(nagle: bool, monkeypatch: py
     assert [r["page_load_ms"] for r in plain["results"]] != [r["page_load_ms"] for r in fast["results"]]
 
 
+@pytest.mark.parametrize("resumption", ["none", "after_first"])
+def test_tls13_session_tickets_same_on_and_off(resumption: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tls.session_tickets (issue 18): TLS 1.3's NewSessionTickets, each a packet of its own after the client's
+    last flight, in both engines; two more server packets per connection than without them."""
+    doc = {
+        "protocols": ["http10", "persistent", "http10_parallel", "h2"],
+        "network": {"rtt_ms": 50, "bandwidth_bps": 10e6},
+        "tcp": {"profile": "linux"},
+        "tls": {"version": "1.3", "resumption": resumption, "session_tickets": 2, "session_ticket_bytes": 79},
+        "page": {"html_bytes": 6000, "object_bytes": [2000, 15000, 40000]},
+    }
+    fast, slow = _both(doc, monkeypatch, packets=True)
+    assert fast == slow
+    plain, _ = _both({**doc, "tls": {**doc["tls"], "session_tickets": 0}}, monkeypatch)
+    for with_, without in zip(fast["results"], plain["results"], strict=True):
+        down = [p for p in with_["packets"] if p["direction"] == "down" and p["bytes"] == 79]
+        if resumption == "none":  # (with 0-RTT an HTTP/1.0 server may have closed before the client's last flight)
+            assert len(down) == 2 * with_["counts"]["connections"], with_["protocol"]
+        assert with_["counts"]["bytes_on_wire"] > without["counts"]["bytes_on_wire"]
+
+
 def test_budget_counts_native_steps() -> None:
     """With the native engine in charge the budget counts its steps, and a step of the Python engine costs
     FALLBACK_STEP_COST of them (model.scenario.limits)."""
