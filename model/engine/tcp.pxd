@@ -15,6 +15,8 @@ cdef class Endpoint:
     cdef public double acked_carry, una_n, end_n, nxt_n, rcv_n, un_bytes
     cdef public bint nagle_idle_at_entry, close_sends_held, cwnd_counts_bytes, deliver_before_ack
     cdef public bint nagle, quick_ack, dack_bytes, ack_handshake, hold, pacing, closing, fin_sent
+    cdef public bint pingpong_ack, pingpong
+    cdef public double last_rcv_t
     cdef public object last_data_t, pace_interval, next_pace, last_paced, last_ack, blocked, last_end
     cdef public object zero, una, nxt, end, rcv, first_pkt, last_pkt
     cdef public double rto_min, srtt, rttvar, sml_n, rto_granularity, rto_max

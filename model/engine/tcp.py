@@ -43,6 +43,12 @@ class Endpoint:
         self.quick_ack = p.profile.ack_first_segment
         # linux: quick-ACK mode at the start, the first data segments ACKed at once
         self.quickacks = p.profile.quickack_segments
+        # linux: quick ACKs while the receive window grows (two MSS a segment), none in pingpong mode
+        self.pingpong_ack = p.profile.pingpong_ack
+        if self.pingpong_ack:
+            self.quickacks += self.rwnd_n // (2 * p.mss)
+        self.pingpong = False
+        self.last_rcv_t = -1.0  # when data last arrived (ms); below 0: none yet
         zero = q.size(0)
         self.zero = zero
         p_ = q.p
@@ -343,6 +349,13 @@ class Endpoint:
         pkt.ack = self.rcv
         if pkt.n > 0:
             self.quick_ack = False  # ns-3 clears its delayed-ACK count when it sends data
+            # linux: data sent within the delayed-ACK time of the last data received: pingpong mode
+            if (
+                self.pingpong_ack
+                and self.last_rcv_t >= 0
+                and (t.v if isinstance(t, Lin) else t) - self.last_rcv_t < self.dack_ms
+            ):
+                self.pingpong = True
         self.un_bytes = 0.0
         self.un_segs = 0
         self.first_pkt = None
@@ -400,10 +413,13 @@ class Endpoint:
             self.output(t, ("release", pkt, self.blocked) if self.blocked else ("ack", pkt))
 
     def _receive(self, t: Any, pkt: Packet, payload: float) -> None:
-        first_data = self.quick_ack or self.quickacks > 0 or (self.ack_handshake and pkt.obj == "tls")
+        quick = self.quickacks > 0 and not self.pingpong
+        first_data = self.quick_ack or quick or (self.ack_handshake and pkt.obj == "tls")
         self.quick_ack = False
-        if self.quickacks > 0:
+        if quick:
             self.quickacks -= 1
+        if self.pingpong_ack:
+            self.last_rcv_t = t.v if isinstance(t, Lin) else t
         self.rcv = pkt.seq_end
         self.rcv_n += payload
         self.un_bytes += payload
@@ -434,6 +450,7 @@ class Endpoint:
             return
         last = self.last_pkt
         assert last is not None
+        self.pingpong = False  # linux: a delayed ACK that had to wait ends pingpong mode
         note = self._held_note()
         pkt = self.send_control("ACK", t, ("arrival", first, self.dack, "delayed_ack_stall", note))
         pkt.held = delayed_ack.stall_ms(t, last.t_a)

@@ -65,6 +65,8 @@ class Handshake:
     ``amplification_limit`` (QUIC only, bytes): how much of the server's first flight may leave before the
     client's address is validated; the rest waits for the client's next packet
     (:func:`model.mechanisms.quic.amplification_allowance_bytes`). 0: no limit (TCP has validated the address).
+    ``tickets`` (TLS 1.3): the NewSessionTicket messages (bytes each) the server writes, each on its own, once
+    the client's last flight has arrived (RFC 8446 4.6.1), ahead of its first response.
     """
 
     name: str
@@ -72,10 +74,17 @@ class Handshake:
     ready: int
     round_trips: int
     amplification_limit: int = 0
+    tickets: tuple[int, ...] = ()
 
 
 def handshake(
-    version: str, resumed: bool, early_data: bool, client_hello: int, server_flight: int, false_start: bool = False
+    version: str,
+    resumed: bool,
+    early_data: bool,
+    client_hello: int,
+    server_flight: int,
+    false_start: bool = False,
+    tickets: tuple[int, ...] = (),
 ) -> Handshake:
     """The flights (bytes) of a TLS handshake, with where the first request goes.
 
@@ -90,12 +99,17 @@ def handshake(
                 (client_hello, RESUMED_SERVER_FLIGHT_13_BYTES, END_OF_EARLY_DATA_13_BYTES),
                 0,
                 0,
+                tickets=tickets,
             )
         if resumed:
             return Handshake(
-                "TLS 1.3 resumed", (client_hello, RESUMED_SERVER_FLIGHT_13_BYTES, CLIENT_FINISHED_13_BYTES), 2, 1
+                "TLS 1.3 resumed",
+                (client_hello, RESUMED_SERVER_FLIGHT_13_BYTES, CLIENT_FINISHED_13_BYTES),
+                2,
+                1,
+                tickets=tickets,
             )
-        return Handshake("TLS 1.3", (client_hello, server_flight, CLIENT_FINISHED_13_BYTES), 2, 1)
+        return Handshake("TLS 1.3", (client_hello, server_flight, CLIENT_FINISHED_13_BYTES), 2, 1, tickets=tickets)
     if version == "1.2":
         if resumed:
             return Handshake(

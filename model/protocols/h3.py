@@ -55,4 +55,5 @@ def configure(conn: Connection) -> None:
         ep.idle_restart = "keep"
         ep.quick_ack = False
         ep.quickacks = 0
+        ep.pingpong_ack = False
         ep.ack_handshake = True

@@ -115,11 +115,23 @@ class Mux:
     def _write_responses(self, t: Any, names: list[str], point: Point) -> None:
         s, q, p = self.s, self.s.q, self.s.p
         srv = self.conn.server
-        totals = [q.header + q.size(s.objects[name].bytes) for name in names]
-        sizes = [value(x) for x in totals]
-        sent = [0.0] * len(names)
         held = srv.hold
         srv.hold = True
+        alone = p.mux_headers_alone
+        if alone:  # the HEADERS frames first, in a write of their own (multiplex.headers_alone)
+            for name in names:
+                srv.write(t, q.header, name, point)
+                self.down_end += value(q.header)
+                if s.objects[name].bytes <= 0:
+                    self.conn.expect.append((self.down_end, name))
+            srv.hold = held
+            srv.output(t, ("app", point))
+            srv.hold = True
+        totals = [
+            (q.size(s.objects[name].bytes) if alone else q.header + q.size(s.objects[name].bytes)) for name in names
+        ]
+        sizes = [value(x) for x in totals]
+        sent = [0.0] * len(names)
         for i, n in round_robin(sizes, p.frame):
             last = sent[i] + n >= sizes[i]
             # the last frame carries what is left of header + body, so a stream's frames add up to its form

@@ -46,6 +46,7 @@ class Dialogue:
         self.k = 0  # the next flight to write
         self.ends: list[float] = []  # each written flight's end offset in its writer's stream
         self.rest = 0  # bytes of the server's first flight held back by the anti-amplification limit
+        self.tickets_sent = False
         conn.tls = self
 
     def start(self, point: Point) -> None:
@@ -96,6 +97,16 @@ class Dialogue:
                 self.rest = nbytes - limit
                 nbytes = limit
             self._write(self.conn.server, nbytes, Point(t, pkt, None, "tls_setup"))
+        elif (
+            self.hs.tickets
+            and not self.tickets_sent
+            and k == len(self.hs.flights)
+            and self.conn.server.rcv_n >= self.ends[k - 1]
+        ):
+            # TLS 1.3: the client's last flight has arrived; the server's tickets, each written on its own
+            self.tickets_sent = True
+            for nbytes in self.hs.tickets:
+                self._write(self.conn.server, nbytes, Point(t, pkt, None, "tls_setup"))
 
     def _await_validation(self) -> None:
         """The client has just acknowledged the server's first handshake packet (at once, RFC 9000 13.2.1):
@@ -138,7 +149,10 @@ def secure(session: Any, conn: Connection, mode: str, then: Callable[[Point], No
     if p.tls == "none" or mode == "none":
         return then
     resumed = tls.resumed(p.tls_resumption, len(session.conns) - 1)
-    hs = tls.handshake(p.tls, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight, p.tls_false_start)
+    tickets = (p.tls_ticket_bytes,) * p.tls_tickets
+    hs = tls.handshake(
+        p.tls, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight, p.tls_false_start, tickets
+    )
     session.tls_handshakes += 1
     return lambda point: Dialogue(session, conn, hs, then).start(point)
 

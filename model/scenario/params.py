@@ -72,8 +72,11 @@ class Params:
     tls_false_start: bool = False  # TLS 1.2: the request goes with the client's Finished (RFC 7918)
     tls_client_hello: int = 512
     tls_server_flight: int = 4000
+    tls_tickets: int = 0  # TLS 1.3: NewSessionTicket messages after the client's last flight
+    tls_ticket_bytes: int = 79
     frame: int = 16_384  # h2/h3 DATA frame size (bytes)
     mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
+    mux_headers_alone: bool = False  # h2/h3: a batch's HEADERS frames written before its DATA frames
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
     rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; model.mechanisms.rto)
@@ -143,8 +146,11 @@ def resolve(s: Scenario) -> Params:
         tls_false_start=s.tls.false_start,
         tls_client_hello=s.tls.client_hello_bytes,
         tls_server_flight=s.tls.server_flight_bytes,
+        tls_tickets=s.tls.session_tickets,
+        tls_ticket_bytes=s.tls.session_ticket_bytes,
         frame=s.multiplex.frame_bytes,
         mux_request=s.multiplex.request_bytes,
+        mux_headers_alone=s.multiplex.headers_alone,
         quic_datagram=s.quic.max_datagram_bytes,
         quic_ack_delay=s.quic.max_ack_delay_ms,
         loss=n.loss_rate,

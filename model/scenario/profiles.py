@@ -92,6 +92,19 @@ Behaviours (``TcpProfile`` fields):
     linux: the first segments of data a receiver gets are each acknowledged at once (quick-ACK mode, entered
     at the start of a connection; ``TCP_MAX_QUICKACKS`` = 16 in ``net/ipv4/tcp_input.c``), then the delayed-ACK
     rule applies. 0 elsewhere.
+``pingpong_ack``
+    linux: quick-ACK mode lasts while the receive window grows and ends for a receiver that answers. Each data
+    segment that lets the receiver raise its window re-arms one quick ACK (``tcp_grow_window`` in
+    net/ipv4/tcp_input.c: ``icsk_ack.quick |= 1``), so a receiver ACKs every segment until its window has grown
+    to the buffer's (about ``receive_window_bytes / (2 MSS)`` segments, two MSS of growth each) and then its 16
+    quick ACKs. A receiver that sends data within the delayed-ACK time (``icsk_ack.ato``, 40 ms) of the data it
+    last received enters *pingpong* (interactive) mode (``tcp_event_data_sent`` in net/ipv4/tcp_output.c,
+    ``tcp_pingpong_thresh`` = 1), where quick ACKs are off (``tcp_in_quickack_mode``): it ACKs once more than a
+    full segment is unacknowledged (``__tcp_ack_snd_check``) or when the delayed-ACK timer fires, which ends
+    pingpong mode (``tcp_delack_timer_handler``). A persistent connection's client after its first request,
+    and every TLS client after its handshake, delay their ACKs; a client that only sends its request does not.
+    Seen on the real-stack bench (issue 18): Python's HTTP/1.0 client ACKed each of 205 full segments of a
+    300 KB response. False elsewhere.
 """
 
 from __future__ import annotations
@@ -118,6 +131,7 @@ class TcpProfile:
     last_ack_any_ack: bool = False
     cwnd_abc_limit_segments: int = 1
     quickack_segments: int = 0
+    pingpong_ack: bool = False
     cwnd_counts_packets: bool = False
     nagle_minshall: bool = False
     rtt_times_one_segment: bool = False
@@ -230,6 +244,7 @@ PROFILES: dict[str, TcpProfile] = {
         cwnd_counts_bytes=True,
         cwnd_abc_limit_segments=1_000_000,
         quickack_segments=16,
+        pingpong_ack=True,
         cwnd_counts_packets=True,
         nagle_minshall=True,
         rto_min_on_variation=True,

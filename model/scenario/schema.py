@@ -229,6 +229,16 @@ class Tls(_Strict):
         description="Server's first flight of a full handshake with its certificate chain (bytes): 1.3 "
         "ServerHello..Finished, 1.2 ServerHello..ServerHelloDone.",
     )
+    session_tickets: int = Field(
+        0,
+        ge=0,
+        le=8,
+        description="TLS 1.3: NewSessionTicket messages the server writes, each on its own, when the client's last "
+        "handshake flight arrives (RFC 8446 4.6.1; OpenSSL sends 2), before its first response.",
+    )
+    session_ticket_bytes: int = Field(
+        79, ge=20, le=16_384, description="One NewSessionTicket record with session_tickets (bytes)."
+    )
 
 
 class Multiplex(_Strict):
@@ -247,6 +257,12 @@ class Multiplex(_Strict):
         le=65_536,
         description="A request after the first, its headers compressed against the ones sent before (bytes; "
         "HPACK, RFC 7541, or QPACK, RFC 9204); the first is http.request_bytes.",
+    )
+    headers_alone: bool = Field(
+        False,
+        description="The server writes a batch's HEADERS frames (http.response_header_bytes each) on their own, "
+        "before the DATA frames, as nginx does (its SETTINGS ride with the first): a short segment that, with "
+        "Nagle on, holds the DATA's short tail until it is acknowledged (Minshall's rule).",
     )
 
 

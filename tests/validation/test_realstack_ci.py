@@ -1,20 +1,20 @@
-"""The real-stack CI guard (issue 18): 20 fixed runs of the model's ``linux`` profile against the Linux kernel.
+"""The real-stack CI guard (issue 18): 24 fixed runs of the model's ``linux`` profile against the Linux kernel.
 
-Each run of :data:`validation.realstack.grid.CI_RUNS` loads its page three times over two network
+Each run of :data:`validation.realstack.grid.CI_RUNS` and ``CI_BLOCK_RUNS`` loads its page three times over two network
 namespaces joined by the bench's relay, with nginx and a real client (``validation/realstack/``), and compares
 the median load with the model. It needs root, ``/dev/net/tun``, ``ip netns``, gcc, nginx, nghttp and tcpdump
 (scripts/test.sh installs the packages as root, as CI runs); when one is missing the tests FAIL naming it.
 
 Tolerances (fractions of page_load_ms, the model's error against the measured median):
 
-- over all 20 runs, the issue's goals: median |error| <= 2 %, 95th percentile <= 5 %, max <= 15 %;
+- over all 24 runs, the issue's goals: median |error| <= 2 %, 95th percentile <= 5 %, max <= 15 %;
 - every run that no known kernel mechanism explains: |error| <= 5 %;
 - the known gaps (:data:`KNOWN_GAPS`, explained in docs/validation/realstack.md) keep their direction and
   size, so that a change in either the model or the kernel shows here: when the model gains the mechanism,
   the run moves out of this list;
-- data packets (segments with payload) within 5 % (median); all packets are not held to it (the
-  ``ack_every_segment`` gap: the real client ACKs nearly every segment, the model every second);
-- the relay's own delay: median lateness under 100 us per run, and the whole guard within 5 minutes.
+- packets within 5 % (median), data packets (segments with payload) and all packets (the ACKs too, since the
+  ``linux`` profile has the kernel's ACK rule, ``pingpong_ack``; issue 18);
+- the relay's own delay: median lateness under 200 us per repeat, and the whole guard within 5 minutes.
 """
 
 from __future__ import annotations
@@ -76,7 +76,7 @@ def _show(rows: list[dict[str, Any]]) -> str:
 
 def test_guard_meets_the_goals(results: dict[str, Any]) -> None:
     rows = results["rows"]
-    assert len(rows) == 20
+    assert len(rows) == len(grid.CI_RUNS) + len(grid.CI_BLOCK_RUNS) == 24
     s = grid.stats(rows)
     print(f"\nreal-stack guard, {results['seconds']:.0f} s: {s}\n{_show(rows)}")  # shown with pytest -s
     assert s["median_abs_error"] <= 0.02, _show(rows)
@@ -105,6 +105,12 @@ def test_known_gaps_keep_direction_and_size(results: dict[str, Any]) -> None:
 
 def test_data_packets_agree(results: dict[str, Any]) -> None:
     errs = sorted(abs(r["data_packet_error"]) for r in results["rows"])
+    assert grid.quantile(errs, 0.5) <= 0.05, _show(results["rows"])
+
+
+def test_packets_agree(results: dict[str, Any]) -> None:
+    """All packets, ACKs included (0.5 % median over the guard on 2026-11-27; 8 % before the ACK rule)."""
+    errs = sorted(abs(r["packet_error"]) for r in results["rows"])
     assert grid.quantile(errs, 0.5) <= 0.05, _show(results["rows"])
 
 
@@ -170,7 +176,7 @@ def test_report_is_written_from_the_stored_grid(tmp_path: Path) -> None:
 
     data = json.loads((ROOT / "validation" / "realstack" / "results.json").read_text())
     stored = {(r["id"], r["protocol"]) for r in data["runs"]}
-    assert stored == {(s["id"], p) for s in grid.scenarios() for p in grid.PROTOCOLS}
+    assert stored == {(s["id"], p) for s in grid.scenarios() for p in s["protocols"]}
     for r in data["runs"]:
         sc = next(s for s in grid.scenarios() if s["id"] == r["id"])
         assert r["doc"] == sc["doc"]

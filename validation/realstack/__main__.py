@@ -3,8 +3,9 @@
 Needs root (network namespaces, TUN devices) and Debian's nginx, nghttp2-client and tcpdump:
 
     python -m validation.realstack one scenario.json [--protocols http10 h2] [--repeats 3] [--json]
-    python -m validation.realstack grid [--repeats 3]    # the grid: results.json, results.csv and the report
+    python -m validation.realstack grid [--repeats 3] [--blocks tls1.3 ...]   # results.json, results.csv, report
     python -m validation.realstack report                # docs/validation/realstack.md from results.json (no root)
+    python -m validation.realstack remodel               # the model's side of results.json again (no root)
 """
 
 from __future__ import annotations
@@ -45,7 +46,16 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument(
         "--resume", action="store_true", help="keep the runs stored by an interrupted grid (results.partial.json)"
     )
+    g.add_argument(
+        "--blocks",
+        nargs="+",
+        help="run only these blocks (base, tls1.3, tls1.2, fast_open, asymmetric) and keep the other blocks' runs "
+        "stored in results.json",
+    )
     sub.add_parser("report", help="write docs/validation/realstack.md from results.json (no root needed)")
+    sub.add_parser(
+        "remodel", help="run the model again on every stored run's real loads (after a model change; no root needed)"
+    )
     a = ap.parse_args(argv)
     # SIGTERM unwinds like Ctrl-C, so the namespaces, the relay and nginx are removed
     signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
@@ -54,6 +64,15 @@ def main(argv: list[str] | None = None) -> int:
 
     if a.cmd == "report":
         report.write(json.loads(RESULTS.read_text()))
+        return 0
+    if a.cmd == "remodel":
+        from validation.realstack import bench as b
+
+        data = json.loads(RESULTS.read_text())
+        data["runs"] = [b.remodel(r) for r in data["runs"]]
+        data["modelled"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+        RESULTS.write_text(json.dumps(data, indent=1) + "\n")
+        report.write(data)
         return 0
     from validation.realstack import bench, grid
     from validation.realstack.stack import Stack, Unavailable
@@ -93,13 +112,19 @@ def main(argv: list[str] | None = None) -> int:
             return 0
         t = time.monotonic()
         rows: list[dict[str, Any]] = []
-        if a.resume and PARTIAL.exists():
-            rows = [r for r in json.loads(PARTIAL.read_text()) if r["doc"] == grid.doc_of(r["id"])]
-        done = {(r["id"], r["protocol"]) for r in rows}
         scen = grid.scenarios()[: a.limit]
+        if a.blocks:
+            scen = [sc for sc in scen if sc["tags"]["block"] in a.blocks]
+        ids = {sc["id"] for sc in scen}
+        old: dict[str, Any] = json.loads(RESULTS.read_text()) if RESULTS.exists() else {"runs": []}
+        # runs of the blocks not run now stay as stored, if their scenario is still the grid's
+        kept = [r for r in old["runs"] if r["id"] not in ids and r["doc"] == grid.doc_of(r["id"])]
+        if a.resume and PARTIAL.exists():
+            rows = [r for r in json.loads(PARTIAL.read_text()) if r["id"] in ids and r["doc"] == grid.doc_of(r["id"])]
+        done = {(r["id"], r["protocol"]) for r in rows}
         with Stack() as stack:
             for sc in scen:
-                for proto in grid.PROTOCOLS:
+                for proto in sc["protocols"]:
                     if (sc["id"], proto) in done:
                         continue
                     r = bench.run(stack, sc["id"], sc["doc"], proto, a.repeats)
@@ -107,13 +132,29 @@ def main(argv: list[str] | None = None) -> int:
                     rows.append(r)
                     PARTIAL.write_text(json.dumps(rows))
                     print(_line(r), flush=True)
-        order = {(s["id"], p): i for i, (s, p) in enumerate((s, p) for s in scen for p in grid.PROTOCOLS)}
-        rows.sort(key=lambda r: order[(r["id"], r["protocol"])])
+        everything = grid.scenarios()
+        order = {(s["id"], p): i for i, (s, p) in enumerate((s, p) for s in everything for p in s["protocols"])}
+        rows = sorted(kept + rows, key=lambda r: order[(r["id"], r["protocol"])])
+        blocks = dict(old.get("blocks") or {})
+        if not blocks and old["runs"]:  # results stored before the grid had blocks: all base
+            blocks["base"] = {k: old[k] for k in ("date", "repeats", "kernel")}
+            blocks["base"]["run_seconds"] = old["seconds"]
+        ran = sorted({sc["tags"]["block"] for sc in scen})
+        for b in ran:
+            blocks[b] = {
+                "date": time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime()),
+                "run_seconds": round(time.monotonic() - t, 1),  # the whole command's, for all blocks it ran
+                "run_with": ran,
+                "repeats": a.repeats,
+                "kernel": Path("/proc/sys/kernel/osrelease").read_text().strip(),
+            }
         data = {
             "date": time.strftime("%Y-%m-%d", time.gmtime()),
             "repeats": a.repeats,
-            "seconds": round(time.monotonic() - t, 1),
+            # each command's time once (blocks run together share it)
+            "seconds": round(sum({b["date"]: b["run_seconds"] for b in blocks.values()}.values()), 1),
             "kernel": Path("/proc/sys/kernel/osrelease").read_text().strip(),
+            "blocks": blocks,
             "runs": rows,
         }
         RESULTS.write_text(json.dumps(data, indent=1) + "\n")

@@ -37,7 +37,7 @@ from typing import Any
 
 from model import Scenario, predict
 from validation.realstack import pcap
-from validation.realstack.stack import HERE, PORT_H1, PORT_H2, SERVER_IP, CaptureError, Stack
+from validation.realstack.stack import HERE, PORT_H1, PORT_H2, PORT_TFO, PORT_TLS, SERVER_IP, CaptureError, Stack
 
 #: Protocols the bench runs, with the real client that speaks each.
 CLIENTS = {
@@ -48,6 +48,45 @@ CLIENTS = {
 }
 H2_CHUNK = 16384
 OVERHEAD = 40
+#: TLS: nginx buffers a response into records of up to ``ssl_buffer_size`` (16 KB) of plaintext, each with this
+#: many bytes more on the wire (the cipher suites OpenSSL 3 picks here: TLS 1.3 TLS_AES_256_GCM_SHA384, a 5-byte
+#: header, the content type and a 16-byte tag; TLS 1.2 ECDHE-ECDSA-AES256-GCM-SHA384, header, 8-byte explicit
+#: nonce and tag). A response's bytes on the wire follow from them (:func:`tls_wire_bytes`); the sum over a
+#: connection is checked against the capture.
+TLS_RECORD = 16384
+TLS_RECORD_OVERHEAD = {"1.3": 22, "1.2": 29}
+#: What the server writes after the handshake and before the first response beyond the model's flights: TLS 1.2's
+#: ChangeCipherSpec and Finished are the model's last flight (51 bytes); TLS 1.3's two NewSessionTicket messages
+#: (OpenSSL sends them even with tickets and the session cache off) are the model's tls.session_tickets.
+TLS_MODEL_SERVER_AFTER = {"1.3": 0, "1.2": 51}
+#: OpenSSL 3's server sends this many NewSessionTicket messages after a full TLS 1.3 handshake (SSL_CTX_set_num_tickets'
+#: default), each in a write of its own; the model gets them as tls.session_tickets (their bytes: what the capture
+#: shows between the server's flight and the first response, shared evenly).
+TLS13_TICKETS = 2
+#: nginx's close_notify alert when it closes a connection (SSL_shutdown after the last response, a segment of its
+#: own with TCP_NODELAY): a 2-byte alert in a record (1.3: 5 + 2 + 1 + 16; 1.2: 5 + 8 + 2 + 16). Not part of any
+#: response; the model's connections close without it.
+TLS_CLOSE_NOTIFY = {"1.3": 24, "1.2": 31}
+
+
+def tls_wire_bytes(plain: int, version: str) -> int:
+    """A response of ``plain`` bytes (header and body) as nginx writes it over TLS ``version``."""
+    return plain + TLS_RECORD_OVERHEAD[version] * max(1, -(-plain // TLS_RECORD))
+
+
+def port_of(doc: dict[str, Any], protocol: str) -> int:
+    """nginx's port for the scenario: TLS, TCP Fast Open or plain HTTP/1.x (h2c has its own)."""
+    s = Scenario.model_validate(doc)
+    tls, tfo = s.tls.version != "none", s.tcp.handshake == "fast_open"
+    if protocol == "h2" and (tls or tfo):
+        raise ValueError("the bench runs h2 as h2c without TLS or Fast Open (nghttp's bytes are read as plain frames)")
+    if tls and tfo:
+        raise ValueError("the bench does not combine TLS with TCP Fast Open")
+    if s.tcp.handshake not in ("three_way", "fast_open"):
+        raise ValueError(f"tcp.handshake {s.tcp.handshake!r}: the real stack opens connections three_way or fast_open")
+    if tls and (s.tls.resumption != "none" or s.tls.false_start):
+        raise ValueError("the bench's TLS client makes a full handshake on every connection: tls.resumption 'none'")
+    return PORT_TLS if tls else PORT_TFO if tfo else PORT_H1
 
 
 def path_of(doc: dict[str, Any]) -> tuple[float, float, float, float]:
@@ -83,32 +122,97 @@ def write_page(root: Path, sid: str, doc: dict[str, Any]) -> list[str]:
 
 
 def _h1_objects(
-    conns: dict[tuple[int, int], pcap.Connection], objs: list[dict[str, Any]], t0: float
+    conns: dict[tuple[int, int], pcap.Connection],
+    objs: list[dict[str, Any]],
+    t0: float,
+    tls: dict[tuple[int, int], dict[str, Any]] | None = None,
 ) -> list[dict[str, Any]]:
     """Each object's end (ms after the first SYN) from its connection's byte stream. The client names each
     object's connection by its port and an id; the n-th distinct connection on a port (in the order its
-    objects ended) is the n-th in the capture."""
+    objects ended) is the n-th in the capture. Over TLS (``tls``: :func:`_tls_split` of each connection) the
+    responses follow the handshake and what the server wrote after it, each as its records' bytes."""
     nth: dict[int, dict[int, int]] = {}
     for o in sorted(objs, key=lambda o: o["end"]):
         ids = nth.setdefault(o["client_port"], {})
         ids.setdefault(o["connection"], len(ids))
     offset: dict[tuple[int, int], int] = {}
+    if tls is not None:
+        for key, t in tls.items():
+            offset[key] = t["server_flight"] + t["server_after"]
     out = []
     for o in objs:
         key = (o["client_port"], nth[o["client_port"]][o["connection"]])
         c = conns.get(key)
         if c is None:
             raise CaptureError(f"no packets of connection {key} in the capture")
-        offset[key] = offset.get(key, 0) + o["header_bytes"] + o["body_bytes"]
-        t = c.time_of_offset(offset[key])
-        if t is None:
+        plain = o["header_bytes"] + o["body_bytes"]
+        wire = tls_wire_bytes(plain, tls[key]["version"]) if tls is not None else plain
+        o["wire_bytes"] = wire
+        offset[key] = offset.get(key, 0) + wire
+        at = c.time_of_offset(offset[key])
+        if at is None:
             raise CaptureError(f"{o['path']}: its last byte is not in the capture")
-        out.append({**o, "end_ms": (t - t0) * 1000.0, "start_ms": (c.syn_time() - t0) * 1000.0})
+        out.append({**o, "end_ms": (at - t0) * 1000.0, "start_ms": (c.syn_time() - t0) * 1000.0})
     for key, total in offset.items():
         sent = max((end for _t, end in conns[key].down_ends()), default=0)  # retransmissions counted once
+        if tls is not None:
+            sent -= tls[key]["close_notify"]
         if sent != total:
             raise RuntimeError(f"connection {key}: the server sent {sent} bytes, the responses add up to {total}")
     return out
+
+
+def _tls_split(
+    c: pcap.Connection, objs: list[dict[str, Any]], version: str, path: tuple[float, float, float, float]
+) -> dict[str, Any]:
+    """One TLS connection's handshake from its capture: the ClientHello (client bytes before the server's
+    first data), the server's flight (its bytes before the client's next data), the client's next segment
+    (1.3: Finished; 1.2: ClientKeyExchange, ChangeCipherSpec, Finished), the mean request on the wire, what
+    the server wrote between its flight and the first response (1.2: ChangeCipherSpec and Finished; 1.3: the
+    NewSessionTickets), and the two hosts' handshake computing time (ms): the server's from the ClientHello's
+    arrival to its flight (the path's delay and serialization taken out), the client's from the flight's
+    arrival to its next segment and from there (1.3) or from the server's Finished (1.2) to the request."""
+    up_ms, up_bps, down_ms, down_bps = path
+    data = [p for p in c.packets if p.payload > 0]
+    i = next(k for k, p in enumerate(data) if not p.up)
+    j = next(k for k in range(i, len(data)) if data[k].up)
+    ch = sum(p.payload for p in data[:i] if p.up)
+    sf = sum(p.payload for p in data[i:j])
+    cf = data[j].payload
+    assert c.client_isn is not None
+    up_total = max((p.seq - c.client_isn - 1) % 2**32 + p.payload for p in data if p.up)
+    down = [p for p in data if not p.up]
+    down_total = max(end for _t, end in c.down_ends())
+    alert = 0
+    if len(down) > 1 and down[-1].payload == TLS_CLOSE_NOTIFY[version] and down[-1].t > data[j].t:
+        alert = down[-1].payload  # the server closed with a close_notify after its last response
+        down_total -= alert
+    n = len(objs)
+    wire = sum(tls_wire_bytes(o["header_bytes"] + o["body_bytes"], version) for o in objs)
+    after = down_total - sf - wire
+    if not 0 <= after < 2000:
+        raise RuntimeError(f"connection {c.client_port}: {after} bytes between the TLS handshake and the responses")
+    ser_up = data[i - 1].ip_bytes * 8000.0 / up_bps
+    ser_down = data[i].ip_bytes * 8000.0 / down_bps
+    server_ms = (data[i].t - data[i - 1].t) * 1000.0 - up_ms - down_ms - ser_up - ser_down
+    client_ms = (data[j].t - data[j - 1].t) * 1000.0
+    k = j + 1
+    if version == "1.2":  # the request follows the server's ChangeCipherSpec and Finished
+        while k < len(data) and not data[k].up:
+            k += 1
+    if k < len(data) and data[k].up and (version == "1.2" or not data[k - 1].up or k == j + 1):
+        client_ms += (data[k].t - data[k - 1].t) * 1000.0
+    return {
+        "version": version,
+        "client_hello": ch,
+        "server_flight": sf,
+        "client_flight": cf,
+        "request_bytes": (up_total - ch - cf) / max(1, n),
+        "server_after": after,
+        "close_notify": alert,
+        "server_hs_ms": server_ms,
+        "client_hs_ms": client_ms,
+    }
 
 
 def _client_gaps(conns: dict[tuple[int, int], pcap.Connection], objs: list[dict[str, Any]], t0: float) -> list[float]:
@@ -164,10 +268,26 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
     paths = write_page(stack.root, sid, doc)
     up_ms, up_bps, down_ms, down_bps = path_of(doc)
     nagle = bool(s.tcp.nagle)
-    stack.serve(nagle=nagle, header_flush=s.http.header_flush, h2_chunk=H2_CHUNK)
+    port = port_of(doc, protocol)
+    tls = s.tls.version if s.tls.version != "none" else None
+    stack.serve(nagle=nagle, header_flush=s.http.header_flush, h2_chunk=H2_CHUNK, tls=tls or "1.3")
     cap = work / f"{sid}-{protocol}.pcap"
+    spec = {
+        "protocol": protocol,
+        "host": SERVER_IP,
+        "port": port,
+        "paths": paths,
+        "request_bytes": s.http.request_bytes,
+        "nagle": nagle,
+        "parallel": s.http.parallel_connections,
+        "tls": tls or "none",
+        "cafile": str(stack.cert),
+        "fast_open": port == PORT_TFO,
+    }
     with stack.link(up_ms, up_bps, down_ms, down_bps) as relay:
         stack.wait_server()
+        if port == PORT_TFO:  # the server's cookie, as from an earlier visit (RFC 7413 4.1); outside the capture
+            stack.in_client("python3", str(HERE / "client.py"), json.dumps({**spec, "protocol": "prime"}))
         before = stack.counters()
         with stack.capture(cap) as tcpdump:
             wall = time.monotonic()
@@ -177,15 +297,6 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
                 )
                 client: dict[str, Any] = {"protocol": "h2", "stdout": out[-500:]}
             else:
-                spec = {
-                    "protocol": protocol,
-                    "host": SERVER_IP,
-                    "port": PORT_H1,
-                    "paths": paths,
-                    "request_bytes": s.http.request_bytes,
-                    "nagle": nagle,
-                    "parallel": s.http.parallel_connections,
-                }
                 client = json.loads(stack.in_client("python3", str(HERE / "client.py"), json.dumps(spec)))
             wall = time.monotonic() - wall
         after = stack.counters()
@@ -239,9 +350,19 @@ def real_run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, work: P
         rec["objects"] = []
         rec["client_gaps_ms"] = []
     else:
-        objs = _h1_objects(conns, client["objects"], t0)
+        split = None
+        if tls is not None:
+            objs_of: dict[tuple[int, int], list[dict[str, Any]]] = {}
+            nth: dict[int, dict[int, int]] = {}
+            for o in sorted(client["objects"], key=lambda o: o["end"]):
+                ids = nth.setdefault(o["client_port"], {})
+                objs_of.setdefault((o["client_port"], ids.setdefault(o["connection"], len(ids))), []).append(o)
+            split = {k: _tls_split(conns[k], v, tls, (up_ms, up_bps, down_ms, down_bps)) for k, v in objs_of.items()}
+            rec["tls"] = list(split.values())
+        objs = _h1_objects(conns, client["objects"], t0, split)
         rec["objects"] = [
-            {k: o[k] for k in ("path", "client_port", "header_bytes", "body_bytes", "start_ms", "end_ms")} for o in objs
+            {k: o[k] for k in ("path", "client_port", "header_bytes", "body_bytes", "wire_bytes", "start_ms", "end_ms")}
+            for o in objs
         ]
         rec["page_load_ms"] = max(o["end_ms"] for o in objs)
         rec["header_bytes_mean"] = statistics.fmean(o["header_bytes"] for o in objs)
@@ -277,6 +398,9 @@ def model_doc(doc: dict[str, Any], protocol: str, real: dict[str, Any], accounte
         h["server_think_ms"] = round(real["overheads"]["server"], 4)
         gaps = real.get("client_gaps_ms") or []
         h["client_think_ms"] = round(statistics.median(gaps), 4) if gaps else 0.0
+        if real.get("tls"):  # the hosts' handshake computing (signing, key exchange, checking the certificate)
+            hs = statistics.median(t["server_hs_ms"] + t["client_hs_ms"] for t in real["tls"])
+            h["connection_overhead_ms"] = round(max(0.0, hs), 4)
     m["protocols"] = [protocol]
     m.setdefault("network", {})["packet_overhead_bytes"] = OVERHEAD
     http = m.setdefault("http", {})
@@ -287,8 +411,36 @@ def model_doc(doc: dict[str, Any], protocol: str, real: dict[str, Any], accounte
         http["request_bytes"] = max(1, b["first_flight"])
         http["response_header_bytes"] = max(0, round(b["header_bytes_each"]))
         m.setdefault("multiplex", {})["frame_bytes"] = H2_CHUNK
+        # nginx writes each response's HEADERS frame (its SETTINGS with the first) before the DATA, a short
+        # segment of its own (seen in the captures, 2026-11-27)
+        m["multiplex"]["headers_alone"] = True
+        if http.get("header_flush"):
+            # nginx 1.22's h2 with sendfile corks around each sendfile and leaves TCP_NODELAY off after the
+            # uncork (strace; __tcp_sock_set_cork in net/ipv4/tcp.c): the server sends with Nagle on whatever
+            # tcp_nodelay says (report.GAPS["h2_sendfile_tail"])
+            m.setdefault("tcp", {})["nagle"] = True
         if n:
             m["multiplex"]["request_bytes"] = max(1, round(b["requests_after_html"] / n))
+    elif real.get("tls"):
+        # the bytes on the wire: the handshake's first two flights as measured, each request and response with its
+        # records' overhead, TLS 1.3's tickets (OpenSSL's 2, each written on its own: tls.session_tickets) and what
+        # else the server wrote after the handshake beyond the model's flights, spread over the responses
+        t = real["tls"]
+        version = t[0]["version"]
+        tls_doc = m.setdefault("tls", {})
+        tls_doc["client_hello_bytes"] = round(statistics.median(x["client_hello"] for x in t))
+        tls_doc["server_flight_bytes"] = round(statistics.median(x["server_flight"] for x in t))
+        http["request_bytes"] = round(statistics.fmean(x["request_bytes"] for x in t))
+        tickets = 0
+        if version == "1.3":
+            each = round(statistics.median(x["server_after"] for x in t) / TLS13_TICKETS)
+            tls_doc["session_tickets"] = TLS13_TICKETS
+            tls_doc["session_ticket_bytes"] = each
+            tickets = TLS13_TICKETS * each
+        extra = sum(x["server_after"] - TLS_MODEL_SERVER_AFTER[version] - tickets for x in t)
+        objs = real["objects"]
+        head = sum(o["wire_bytes"] - o["body_bytes"] for o in objs) + extra
+        http["response_header_bytes"] = max(0, round(head / len(objs)))
     else:
         http["response_header_bytes"] = round(real["header_bytes_mean"])
     return m
@@ -336,6 +488,23 @@ def run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, repeats: int
     plts = [x["page_load_ms"] for x in reals]
     med = sorted(range(len(reals)), key=lambda i: plts[i])[len(reals) // 2]
     real = reals[med]
+    return {
+        **_modelled(sid, doc, protocol, real),
+        "real_ms_all": plts,
+        "real_wall_s": [round(x["wall_s"], 3) for x in reals],
+        "relay_late_us": [x["relay"].get("late_median_us") for x in reals],
+        "relay_late_p99_us": [x["relay"].get("late_p99_us") for x in reals],
+    }
+
+
+def remodel(rec: dict[str, Any]) -> dict[str, Any]:
+    """A stored record with the model's side computed again (the model changed, the real loads did not): no
+    root, no namespaces."""
+    return {**rec, **_modelled(rec["id"], rec["doc"], rec["protocol"], rec["real"])}
+
+
+def _modelled(sid: str, doc: dict[str, Any], protocol: str, real: dict[str, Any]) -> dict[str, Any]:
+    """The model's side of a record for the real load ``real`` (the median of the repeats)."""
     mdoc = model_doc(doc, protocol, real)
     model = predict(mdoc, packets=True)
     raw = predict(model_doc(doc, protocol, real, accounted=False))["results"][0]["page_load_ms"]
@@ -346,10 +515,6 @@ def run(stack: Stack, sid: str, doc: dict[str, Any], protocol: str, repeats: int
         "doc": doc,
         "model_doc": mdoc,
         "real": real,
-        "real_ms_all": plts,
-        "real_wall_s": [round(x["wall_s"], 3) for x in reals],
-        "relay_late_us": [x["relay"].get("late_median_us") for x in reals],
-        "relay_late_p99_us": [x["relay"].get("late_p99_us") for x in reals],
         "raw_model_ms": raw,
         "raw_error": (raw - real["page_load_ms"]) / real["page_load_ms"],
         **compare(real, model),

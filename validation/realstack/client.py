@@ -12,7 +12,10 @@ Loads the page the way the model's schedules do: the HTML first, then the object
   time, each object on a new connection (threads).
 
 Every request is one write of exactly ``request_bytes`` (an ``X-Pad`` header fills it up). ``nagle`` false
-keeps http.client's TCP_NODELAY, true clears it. Prints one JSON document: each object's connection (the
+keeps http.client's TCP_NODELAY, true clears it. ``tls`` ("1.2" or "1.3") speaks that TLS version only
+(``ssl``, the server's certificate checked against ``cafile``; a full handshake on every connection: no session
+is reused); ``fast_open`` opens every connection with TCP_FASTOPEN_CONNECT, so the request rides on the SYN
+when the kernel holds the server's cookie (``"protocol": "prime"`` loads the first path once to get it). Prints one JSON document: each object's connection (the
 client port), its place on that connection, its response header and body bytes and when it completed
 (time.monotonic), and the bytes of each request.
 Only the standard library, so it runs under any python3 without the project's virtual environment.
@@ -24,23 +27,54 @@ import http.client
 import json
 import queue
 import socket
+import ssl
 import sys
 import threading
 import time
 from typing import Any
 
+TCP_FASTOPEN_CONNECT = getattr(socket, "TCP_FASTOPEN_CONNECT", 30)  # Linux 4.11
+
 
 class Conn(http.client.HTTPConnection):
     nagle = False
+    fast_open = False
+    tls: ssl.SSLContext | None = None
 
     def connect(self) -> None:
-        super().connect()
+        if self.fast_open:
+            # connect() returns at once; the SYN leaves with the first write, carrying it when a cookie is cached
+            # (net/ipv4/tcp_fastopen.c, tcp_fastopen_defer_connect)
+            s = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            s.setsockopt(socket.IPPROTO_TCP, TCP_FASTOPEN_CONNECT, 1)
+            s.settimeout(self.timeout)
+            s.connect((self.host, self.port))
+            s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+            self.sock = s
+        else:
+            super().connect()
         if self.nagle:
             self.sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 0)
+        if self.tls is not None:
+            self.sock = self.tls.wrap_socket(self.sock, server_hostname=self.host)
+
+
+def new_conn(spec: dict[str, Any]) -> Conn:
+    conn = Conn(spec["host"], spec["port"], timeout=120)
+    conn.nagle = spec["nagle"]
+    conn.fast_open = bool(spec.get("fast_open"))
+    if spec.get("tls", "none") != "none":
+        ctx = ssl.SSLContext(ssl.PROTOCOL_TLS_CLIENT)
+        ctx.load_verify_locations(spec["cafile"])
+        v = ssl.TLSVersion.TLSv1_3 if spec["tls"] == "1.3" else ssl.TLSVersion.TLSv1_2
+        ctx.minimum_version = ctx.maximum_version = v
+        conn.tls = ctx
+    return conn
 
 
 def request_head(path: str, host: str, close: bool, size: int) -> list[tuple[str, str]]:
-    """The headers after Host that make the request exactly ``size`` bytes."""
+    """The headers after Host that make the request exactly ``size`` bytes (``host`` as http.client writes
+    it: with the port when it is not 80)."""
     base = f"GET {path} HTTP/1.1\r\nHost: {host}\r\n"
     headers = [("Connection", "close")] if close else []
     used = len(base) + sum(len(k) + len(v) + 4 for k, v in headers) + 2
@@ -52,7 +86,8 @@ def request_head(path: str, host: str, close: bool, size: int) -> list[tuple[str
 
 def fetch(conn: Conn, path: str, spec: dict[str, Any], close: bool) -> dict[str, Any]:
     conn.putrequest("GET", path, skip_accept_encoding=True)
-    for k, v in request_head(path, spec["host"], close, spec["request_bytes"]):
+    host = spec["host"] if spec["port"] == 80 else f"{spec['host']}:{spec['port']}"
+    for k, v in request_head(path, host, close, spec["request_bytes"]):
         conn.putheader(k, v)
     conn.endheaders()
     resp = conn.getresponse()
@@ -67,8 +102,7 @@ def fetch(conn: Conn, path: str, spec: dict[str, Any], close: bool) -> dict[str,
 def one(spec: dict[str, Any], path: str, close: bool, conn: Conn | None = None) -> dict[str, Any]:
     own = conn is None
     if conn is None:
-        conn = Conn(spec["host"], spec["port"], timeout=120)
-        conn.nagle = spec["nagle"]
+        conn = new_conn(spec)
         conn.connect()
     assert conn.sock is not None
     port = conn.sock.getsockname()[1]
@@ -88,9 +122,10 @@ def main() -> None:
     out: list[dict[str, Any]] = []
     if proto == "http10":
         out = [one(spec, p, close=True) for p in paths]
+    elif proto == "prime":
+        out = [one(spec, paths[0], close=True)]
     elif proto == "persistent":
-        conn = Conn(spec["host"], spec["port"], timeout=120)
-        conn.nagle = spec["nagle"]
+        conn = new_conn(spec)
         conn.connect()
         out = [one(spec, p, close=False, conn=conn) for p in paths]
         conn.close()

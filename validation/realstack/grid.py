@@ -8,7 +8,8 @@ TCP is the model's ``linux`` profile as the kernel is set up (MSS 1460, initial 
 after 2 segments with 16 quick ACKs, a receive window of 4 MB: the namespaces' tcp_rmem default of 8 MB
 gives an rcv_ssthresh of about 4 MB from the first ACK). Requests are 200 bytes.
 
-:data:`CI` is the guard's set: 20 (scenario, protocol) runs on short paths that the guard repeats.
+:data:`CI_RUNS` and :data:`CI_BLOCK_RUNS` are the guard's set: 24 (scenario, protocol) runs on short paths that the
+guard repeats (4 of them TLS 1.3, TLS 1.2, Fast Open and a slow uplink).
 """
 
 from __future__ import annotations
@@ -36,9 +37,20 @@ RECEIVE_WINDOW = 4_194_304
 GOALS = {"median_abs_error": 0.02, "p95_abs_error": 0.05, "max_abs_error": 0.15, "median_packet_error": 0.05}
 
 
-def doc(rtt_ms: float, rate: float, page: str, nagle: bool, header_flush: bool) -> dict[str, Any]:
-    """The model's scenario document for one grid point."""
-    return {
+def doc(
+    rtt_ms: float,
+    rate: float,
+    page: str,
+    nagle: bool,
+    header_flush: bool,
+    uplink_rate: float | None = None,
+    tls: str = "none",
+    handshake: str = "three_way",
+) -> dict[str, Any]:
+    """The model's scenario document for one grid point (``uplink_rate``: the client's rate when it differs
+    from the server's; ``tls``: every connection makes a full handshake of that version, the real client
+    reusing no session; ``handshake`` "fast_open": every connection carries its request on the SYN)."""
+    d: dict[str, Any] = {
         "protocols": list(PROTOCOLS),
         "network": {"rtt_ms": rtt_ms, "bandwidth_bps": rate, "packet_overhead_bytes": 40},
         "tcp": {
@@ -58,22 +70,74 @@ def doc(rtt_ms: float, rate: float, page: str, nagle: bool, header_flush: bool) 
         },
         "page": dict(PAGES[page]),
     }
+    if uplink_rate is not None:
+        d["network"]["uplink_bandwidth_bps"] = uplink_rate
+    if tls != "none":
+        d["tls"] = {"version": tls, "resumption": "none"}
+        d["protocols"] = list(H1)
+    if handshake != "three_way":
+        d["tcp"]["handshake"] = handshake
+        d["protocols"] = list(H1)
+    return d
 
 
 def tags(d: dict[str, Any]) -> dict[str, str]:
     n = d["page"]
     page = next(k for k, v in PAGES.items() if v == n)
+    net = d["network"]
+    rate = f"{net['bandwidth_bps'] / 1e6:g} Mb/s"
+    if net.get("uplink_bandwidth_bps") is not None:
+        rate = f"{net['bandwidth_bps'] / 1e6:g}/{net['uplink_bandwidth_bps'] / 1e6:g} Mb/s"
+    tls = d.get("tls", {}).get("version", "none")
+    handshake = d["tcp"].get("handshake", "three_way")
+    block = f"tls{tls}" if tls != "none" else "fast_open" if handshake == "fast_open" else "base"
+    if block == "base" and net.get("uplink_bandwidth_bps") is not None:
+        block = "asymmetric"
     return {
-        "rtt": f"{d['network']['rtt_ms']:g} ms",
-        "rate": f"{d['network']['bandwidth_bps'] / 1e6:g} Mb/s",
+        "rtt": f"{net['rtt_ms']:g} ms",
+        "rate": rate,
         "page": page,
         "nagle": "on" if d["tcp"]["nagle"] else "off",
         "header_flush": "on" if d["http"]["header_flush"] else "off",
+        "block": block,
     }
 
 
+#: HTTP/1.x protocols: the ones the TLS and Fast Open blocks run (the bench's h2 is h2c, prior knowledge)
+H1 = ("http10", "persistent", "http10_parallel")
+#: The blocks after the base grid: (block, id prefix, [(rtt ms, down Mb/s, up Mb/s or None, page)], settings).
+#: TLS: Nagle off (nginx sets TCP_NODELAY on TLS connections, as browsers do) and no header flush (nginx copies a
+#: response's header and body into one 16 KB TLS buffer whether it would use sendfile or not). Fast Open: the
+#: four Nagle and flush settings in turn. Asymmetric: the client's uplink slower than the server's downlink
+#: (ADSL/cable-like ratios, the slowest making the ACKs' own serialization felt), all four protocols.
+Path = tuple[float, float, float | None, str]
+EXTRA_PATHS: list[Path] = [
+    (10, 10, None, "single"),
+    (10, 100, None, "many20"),
+    (50, 10, None, "mixed5"),
+    (50, 100, None, "single"),
+    (100, 1, None, "single"),
+    (100, 10, None, "many20"),
+]
+ASYM_PATHS: list[Path] = [
+    (10, 10, 1, "mixed5"),
+    (50, 100, 10, "single"),
+    (100, 10, 1, "many20"),
+    (10, 100, 1, "mixed5"),
+    (50, 1, 0.25, "single"),
+    (300, 10, 1, "mixed5"),
+]
+BLOCKS: tuple[tuple[str, str, list[Path], dict[str, Any]], ...] = (
+    ("tls1.3", "t3", EXTRA_PATHS, {"tls": "1.3", "settings": ((False, False),)}),
+    ("tls1.2", "t2", EXTRA_PATHS, {"tls": "1.2", "settings": ((False, False),)}),
+    ("fast_open", "f", EXTRA_PATHS, {"handshake": "fast_open", "settings": SETTINGS}),
+    ("asymmetric", "a", ASYM_PATHS, {"settings": SETTINGS}),
+)
+
+
 def scenarios() -> list[dict[str, Any]]:
-    """The grid: ``{"id", "doc", "tags"}`` for each of the 36 scenarios."""
+    """The grid: ``{"id", "doc", "tags", "protocols"}`` for each scenario: the 36 of the base grid (all four
+    protocols), then the blocks of :data:`BLOCKS`."""
     out = []
     k = 0
     for rtt in RTTS:
@@ -81,8 +145,22 @@ def scenarios() -> list[dict[str, Any]]:
             for page in PAGES:
                 nagle, flush = SETTINGS[k % len(SETTINGS)]
                 d = doc(rtt, rate, page, nagle, flush)
-                out.append({"id": f"r{k:03d}", "doc": d, "tags": tags(d)})
+                out.append({"id": f"r{k:03d}", "doc": d, "tags": tags(d), "protocols": list(PROTOCOLS)})
                 k += 1
+    for _block, prefix, paths, opts in BLOCKS:
+        for i, (rtt, down, up, page) in enumerate(paths):
+            nagle, flush = opts["settings"][i % len(opts["settings"])]
+            d = doc(
+                rtt,
+                down * 1e6,
+                page,
+                nagle,
+                flush,
+                uplink_rate=None if up is None else up * 1e6,
+                tls=opts.get("tls", "none"),
+                handshake=opts.get("handshake", "three_way"),
+            )
+            out.append({"id": f"{prefix}{i:02d}", "doc": d, "tags": tags(d), "protocols": list(d["protocols"])})
     return out
 
 
@@ -116,10 +194,32 @@ CI_RUNS: tuple[tuple[float, float, str, bool, bool, str], ...] = (
 )
 
 
+#: The guard's runs of the later blocks: (rtt ms, Mb/s, page, nagle, header flush, protocol, what the block adds:
+#: ``tls``, ``handshake``, ``uplink`` in Mb/s).
+CI_BLOCK_RUNS: tuple[tuple[float, float, str, bool, bool, str, dict[str, Any]], ...] = (
+    (10, 10, "single", False, False, "http10", {"tls": "1.3"}),
+    (10, 10, "single", False, False, "persistent", {"tls": "1.2"}),
+    (10, 10, "single", False, False, "http10", {"handshake": "fast_open"}),
+    (10, 10, "mixed5", False, False, "persistent", {"uplink": 1}),
+)
+
+
 def ci_runs() -> list[dict[str, Any]]:
     out = []
-    for i, (rtt, mbps, page, nagle, flush, proto) in enumerate(CI_RUNS):
-        d = doc(rtt, mbps * 1e6, page, nagle, flush)
+    runs: list[tuple[float, float, str, bool, bool, str, dict[str, Any]]] = [(*r, {}) for r in CI_RUNS]
+    runs += CI_BLOCK_RUNS
+    for i, (rtt, mbps, page, nagle, flush, proto, extra) in enumerate(runs):
+        up = extra.get("uplink")
+        d = doc(
+            rtt,
+            mbps * 1e6,
+            page,
+            nagle,
+            flush,
+            uplink_rate=None if up is None else up * 1e6,
+            tls=extra.get("tls", "none"),
+            handshake=extra.get("handshake", "three_way"),
+        )
         out.append({"id": f"c{i:02d}", "doc": d, "tags": tags(d), "protocol": proto})
     return out
 

@@ -20,81 +20,89 @@ ROOT = Path(__file__).resolve().parents[2]
 DOCS = ROOT / "docs" / "validation"
 CSV = Path(__file__).resolve().parent / "results.csv"
 
-#: Kernel mechanisms where the model's linux profile and Linux differ (found on this bench, 2026-11-25).
+#: Kernel mechanisms where the model's linux profile and Linux differ (found on this bench, 2026-11-25 and 27).
 GAPS = {
-    "h2_nagle_tail": (
-        "h2 with Nagle on (nginx `tcp_nodelay off`): the real page takes about one round trip longer than the "
-        "model on almost every run (10 ms at a 10 ms RTT, 300 ms at 300 ms). Linux holds a response's short tail "
-        "(Minshall's check, now in the model) behind an earlier unacknowledged *short* segment; nginx writes short "
-        "frames of its own (its SETTINGS at the start, a HEADERS frame before the DATA), where the model's h2 "
-        "leaves SETTINGS out and writes each response's frames in one write, so nothing short is ahead of the "
-        "tail (model/protocols/multiplex.py). Not yet confirmed frame by frame in a capture: the model is fast."
-    ),
-    "persistent_header_ack": (
-        "Persistent, Nagle on, header written on its own, 20 objects: the real load is slower (r005: 9 ms an "
-        "object at a 10 ms RTT, with a 5.7 ms spread over three loads; r017: 9 ms an object at 50 ms). Each body's "
-        "tail waits for the header's ACK; the real client's ACK of a lone header segment after its 16 quick ACKs "
-        "comes later than the model's 40 ms timer allows (candidates: Linux's adaptive ACK timeout `icsk_ack.ato` "
-        "and pingpong mode, net/ipv4/tcp_input.c `tcp_event_data_recv`, net/ipv4/tcp_output.c "
-        "`tcp_send_delayed_ack`; not pinned down here): the model is fast."
-    ),
     "hystart": (
         "CUBIC's HyStart (`hystart_update()`, net/ipv4/tcp_cubic.c; `hystart=1`, detect = ACK train and delay) "
         "ends slow start early: when the ACKs of a window come back as a train lasting half the minimum RTT "
-        "(at short RTTs and high rates) or when the RTT grows by an eighth (the relay's queue filling, at low "
-        "rates). cwnd then grows by CUBIC's curve, not by a segment per ACK. The model's slow start runs until "
-        "the receive window. The kernel counts each exit (TcpExt.TCPHystartTrainDetect / DelayDetect, stored "
-        "per run); it costs time only when the exit comes before the path is full (train detection)."
+        "(at short RTTs and high rates, and on a slow uplink, where the ACKs queue and arrive evenly spaced) or "
+        "when the RTT grows by an eighth (the relay's queue filling, at low rates). cwnd then grows by CUBIC's "
+        "curve, not by a segment per ACK. The model's slow start runs until the receive window. The kernel "
+        "counts each exit (TcpExt.TCPHystartTrainDetect / DelayDetect, stored per run); it costs time only when "
+        "the exit comes before the path is full (train detection): the model is fast."
+    ),
+}
+
+
+#: Kernel mechanisms the report named as gaps before and the linux profile now has (issues 16 and 18), with their
+#: runs' errors then and now.
+MODELLED = {
+    "minshall_nagle": (
+        "Minshall's Nagle (`tcp_minshall_check`, net/ipv4/tcp_output.c): the profile's `nagle_minshall`. Persistent "
+        "runs with Nagle on were up to 80% slow; now within 0.5% without the header flushed (issue 16)."
+    ),
+    "cwnd_validation": (
+        "Window growth only while cwnd-limited (`tcp_is_cwnd_limited`, include/net/tcp.h) and slow start counting "
+        "acknowledged packets (`tcp_slow_start`, net/ipv4/tcp_cong.c): the profile's `cwnd_limited_growth` and "
+        "`cwnd_counts_packets`. Persistent runs without Nagle were up to 9.5% fast; now within 1.4% (issue 16)."
+    ),
+    "pingpong_ack (was ack_every_segment and persistent_header_ack)": (
+        "The receiver's ACK rule, pinned in captures on 2026-11-27: Python's HTTP/1.0 client ACKed each of the 70 "
+        "segments of a 100 KB response at 1 and 10 Mb/s and each of 205 at 100 Mb/s, and did so too when it read "
+        "nothing for a second (so not `tcp_cleanup_rbuf()` on reads): every data segment that lets the receiver "
+        "raise its window re-arms one quick ACK (`tcp_grow_window()`, net/ipv4/tcp_input.c: "
+        "`icsk_ack.quick |= 1`), so quick-ACK mode lasts while the window grows, not 16 segments. A receiver that "
+        "sends data within the delayed-ACK time of the data it last received enters pingpong mode "
+        "(`tcp_event_data_sent()`, net/ipv4/tcp_output.c; `tcp_pingpong_thresh` 1), where `tcp_in_quickack_mode()` "
+        "is false: it ACKs once more than a full segment is unacknowledged (`__tcp_ack_snd_check()`) or when the "
+        "delayed-ACK timer fires, which ends pingpong mode (`tcp_delack_timer_handler()`). The persistent client "
+        "after its first response and every TLS client after its handshake ACK every second segment (seen), and "
+        "a lone header segment waits for the timer: that was persistent_header_ack (r005 -22.32%, f01 -24.55%). "
+        "Pinned in a capture of r005 (persistent, Nagle on, header flushed, 10 ms, 10 Mb/s; 2026-11-27 14:28 UTC): "
+        "the HTML's header segment is ACKed in 0.03 ms; the client sends its next request 0.34 ms after the HTML's "
+        "last byte, and from then on each of the seven small responses' lone 224-byte header is ACKed 41.6-42.4 ms "
+        "after it arrives (the delayed-ACK timer), the body's short tail waiting for that ACK (Minshall), while a "
+        "header followed by a full segment is ACKed with it (1.1-1.3 ms). "
+        "Now the `linux` profile's `pingpong_ack`, in both engines: packets over the grid median 8.0% -> 1.0% "
+        "(http10 12.5% -> 0.3%), r005 -2.37%, f01 -2.93%."
+    ),
+    "h2_headers_alone (was h2_nagle_tail)": (
+        "Confirmed frame by frame in a capture of r006 (h2, Nagle on, 10 ms, 100 Mb/s, 2026-11-27): nginx's first "
+        "segment (153 bytes: SETTINGS, WINDOW_UPDATE, the SETTINGS ACK and the HTML's HEADERS frame) leaves on "
+        "its own, the HTML's DATA follows as two full segments and an 89-byte tail, and the tail arrives 10.1 ms "
+        "(one RTT) after them: held by Minshall's check (`tcp_nagle_check()`/`tcp_minshall_check()`, "
+        "net/ipv4/tcp_output.c) until the short 153-byte segment is acknowledged. Each response's HEADERS frame "
+        "leaves the same way (105 bytes before the object's DATA). The scenario field `multiplex.headers_alone` "
+        "(default off, so the ns-3 grid is unchanged) writes a batch's HEADERS frames on their own before the "
+        "DATA, in both engines; the bench sets it for nginx. h2 runs: median 9.04% -> 0.10%."
     ),
     "h2_sendfile_tail": (
         "nginx 1.22 serving h2 with `sendfile on` (the bench's header flush) corks around each sendfile: strace "
         "of nginx shows `setsockopt(TCP_NODELAY, 0)`, `setsockopt(TCP_CORK, 1)`, the frame header and the "
         "sendfile, then `setsockopt(TCP_CORK, 0)`, and TCP_NODELAY is not set again before the data leaves. "
         "Uncorking with Nagle back on (`__tcp_sock_set_cork()`, net/ipv4/tcp.c: no TCP_NAGLE_PUSH without "
-        "TCP_NAGLE_OFF) leaves the response's short last segment to Minshall's check, which holds it behind "
-        "the unacknowledged short HEADERS segment until its ACK, about a round trip, although the scenario "
-        "(and nginx's `tcp_nodelay on`) says Nagle off. Seen in r003 (10 ms, 10 Mb/s: -9.4%; TCP autocorking "
-        'off changes nothing, -9.3%). The model cannot say "Nagle off, but on for the tail after a cork": '
-        "the model is fast."
+        "TCP_NAGLE_OFF) leaves the response's short last segment to Minshall's check behind the short HEADERS "
+        "segment, whatever `tcp_nodelay` says. The bench now gives the model what nginx does: Nagle on for h2 "
+        "with sendfile, with `multiplex.headers_alone` (r015 -16.75% -> within 1%)."
     ),
-    "ack_every_segment": (
-        "Packet counts: after its 16 quick ACKs (`TCP_MAX_QUICKACKS`) the real client still ACKs nearly every "
-        "full segment (seen in the captures), where the model ACKs every second one, so the model counts fewer "
-        "pure ACKs on long responses (http10 and parallel: median 12-13% fewer packets). The rule is not pinned "
-        "down here; candidates: `tcp_cleanup_rbuf()` (net/ipv4/tcp.c) ACKing when the reading application "
-        "empties the queue after a PSH-marked full segment (`ICSK_ACK_PUSHED`, set in `tcp_measure_rcv_mss()`), "
-        "and `__tcp_ack_snd_check()` ACKing when the receive window it would advertise grows. Page load times "
-        "are unaffected (Linux's slow start counts acknowledged segments, not ACKs)."
-    ),
-}
-
-
-#: Kernel mechanisms the report named as gaps before and the linux profile now has (issue 16), with their runs'
-#: errors then and now (2026-11-25).
-MODELLED = {
-    "minshall_nagle": (
-        "Minshall's Nagle (`tcp_minshall_check`, net/ipv4/tcp_output.c): the profile's `nagle_minshall`. Persistent "
-        "runs with Nagle on were up to 80% slow; now within 0.5% without the header flushed."
-    ),
-    "cwnd_validation": (
-        "Window growth only while cwnd-limited (`tcp_is_cwnd_limited`, include/net/tcp.h) and slow start counting "
-        "acknowledged packets (`tcp_slow_start`, net/ipv4/tcp_cong.c): the profile's `cwnd_limited_growth` and "
-        "`cwnd_counts_packets`. Persistent runs without Nagle were up to 9.5% fast; now within 1.4%."
+    "tls13_tickets": (
+        "TLS 1.3: OpenSSL's server sends two NewSessionTicket messages (79 bytes each here, even with tickets and "
+        "the session cache off in nginx) as two short packets when the client's Finished arrives, before the first "
+        "response. Linux counts packets, not bytes, both when it asks whether the window is in use "
+        "(`tcp_is_cwnd_limited`, include/net/tcp.h: in slow start `cwnd < 2 max_packets_out`) and when slow start "
+        "grows it (`tcp_slow_start`, net/ipv4/tcp_cong.c), so with the tickets in flight a small first response "
+        "already counts as using the window and cwnd grows, where the model, which had the tickets' bytes folded "
+        "into the responses' headers, kept its initial window: t302 (50 ms, 10 Mb/s, persistent) sent its third "
+        "response's 11 segments in one flight on the real stack and in two in the model (+5.65%, 41 ms). Now the "
+        "scenario fields `tls.session_tickets` and `tls.session_ticket_bytes` (default none, so the ns-3 grid is "
+        "unchanged), in both engines; the bench sets OpenSSL's 2: t302 -0.16%, TLS 1.3 packets median 8.4% -> 2.8%."
     ),
 }
 
 
 def diagnose(r: dict[str, Any]) -> list[str]:
-    """Which :data:`GAPS` explain a run's page-load error (from its settings and the error's sign)."""
-    t = r["tags"] if "tags" in r else G.tags(r["doc"])
+    """Which :data:`GAPS` explain a run's page-load error (from the kernel's counters and the error's sign)."""
     out = []
-    if r["protocol"] == "h2" and r["error"] < -0.01:
-        if t["nagle"] == "on":
-            out.append("h2_nagle_tail")
-        elif t["header_flush"] == "on":
-            out.append("h2_sendfile_tail")
-    if r["protocol"] == "persistent" and t["nagle"] == "on" and t["header_flush"] == "on" and r["error"] < -0.01:
-        out.append("persistent_header_ack")
     if r["error"] < -0.01 and r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartTrainDetect", 0):
         out.append("hystart")
     return out
@@ -183,7 +191,8 @@ def scatter(runs: Sequence[dict[str, Any]], path: Path) -> None:
 
 
 def markdown(data: dict[str, Any]) -> str:
-    runs = data["runs"]
+    # tags from each run's scenario (runs stored before the grid had blocks have no "block" tag)
+    runs = [{**r, "tags": G.tags(r["doc"])} for r in data["runs"]]
     s = G.stats(runs)
     raw = G.stats([{**r, "error": r["raw_error"]} for r in runs])
     data_pk = G.stats([{**r, "packet_error": r["data_packet_error"]} for r in runs])
@@ -200,16 +209,31 @@ def markdown(data: dict[str, Any]) -> str:
     tlp = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPLossProbes", 0)]
     train = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartTrainDetect", 0)]
     delay = [r for r in runs if r["real"].get("kernel", {}).get("server", {}).get("TcpExt.TCPHystartDelayDetect", 0)]
+    blocks = data.get("blocks") or {"base": {"date": data["date"], "kernel": data["kernel"]}}
+    per_block = []
+    for b, info in blocks.items():
+        rs = [r for r in runs if r["tags"]["block"] == b]
+        if rs:
+            w = sum(x for r in rs for x in r["real_wall_s"])
+            loads = sum(len(r["real_wall_s"]) for r in rs)
+            per_block.append(
+                f"{b}: {len(rs)} runs, run {info['date']} on Linux {info['kernel']}, {loads} loads in {w:.0f} s"
+            )
+    modelled = (
+        f" The model's side was computed again on {data['modelled']} (`remodel`)." if data.get("modelled") else ""
+    )
+    n_scen = len({r["id"] for r in runs})
     out = [
         "# Validation against the real Linux stack",
         "",
         f"Issue 18: the model's `linux` profile against the kernel it claims to be. {len(runs)} runs "
-        f"({len(runs) // len(G.PROTOCOLS)} scenarios x {len(G.PROTOCOLS)} protocols), each loaded {n_rep} times over "
-        f"real software on Linux {data['kernel']}; the median load is compared. Run on {data['date']} "
-        f"(`python -m validation.realstack grid`, as root; the {n_loads} loads themselves took {walls:.0f} s) on a "
-        "2-core machine shared with "
+        f"({n_scen} scenarios, each with the protocols its block's software speaks), each loaded {n_rep} times over "
+        f"real software; the median load is compared. Blocks ({'; '.join(per_block)}): "
+        f"`python -m validation.realstack grid [--blocks ...]`, as root; the {n_loads} loads took {walls:.0f} s "
+        "in all, on a 2-core machine shared with "
         "other jobs; the raw records are in `validation/realstack/results.json` (and `results.csv`), and "
-        "`python -m validation.realstack report` writes this page again from them without root.",
+        "`python -m validation.realstack report` writes this page again from them without root "
+        f"(`remodel` runs the model again on the stored loads after a model change).{modelled}",
         "",
         "## The bench",
         "",
@@ -313,8 +337,8 @@ def markdown(data: dict[str, Any]) -> str:
         "## Error by mechanism",
         "",
     ]
-    rows = []
-    for k in ("nagle", "header_flush", "rtt", "rate", "page"):
+    rows: list[list[str]] = []
+    for k in ("block", "nagle", "header_flush", "rtt", "rate", "page"):
         for name, *cells in _group(runs, _tag(k)):
             rows.append([f"{k} {name}", *cells])
     out += [_table(["setting", *STAT_HEAD], rows), ""]
@@ -338,7 +362,11 @@ def markdown(data: dict[str, Any]) -> str:
             else ""
         )
         out += [f"- **{k}**: {text}{extra}"]
-    out += ["", "Named here before and now in the `linux` profile (issue 16):", ""]
+    out += [
+        "",
+        "Named here before and now modelled (in the `linux` profile, a scenario field or the bench's scenario for the software), issues 16 and 18:",
+        "",
+    ]
     out += [f"- **{k}**: {text}" for k, text in MODELLED.items()]
     rest = [r for r in runs if not diagnose(r)]
     rest_stats = G.stats(rest) if rest else None
@@ -372,12 +400,31 @@ def markdown(data: dict[str, Any]) -> str:
         "",
         "## What the grid spans",
         "",
-        f"RTT {', '.join(f'{x:g}' for x in G.RTTS)} ms (split evenly) x {', '.join(f'{x / 1e6:g}' for x in G.RATES)} Mb/s "
+        f"Base block: RTT {', '.join(f'{x:g}' for x in G.RTTS)} ms (split evenly) x "
+        f"{', '.join(f'{x / 1e6:g}' for x in G.RATES)} Mb/s "
         "(both ways) x three pages: `single` (3,000-byte HTML and one 60,000-byte object), `mixed5` (6,000 and five "
         "objects of 2,000-300,000 bytes), `many20` (10,000 and twenty objects of 300-30,000 bytes); Nagle and "
-        "header flush take turns (off/off, on/on, on/off, off/on). Not run here: pipelining (no stock client "
-        "pipelines), TLS and Fast Open (next), asymmetric paths and loss (the relay has both: a rate and delay "
-        "per direction and seeded loss).",
+        "header flush take turns (off/off, on/on, on/off, off/on); all four protocols.",
+        "",
+        "- `tls1.3`, `tls1.2`: nginx with an ECDSA P-256 certificate made by `openssl` when the bench starts, "
+        "`ssl_protocols` of the one version, no session tickets or cache; Python's `ssl` client (that version only, "
+        "the certificate checked, a full handshake on every connection: `tls.resumption` none). "
+        + ", ".join(f"{r:g} ms/{d:g} Mb/s {pg}" for r, d, _u, pg in G.EXTRA_PATHS)
+        + "; HTTP/1.x protocols, Nagle off (nginx sets TCP_NODELAY on TLS connections), no header flush (nginx "
+        "copies header and body into one 16 KB TLS buffer either way). The model gets the ClientHello and the "
+        "server's flight as measured (`tls.client_hello_bytes`, `tls.server_flight_bytes`), requests and responses "
+        "with their records' bytes (OpenSSL's TLS 1.3 NewSessionTickets spread over the responses' headers) and, "
+        "accounted, the two hosts' handshake computing as `connection_overhead_ms`.",
+        "- `fast_open`: nginx `listen ... fastopen=256` on a port of its own, `net.ipv4.tcp_fastopen=3` in the "
+        "server namespace, a client with TCP_FASTOPEN_CONNECT whose cookie is fetched by one load before the "
+        "capture (`tcp.handshake` fast_open: the request rides on every SYN); the same paths, HTTP/1.x, the four "
+        "Nagle/flush settings in turn.",
+        "- `asymmetric`: the client's uplink slower than the downlink ("
+        + ", ".join(f"{r:g} ms {d:g}/{u:g} Mb/s {pg}" for r, d, u, pg in G.ASYM_PATHS)
+        + "), all four protocols.",
+        "",
+        "Not run here: pipelining (no stock client pipelines), h2 over TLS (the bench reads nghttp's h2c bytes as "
+        "plain frames), TLS with Fast Open, and loss (the relay has seeded loss).",
         "",
     ]
     return "\n".join(out)

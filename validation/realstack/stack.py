@@ -30,9 +30,13 @@ CC = "cubic"
 #: client that waits for a CPU behind another's build adds that wait to the page load time. They sleep on
 #: the network nearly all the time, so they take little from the rest.
 RT_PRIORITY = "20"
-#: nginx's ports: HTTP/1.x and h2c (prior knowledge)
+#: nginx's ports: HTTP/1.x and h2c (prior knowledge); HTTP/1.x over TLS (the version :meth:`Stack.serve` allows);
+#: HTTP/1.x with TCP Fast Open on the listening socket (``listen ... fastopen=``, a port of its own so that the
+#: other ports' listeners stay as they were)
 PORT_H1 = 80
 PORT_H2 = 8080
+PORT_TLS = 443
+PORT_TFO = 81
 #: Set in both namespaces (each is per network namespace since Linux 4.15): no TCP timestamps (so a full segment carries the MSS of 1460 bytes and every
 #: packet 40 bytes of headers, the model's packet_overhead_bytes), no cached metrics between connections
 #: (an ssthresh saved by one connection would start the next in congestion avoidance), no ECN, buffers
@@ -45,6 +49,10 @@ SYSCTLS = {
     "net.ipv4.tcp_rmem": "4096 8388608 33554432",
     "net.ipv4.tcp_wmem": "4096 8388608 33554432",
 }
+#: Set in the server namespace only: TCP Fast Open for listeners that ask for it (bit 2, server; bit 1, client,
+#: the default), so that nginx's ``fastopen=`` listener accepts data on a SYN with a valid cookie
+#: (net/ipv4/tcp_fastopen.c, tcp_try_fastopen). Listeners without TCP_FASTOPEN are unchanged.
+SERVER_SYSCTLS = {"net.ipv4.tcp_fastopen": "3"}
 
 
 class CaptureError(RuntimeError):
@@ -64,7 +72,14 @@ def check() -> None:
     """Raise :class:`Unavailable` naming the first missing capability."""
     if os.geteuid() != 0:
         raise Unavailable("the real-stack bench needs root (network namespaces, TUN devices, sysctls); run it as root")
-    for tool, package in (("ip", "iproute2"), ("gcc", "gcc"), ("nginx", "nginx-light"), ("tcpdump", "tcpdump")):
+    tools = (
+        ("ip", "iproute2"),
+        ("gcc", "gcc"),
+        ("nginx", "nginx-light"),
+        ("tcpdump", "tcpdump"),
+        ("openssl", "openssl"),
+    )
+    for tool, package in tools:
         if shutil.which(tool) is None:
             raise Unavailable(f"{tool} is missing: apt-get install {package} (scripts/test.sh installs it as root)")
     if not os.path.exists("/dev/net/tun"):
@@ -97,6 +112,18 @@ def build(workdir: Path) -> tuple[Path, Path]:
     return relay, shim
 
 
+def certificate(workdir: Path) -> tuple[Path, Path]:
+    """A self-signed ECDSA P-256 certificate for the server's address, made now with openssl (key, cert)."""
+    key, cert = workdir / "server.key", workdir / "server.crt"
+    cmd = ["openssl", "req", "-x509", "-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:prime256v1", "-nodes"]
+    cmd += ["-keyout", str(key), "-out", str(cert), "-days", "2", "-subj", f"/CN={SERVER_IP}"]
+    cmd += ["-addext", f"subjectAltName=IP:{SERVER_IP}"]
+    r = subprocess.run(cmd, text=True, capture_output=True)
+    if r.returncode != 0:
+        raise Unavailable(f"openssl could not make the bench's certificate: {r.stderr.strip()[-500:]}")
+    return key, cert
+
+
 NGINX_CONF = """
 worker_processes 1;
 daemon off;
@@ -121,9 +148,16 @@ http {{
     postpone_output 1460;
     http2_chunk_size {h2_chunk};
     http2_max_requests 100000;
+    ssl_certificate {cert};
+    ssl_certificate_key {key};
+    ssl_protocols {tls};
+    ssl_session_tickets off;
+    ssl_session_cache off;
     server {{
         listen {h1};
         listen {h2} http2;
+        listen {tfo} fastopen=256;
+        listen {tls_port} ssl;
         root {root};
     }}
 }}
@@ -141,6 +175,7 @@ class Stack:
         self.root = self.work / "www"
         self.root.mkdir(exist_ok=True)
         self.relay_bin, self.shim = build(self.work)
+        self.key, self.cert = certificate(self.work)
         tag = f"{os.getpid()}"
         self.client_ns, self.server_ns = f"llrs-{tag}-c", f"llrs-{tag}-s"
         self.nginx: subprocess.Popen[str] | None = None
@@ -148,7 +183,7 @@ class Stack:
         for ns in (self.client_ns, self.server_ns):
             _run("ip", "netns", "add", ns)
             _run("ip", "link", "set", "lo", "up", ns=ns)
-            for key, val in SYSCTLS.items():
+            for key, val in {**SYSCTLS, **(SERVER_SYSCTLS if ns == self.server_ns else {})}.items():
                 _run("sysctl", "-q", "-w", f"{key}={val}", ns=ns)
 
     # -- the link -------------------------------------------------------------------------------------
@@ -187,9 +222,11 @@ class Stack:
             # the TUN devices went with the relay; the addresses with them
 
     # -- the server -----------------------------------------------------------------------------------
-    def serve(self, nagle: bool, header_flush: bool, h2_chunk: int = 16384) -> None:
-        """nginx in the server namespace with this configuration (restarted only when it changes)."""
-        key = (nagle, header_flush, h2_chunk)
+    def serve(self, nagle: bool, header_flush: bool, h2_chunk: int = 16384, tls: str = "1.3") -> None:
+        """nginx in the server namespace with this configuration (restarted only when it changes); its TLS port
+        speaks TLS ``tls`` ("1.2" or "1.3") only, without session tickets or a session cache (every handshake
+        is a full one, and TLS 1.2's server Finished is not preceded by a NewSessionTicket)."""
+        key = (nagle, header_flush, h2_chunk, tls)
         if self.nginx is not None and self.nginx_key == key and self.nginx.poll() is None:
             return
         self.stop_server()
@@ -204,6 +241,11 @@ class Stack:
                 nodelay="off" if nagle else "on",
                 sendfile="on" if header_flush else "off",
                 h2_chunk=h2_chunk,
+                tfo=PORT_TFO,
+                tls_port=PORT_TLS,
+                tls=f"TLSv{tls}",
+                cert=self.cert,
+                key=self.key,
             )
         )
         env = dict(os.environ)
@@ -227,7 +269,7 @@ class Stack:
         self.nginx_key = key
 
     def wait_server(self) -> None:
-        """Wait until nginx listens on both ports (on every address of the server namespace)."""
+        """Wait until nginx listens on all its ports (on every address of the server namespace)."""
         deadline = time.monotonic() + 10
         while time.monotonic() < deadline:
             assert self.nginx is not None
@@ -235,7 +277,7 @@ class Stack:
                 err = self.nginx.stderr.read() if self.nginx.stderr else ""
                 raise RuntimeError(f"nginx exited: {err} {(self.work / 'nginx-error.log').read_text()[-2000:]}")
             r = _run("ss", "-Htln", ns=self.server_ns, check=False)
-            if f":{PORT_H1} " in r.stdout and f":{PORT_H2} " in r.stdout:
+            if all(f":{port} " in r.stdout for port in (PORT_H1, PORT_H2, PORT_TFO, PORT_TLS)):
                 return
             time.sleep(0.05)
         raise RuntimeError("nginx did not start listening within 10 s")

@@ -17,6 +17,7 @@ cdef extern from "params.hpp" namespace "ll":
         cbool syn_ack_opens_window, ack_counts_bytes, nagle_idle_at_entry, close_sends_held, cwnd_counts_bytes
         cbool ack_first_segment, fin_on_data_acked_alone, deliver_before_ack, last_ack_any_ack
         long long cwnd_abc_limit_segments, quickack_segments
+        cbool pingpong_ack
         cbool cwnd_counts_packets, nagle_minshall, rtt_times_one_segment
         double rto_granularity_ms
         cbool rto_min_on_variation
@@ -47,6 +48,8 @@ cdef extern from "params.hpp" namespace "ll":
         cbool tls_early_data
         cbool tls_false_start
         long long tls_client_hello, tls_server_flight, frame, mux_request, quic_datagram
+        long long tls_tickets, tls_ticket_bytes
+        cbool mux_headers_alone
         double quic_ack_delay, rto_min_ms
         cbool pipeline_one_write
 
@@ -134,6 +137,7 @@ cdef void _profile(Profile* out, object pr):
     out.last_ack_any_ack = pr.last_ack_any_ack
     out.cwnd_abc_limit_segments = pr.cwnd_abc_limit_segments
     out.quickack_segments = pr.quickack_segments
+    out.pingpong_ack = pr.pingpong_ack
     out.cwnd_counts_packets = pr.cwnd_counts_packets
     out.nagle_minshall = pr.nagle_minshall
     out.rtt_times_one_segment = pr.rtt_times_one_segment
@@ -191,8 +195,11 @@ cdef class Prepared:
         c.tls_false_start = p.tls_false_start
         c.tls_client_hello = p.tls_client_hello
         c.tls_server_flight = p.tls_server_flight
+        c.tls_tickets = p.tls_tickets
+        c.tls_ticket_bytes = p.tls_ticket_bytes
         c.frame = p.frame
         c.mux_request = p.mux_request
+        c.mux_headers_alone = p.mux_headers_alone
         c.quic_datagram = p.quic_datagram
         c.quic_ack_delay = p.quic_ack_delay
         c.rto_min_ms = p.rto_min_ms

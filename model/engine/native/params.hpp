@@ -20,6 +20,7 @@ struct Profile {  // model.scenario.profiles.TcpProfile, the fields the engine r
   bool last_ack_any_ack = false;
   long long cwnd_abc_limit_segments = 1;
   long long quickack_segments = 0;
+  bool pingpong_ack = false;
   bool cwnd_counts_packets = false;
   bool nagle_minshall = false;
   bool rtt_times_one_segment = false;
@@ -65,7 +66,9 @@ struct Params {
   bool tls_early_data;
   bool tls_false_start;
   long long tls_client_hello, tls_server_flight;
+  long long tls_tickets = 0, tls_ticket_bytes = 79;
   long long frame, mux_request, quic_datagram;
+  bool mux_headers_alone = false;
   double quic_ack_delay;
   double rto_min_ms;
   bool pipeline_one_write;

@@ -26,6 +26,10 @@ std::function<void(Ref)> Session::secure(Connection* conn, int mode, std::functi
   bool resumed = tls_resumed(p->tls_resumption, conns.size() - 1);
   Handshake hs = tls_handshake(p->tls, resumed, p->tls_early_data, p->tls_client_hello, p->tls_server_flight,
                                p->tls_false_start);
+  if (p->tls == TLS_13) {
+    hs.tickets = p->tls_tickets;
+    hs.ticket_bytes = p->tls_ticket_bytes;
+  }
   tls_handshakes += 1;
   return [this, conn, hs, then](Ref point) {
     dialogues.push_back(std::make_unique<Dialogue>(this, conn, hs, then));
@@ -88,6 +92,11 @@ void Dialogue::server_data(double t, int32_t pkt) {
       nbytes = limit;
     }
     write(conn->server.get(), nbytes, session->eng.point(t, pkt, false, 0.0, TLS_SETUP));
+  } else if (hs.tickets > 0 && !tickets_sent && k_ == hs.flights.size() && conn->server->rcv_n >= end_before(k_)) {
+    // TLS 1.3: the client's last flight has arrived; the server's tickets, each written on its own
+    tickets_sent = true;
+    for (long long i = 0; i < hs.tickets; ++i)
+      write(conn->server.get(), hs.ticket_bytes, session->eng.point(t, pkt, false, 0.0, TLS_SETUP));
   }
 }
 
@@ -144,6 +153,7 @@ void Session::configure_quic(Connection* conn) {  // h3.configure
     ep->idle_restart = IR_KEEP;
     ep->quick_ack = false;
     ep->quickacks = 0;
+    ep->pingpong_ack = false;
     ep->ack_handshake = true;
   }
 }

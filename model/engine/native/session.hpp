@@ -40,6 +40,7 @@ struct Handshake {  // model.mechanisms.tls.Handshake
   std::vector<long long> flights;
   size_t ready;
   long long amplification_limit = 0;
+  long long tickets = 0, ticket_bytes = 0;  // TLS 1.3 NewSessionTickets after the client's last flight
 };
 
 struct Dialogue;
@@ -115,6 +116,7 @@ struct Dialogue {  // secure_setup.Dialogue
   size_t k = 0;
   std::vector<double> ends;
   long long rest = 0;  // bytes of the server's first flight held back by the anti-amplification limit
+  bool tickets_sent = false;
   Dialogue(Session* s, Connection* c, Handshake h, std::function<void(Ref)> th);
   void start(Ref point) { client_flight(point); }
   void write(Endpoint* ep, long long nbytes, Ref point, bool hold = false);

@@ -68,9 +68,24 @@ void Mux::write_responses(double t, const std::vector<int>& names, Ref point) {
   Endpoint* srv = conn->server.get();
   size_t n = names.size();
   std::vector<double> totals(n), left(n), sent(n, 0.0);
-  for (size_t i = 0; i < n; ++i) totals[i] = left[i] = static_cast<double>(p->header) + static_cast<double>(s->objects[names[i]].bytes);
+  const bool alone = p->mux_headers_alone;
+  for (size_t i = 0; i < n; ++i)
+    totals[i] = left[i] = (alone ? 0.0 : static_cast<double>(p->header)) + static_cast<double>(s->objects[names[i]].bytes);
   bool held = srv->hold;
   srv->hold = true;
+  if (alone) {  // the HEADERS frames first, in a write of their own (multiplex.headers_alone)
+    for (size_t i = 0; i < n; ++i) {
+      srv->write(t, static_cast<double>(p->header), names[i], point);
+      down_end += static_cast<double>(p->header);
+      if (s->objects[names[i]].bytes <= 0) conn->expect.emplace_back(down_end, names[i]);
+    }
+    srv->hold = held;
+    Cause c0;
+    c0.kind = CK_APP;
+    c0.ref = point;
+    srv->output(t, c0);
+    srv->hold = true;
+  }
   const double frame = static_cast<double>(p->frame);
   // multiplex.round_robin: each turn every unfinished stream writes one frame
   bool any = true;

@@ -41,6 +41,8 @@ Endpoint::Endpoint(Connection* c, int side_, long long cwnd_) : conn(c), eng(c->
   cwnd_cap = rwnd_n / p->mss + 2;
   quick_ack = p->profile.ack_first_segment;
   quickacks = p->profile.quickack_segments;
+  pingpong_ack = p->profile.pingpong_ack;
+  if (pingpong_ack) quickacks += rwnd_n / (2 * p->mss);
   dack_bytes = p->profile.ack_counts_bytes;
   dack_segments = p->dack_segments;
   dack_ms = p->dack_ms;
@@ -280,7 +282,10 @@ void Endpoint::released(double t, const Cause& cause) {
 int32_t Endpoint::send(Packet&& pkt, double t, const Cause& cause) {
   pkt.seq_end = nxt;
   pkt.ack = rcv;
-  if (pkt.n > 0) quick_ack = false;
+  if (pkt.n > 0) {
+    quick_ack = false;
+    if (pingpong_ack && last_rcv_t >= 0 && t - last_rcv_t < dack_ms) pingpong = true;
+  }
   un_bytes = 0.0;
   un_segs = 0;
   first_pkt = NIL;
@@ -362,9 +367,11 @@ void Endpoint::arrive(double t, int32_t pi) {  // tcp.Endpoint.arrive
 }
 
 void Endpoint::receive(double t, int32_t pi, double payload) {  // tcp.Endpoint._receive
-  bool first_data = quick_ack || quickacks > 0 || (ack_handshake && eng->packets[pi].obj == OBJ_TLS);
+  bool quick = quickacks > 0 && !pingpong;
+  bool first_data = quick_ack || quick || (ack_handshake && eng->packets[pi].obj == OBJ_TLS);
   quick_ack = false;
-  if (quickacks > 0) quickacks -= 1;
+  if (quick) quickacks -= 1;
+  if (pingpong_ack) last_rcv_t = t;
   rcv = eng->packets[pi].seq_end;
   rcv_n += payload;
   un_bytes += payload;
@@ -396,6 +403,7 @@ void Endpoint::receive(double t, int32_t pi, double payload) {  // tcp.Endpoint.
 void Endpoint::timer(double t, int32_t tok, int32_t first) {  // tcp.Endpoint._timer
   if (tok != token || un_segs == 0) return;
   int32_t last = last_pkt;
+  pingpong = false;  // linux: a delayed ACK that had to wait ends pingpong mode
   eng->notes.push_back(Note{un_segs, static_cast<long long>(un_bytes), dack_segments});
   Cause c;
   c.kind = CK_ARRIVAL;

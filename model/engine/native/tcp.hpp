@@ -27,6 +27,9 @@ struct Endpoint {
   double acked_carry = 0.0;
   bool quick_ack;
   long long quickacks;
+  bool pingpong_ack = false;
+  bool pingpong = false;
+  double last_rcv_t = -1.0;
   bool dack_bytes;
   long long dack_segments;
   double dack_ms;

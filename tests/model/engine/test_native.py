@@ -70,6 +70,46 @@ def test_microscape_all_protocols_same_on_and_off(monkeypatch: pytest.MonkeyPatc
     assert sum(len(r["packets"]) for r in fast["results"]) > 1000
 
 
+@pytest.mark.parametrize("nagle", [False, True])
+def test_headers_alone_and_pingpong_same_on_and_off(nagle: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The linux profile's pingpong ACK rule and multiplex.headers_alone (issue 18), in both engines: h2 and h3
+    with a batch of responses, the HEADERS frames written first, and a persistent connection whose client
+    answers within the delayed-ACK time."""
+    doc = {
+        "protocols": ["h2", "h3", "persistent", "http10"],
+        "network": {"rtt_ms": 30, "bandwidth_bps": 10e6, "uplink_bandwidth_bps": 1e6},
+        "tcp": {"profile": "linux", "nagle": nagle, "receive_window_bytes": 1_000_000},
+        "http": {"response_header_bytes": 150, "header_flush": True},
+        "multiplex": {"headers_alone": True},
+        "page": {"html_bytes": 9000, "object_bytes": [0, 300, 2000, 40000, 1460]},
+    }
+    fast, slow = _both(doc, monkeypatch, packets=True)
+    assert fast == slow
+    plain, _ = _both({**doc, "multiplex": {"headers_alone": False}}, monkeypatch)
+    assert [r["page_load_ms"] for r in plain["results"]] != [r["page_load_ms"] for r in fast["results"]]
+
+
+@pytest.mark.parametrize("resumption", ["none", "after_first"])
+def test_tls13_session_tickets_same_on_and_off(resumption: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """tls.session_tickets (issue 18): TLS 1.3's NewSessionTickets, each a packet of its own after the client's
+    last flight, in both engines; two more server packets per connection than without them."""
+    doc = {
+        "protocols": ["http10", "persistent", "http10_parallel", "h2"],
+        "network": {"rtt_ms": 50, "bandwidth_bps": 10e6},
+        "tcp": {"profile": "linux"},
+        "tls": {"version": "1.3", "resumption": resumption, "session_tickets": 2, "session_ticket_bytes": 79},
+        "page": {"html_bytes": 6000, "object_bytes": [2000, 15000, 40000]},
+    }
+    fast, slow = _both(doc, monkeypatch, packets=True)
+    assert fast == slow
+    plain, _ = _both({**doc, "tls": {**doc["tls"], "session_tickets": 0}}, monkeypatch)
+    for with_, without in zip(fast["results"], plain["results"], strict=True):
+        down = [p for p in with_["packets"] if p["direction"] == "down" and p["bytes"] == 79]
+        if resumption == "none":  # (with 0-RTT an HTTP/1.0 server may have closed before the client's last flight)
+            assert len(down) == 2 * with_["counts"]["connections"], with_["protocol"]
+        assert with_["counts"]["bytes_on_wire"] > without["counts"]["bytes_on_wire"]
+
+
 def test_budget_counts_native_steps() -> None:
     """With the native engine in charge the budget counts its steps, and a step of the Python engine costs
     FALLBACK_STEP_COST of them (model.scenario.limits)."""
