@@ -17,10 +17,10 @@ if [ ! -x "$CHROMIUM" ]; then
     apt-get install -y -qq --no-install-recommends chromium fonts-liberation >/dev/null
 fi
 
-# The real-stack guard (tests/validation/test_realstack_ci.py, issue 18) runs nginx, nghttp and tcpdump in two
+# The real-stack guard (tests/validation/test_realstack_ci.py, issue 18) runs nginx, nghttp, tcpdump and openssl in two
 # network namespaces (as root, as CI is); Debian's packages, installed once. Without them the guard fails.
 missing=()
-for tool in nginx:nginx-light nghttp:nghttp2-client tcpdump:tcpdump tc:iproute2 setpriv:util-linux; do
+for tool in nginx:nginx-light nghttp:nghttp2-client tcpdump:tcpdump tc:iproute2 setpriv:util-linux openssl:openssl; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
 done
 if [ ${#missing[@]} -gt 0 ]; then
