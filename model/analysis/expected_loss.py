@@ -238,11 +238,17 @@ def _rest_of(sizes: list[list[int]], u: int, r: int) -> Iterator[list[int]]:
             yield sizes[v]
 
 
+def counting_rule(pf: Any) -> str:
+    """How the profile's slow start counts what an ACK acknowledges (``acks``, ``bytes`` or ``packets``): its
+    ``cwnd_counting``, read from the two flags here so the compiled analysis calls no Python property."""
+    return "packets" if pf.cwnd_counts_packets else "bytes" if pf.cwnd_counts_bytes else "acks"
+
+
 def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int, int], list[Packet]]) -> list[Run]:
     """One connection's data segments in runs of equal cost (see :class:`Run`), page by page."""
     p = s.p
     quic = protocol == "h3"
-    counting = p.profile.cwnd_counting
+    counting = counting_rule(p.profile)
     growth = Growth(
         ack_segments=2 if quic else max(p.dack_segments, 1),
         abc_limit=p.profile.cwnd_abc_limit_segments if counting == "bytes" else 1,

@@ -30,6 +30,7 @@ the lost packet's stream waits (:func:`head_of_line_ms`).
 
 from __future__ import annotations
 
+import functools
 import itertools
 import math
 
@@ -245,7 +246,50 @@ def after_loss_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, 
     eq. (31)). What independence changes: a loss high in slow start (an initial window of 10) halves to a window
     that is followed by enough segments to fast-retransmit its next loss, so the first periods time out less than
     Padhye's ``Q(p, W)`` says, while the spread of the windows (a loss early in a period, a restart after a timeout)
-    keeps the small windows that time out; ``p`` in (0, 1)."""
+    keeps the small windows that time out; ``p`` in (0, 1).
+
+    The cost is kept bounded for a connection of many rounds (each round's loss asks for its rest): a rest too
+    long to end within those periods (:func:`_long_rest`) is that rest's time plus the remainder at the steady
+    rate; a shorter one above :data:`EXACT_REST` segments is interpolated linearly between the rests of a
+    geometric grid (:data:`REST_GRID_RATIO` apart), each evaluated once per window (``lru_cache``)."""
+    long_rest = _long_rest(p, w_max)
+    if rest > long_rest:
+        return _after_loss_cached(p, long_rest, w0, rtt_ms, rto_ms, b, w_max) + (rest - long_rest) / (
+            steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+        )
+    if rest <= EXACT_REST:
+        return _after_loss_cached(p, rest, w0, rtt_ms, rto_ms, b, w_max)
+    i = math.floor(math.log(rest / EXACT_REST, REST_GRID_RATIO))
+    lo = min(round(EXACT_REST * REST_GRID_RATIO**i), rest)
+    hi = max(min(round(EXACT_REST * REST_GRID_RATIO ** (i + 1)), long_rest), rest)
+    t_lo = _after_loss_cached(p, lo, w0, rtt_ms, rto_ms, b, w_max)
+    if hi == lo:
+        return t_lo
+    t_hi = _after_loss_cached(p, hi, w0, rtt_ms, rto_ms, b, w_max)
+    return t_lo + (t_hi - t_lo) * (rest - lo) / (hi - lo)
+
+
+#: :func:`after_loss_ms` evaluates rests up to this many segments exactly, longer ones (up to :func:`_long_rest`)
+#: between the points of a geometric grid this ratio apart.
+EXACT_REST = 256
+REST_GRID_RATIO = 1.1
+
+
+def _long_rest(p: float, w_max: float) -> int:
+    """Segments beyond which no branch of :func:`after_loss_ms`'s periods ends the rest (twice what they can carry:
+    each period's bins reach ``(1-p)^k = TAIL_MASS``, then a mean gap ``1/p`` and a window)."""
+    lam = -math.log(1 - p)
+    return int(2 * TRANSIENT_PERIODS * (math.log(1 / TAIL_MASS) / lam + 1 / lam + w_max)) + 1
+
+
+@functools.lru_cache(maxsize=8192)
+def _after_loss_cached(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
+    """:func:`_after_loss_tree`, each evaluation kept (the same windows and grid rests recur along a connection)."""
+    return _after_loss_tree(p, rest, w0, rtt_ms, rto_ms, b, w_max)
+
+
+def _after_loss_tree(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
+    """:func:`after_loss_ms` by its periods, for any rest (ms)."""
     z = timeout_ms(p, rto_ms)
     a = 1 - p
     h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))

@@ -16,6 +16,7 @@ from model.analysis.tables import csv_rows
 from model.mechanisms import loss, loss_recovery, rto
 from model.scenario.errors import problems
 from model.scenario.params import resolve
+from model.scenario.profiles import PROFILES
 from model.scenario.schema import ALL_PROTOCOLS, Scenario
 from tests.model import scenarios
 
@@ -451,6 +452,9 @@ def test_slow_start_after_a_loss_counts_by_the_profiles_rule() -> None:
     rules = {name: resolve(Scenario.model_validate({"tcp": {"profile": name}})).profile.cwnd_counting
              for name in ("bsd", "ns3", "linux")}  # fmt: skip
     assert rules == {"bsd": "acks", "ns3": "bytes", "linux": "packets"}
+    for name in PROFILES:
+        pf = resolve(Scenario.model_validate({"tcp": {"profile": name}})).profile
+        assert expected_loss.counting_rule(pf) == pf.cwnd_counting, name  # what the analysis's Growth counts by
     grown = {}
     for rule in ("acks", "bytes", "packets"):
         g = loss_recovery.Growth(ack_segments=2, abc_limit=1, quic=False, counting=rule)
