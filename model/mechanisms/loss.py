@@ -211,6 +211,8 @@ def _mean_in(lo: float, hi: float, p: float) -> float:
     exponential in the continuum)."""
     lam = -math.log(1 - p)
     d = hi - lo
+    if d == math.inf:
+        return lo + 1 / lam
     if lam * d < 1e-6:  # (almost) uniform over the bin
         return lo + d / 2
     x = math.exp(-lam * d)
@@ -248,59 +250,76 @@ def after_loss_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, 
     Padhye's ``Q(p, W)`` says, while the spread of the windows (a loss early in a period, a restart after a timeout)
     keeps the small windows that time out; ``p`` in (0, 1).
 
-    The cost is kept bounded for a connection of many rounds (each round's loss asks for its rest): a rest too
-    long to end within those periods (:func:`_long_rest`) is that rest's time plus the remainder at the steady
-    rate; a shorter one above :data:`EXACT_REST` segments is interpolated linearly between the rests of a
-    geometric grid (:data:`REST_GRID_RATIO` apart), each evaluated once per window (``lru_cache``)."""
-    long_rest = _long_rest(p, w_max)
-    if rest > long_rest:
-        return _after_loss_cached(p, long_rest, w0, rtt_ms, rto_ms, b, w_max) + (rest - long_rest) / (
-            steady_throughput(p, rtt_ms, rto_ms, b, w_max)
-        )
+    The cost is kept bounded for a connection of many rounds (each round's loss asks for its rest): the periods
+    depend on the window only through the grid point they start from (:func:`_key`), and are evaluated once per
+    point for an unbounded rest (:func:`_after_loss_open`: a constant, the share still sending, and how far any
+    branch reached); a rest beyond twice that reach ends in no branch, so its time is the constant plus the
+    remainder at the steady rate; a shorter one above :data:`EXACT_REST` segments is interpolated linearly
+    between the rests of a geometric grid (:data:`REST_GRID_RATIO` apart), each evaluated once (``lru_cache``)."""
+    h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
+    const, sending, reach = _after_loss_open(p, h, rtt_ms, rto_ms, b, w_max)
+    rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+    long_rest = max(math.ceil(2 * reach), 1)
+    if rest >= long_rest:
+        return const + sending * rest / rate
     if rest <= EXACT_REST:
-        return _after_loss_cached(p, rest, w0, rtt_ms, rto_ms, b, w_max)
+        return _after_loss_cached(p, rest, h, rtt_ms, rto_ms, b, w_max)
     i = math.floor(math.log(rest / EXACT_REST, REST_GRID_RATIO))
     lo = min(round(EXACT_REST * REST_GRID_RATIO**i), rest)
     hi = max(min(round(EXACT_REST * REST_GRID_RATIO ** (i + 1)), long_rest), rest)
-    t_lo = _after_loss_cached(p, lo, w0, rtt_ms, rto_ms, b, w_max)
+    t_lo = _after_loss_cached(p, lo, h, rtt_ms, rto_ms, b, w_max)
     if hi == lo:
         return t_lo
-    t_hi = _after_loss_cached(p, hi, w0, rtt_ms, rto_ms, b, w_max)
+    t_hi = const + sending * hi / rate if hi >= long_rest else _after_loss_cached(p, hi, h, rtt_ms, rto_ms, b, w_max)
     return t_lo + (t_hi - t_lo) * (rest - lo) / (hi - lo)
 
 
-#: :func:`after_loss_ms` evaluates rests up to this many segments exactly, longer ones (up to :func:`_long_rest`)
-#: between the points of a geometric grid this ratio apart.
+#: :func:`after_loss_ms` evaluates rests up to this many segments exactly, longer ones (up to twice the periods'
+#: reach) between the points of a geometric grid this ratio apart.
 EXACT_REST = 256
 REST_GRID_RATIO = 1.1
 
 
-def _long_rest(p: float, w_max: float) -> int:
-    """Segments beyond which no branch of :func:`after_loss_ms`'s periods ends the rest (twice what they can carry:
-    each period's bins reach ``(1-p)^k = TAIL_MASS``, then a mean gap ``1/p`` and a window)."""
-    lam = -math.log(1 - p)
-    return int(2 * TRANSIENT_PERIODS * (math.log(1 / TAIL_MASS) / lam + 1 / lam + w_max)) + 1
+def after_loss_periods_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
+    """:func:`after_loss_ms` evaluated by its periods for this very rest, without its shortcuts (ms)."""
+    h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
+    const, sending, _ = _after_loss_tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
+    return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
 
 
 @functools.lru_cache(maxsize=8192)
-def _after_loss_cached(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
-    """:func:`_after_loss_tree`, each evaluation kept (the same windows and grid rests recur along a connection)."""
-    return _after_loss_tree(p, rest, w0, rtt_ms, rto_ms, b, w_max)
+def _after_loss_cached(p: float, rest: int, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
+    """:func:`after_loss_periods_ms` from a grid window ``h``, each evaluation kept."""
+    const, sending, _ = _after_loss_tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
+    return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
 
 
-def _after_loss_tree(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
-    """:func:`after_loss_ms` by its periods, for any rest (ms)."""
+@functools.lru_cache(maxsize=4096)
+def _after_loss_open(
+    p: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
+) -> tuple[float, float, float]:
+    """The periods from grid window ``h`` for an unbounded rest: :func:`_after_loss_tree`'s three numbers."""
+    return _after_loss_tree(p, math.inf, h, rtt_ms, rto_ms, b, w_max)
+
+
+def _after_loss_tree(
+    p: float, rest: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
+) -> tuple[float, float, float]:
+    """The periods after a loss starting from window ``h`` (:func:`after_loss_ms`), for ``rest`` segments (may be
+    infinite): ``(const, sending, reach)``, the time being ``const + sending rest / rate`` (ms; ``sending`` the
+    probability of the branches still sending after the periods, at the steady ``rate``), and ``reach`` the most
+    segments any branch consumed (rest beyond it: no branch ends within the periods)."""
     z = timeout_ms(p, rto_ms)
     a = 1 - p
-    h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
-    # (start window, ssthresh) -> (probability, elapsed ms weighted, segments left weighted)
-    atoms: dict[tuple[float, float], tuple[float, float, float]] = {(h, h): (1.0, 0.0, float(rest))}
-    total = 0.0
+    # (start window, ssthresh) -> (probability, elapsed ms weighted, segments consumed weighted)
+    atoms: dict[tuple[float, float], tuple[float, float, float]] = {(h, h): (1.0, 0.0, 0.0)}
+    const = reach = 0.0
     for _ in range(TRANSIENT_PERIODS):
         nxt: dict[tuple[float, float], tuple[float, float, float]] = {}
-        for (c0, ssthresh), (pr, t_w, left_w) in atoms.items():
+        for (c0, ssthresh), (pr, t_w, used_w) in atoms.items():
             t = t_w / pr
-            left = left_w / pr
+            used = used_w / pr
+            left = rest - used
             edges = [0.0]
             k_max = _segments_to(w_max, c0, ssthresh, b)
             j = float(int(c0) + 1)
@@ -315,28 +334,31 @@ def _after_loss_tree(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: floa
                 edges.append(k_max)
             edges.append(left)
             for lo, hi in itertools.pairwise(edges):
-                mass = pr * (a**lo - a**hi)
+                mass = pr * (a**lo - (a**hi if hi < math.inf else 0.0))
                 if mass <= 0:
                     continue
                 k = _mean_in(lo, hi, p)
                 w = _window_after(k, c0, ssthresh, b, w_max)
+                reach = max(reach, used + k + w)
                 q = window_timeout_probability(p, w)
                 t_loss = t + (_rounds_for(k, c0, ssthresh, b, w_max) + 1) * rtt_ms
-                after = left - k - w
-                if after <= 0:  # the rest ends with this period
-                    total += mass * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms + q * z)
+                if left - k - w <= 0:  # the rest ends with this period
+                    const += mass * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms + q * z)
                     continue
                 s = _key(max(w / 2, MIN_SSTHRESH))
                 for key, share, ms in (((s, s), mass * (1 - q), t_loss), ((1.0, s), mass * q, t_loss + z)):
                     if share > 0:
                         old = nxt.get(key, (0.0, 0.0, 0.0))
-                        nxt[key] = (old[0] + share, old[1] + share * ms, old[2] + share * after)
-            total += pr * a**left * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms)  # no loss in the rest
+                        nxt[key] = (old[0] + share, old[1] + share * ms, old[2] + share * (used + k + w))
+            if left < math.inf:  # no loss in the rest
+                const += pr * a**left * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms)
         atoms = nxt
     rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
-    for _, t_w, left_w in atoms.values():
-        total += t_w + left_w / rate
-    return total
+    sending = 0.0
+    for pr, t_w, used_w in atoms.values():
+        const += t_w - used_w / rate
+        sending += pr
+    return const, sending, reach
 
 
 def slow_start_segments(p: float, d: int) -> float:

@@ -154,16 +154,17 @@ def test_cardwell_latency_composes_its_parts() -> None:
 
 
 def test_after_loss_shortcuts_follow_the_periods() -> None:
-    """after_loss_ms's bounded cost: a rest between EXACT_REST and _long_rest is interpolated between grid rests,
-    within 0.5 % of the periods evaluated for it (0.32 % at most over rests 5 apart, p 0.005-0.05, w0 2-89); a rest beyond _long_rest (no branch ends within the periods) is
-    that rest's time plus the remainder at the steady rate, equal to the periods evaluated for it."""
+    """after_loss_ms's bounded cost: a rest above EXACT_REST is interpolated between grid rests, within 0.5 % of
+    the periods evaluated for that rest (after_loss_periods_ms; 0.32 % at most over rests 5 apart, p 0.005-0.05,
+    windows 2-89, 2026-11-27); a rest beyond twice the periods' reach (no branch ends within them) is their
+    constant plus the remainder at the steady rate, equal to the periods evaluated for it."""
     rtt, t0, b, wmax = 100.0, 1000.0, 2, 89.8
     for p in (0.005, 0.03, 0.05):
         for w0 in (4, 20, 60):
             for rest in (300, 441, 700, 1500, 2500):
-                if rest < loss._long_rest(p, wmax):
-                    exact = loss._after_loss_tree(p, rest, w0, rtt, t0, b, wmax)
-                    assert loss.after_loss_ms(p, rest, w0, rtt, t0, b, wmax) == pytest.approx(exact, rel=5e-3)
-            far = loss._long_rest(p, wmax) + 777
-            exact = loss._after_loss_tree(p, far, w0, rtt, t0, b, wmax)
+                exact = loss.after_loss_periods_ms(p, rest, w0, rtt, t0, b, wmax)
+                assert loss.after_loss_ms(p, rest, w0, rtt, t0, b, wmax) == pytest.approx(exact, rel=5e-3)
+            h = loss._key(max(w0 / 2, loss.MIN_SSTHRESH))
+            far = int(2 * loss._after_loss_open(p, h, rtt, t0, b, wmax)[2]) + 777
+            exact = loss.after_loss_periods_ms(p, far, w0, rtt, t0, b, wmax)
             assert loss.after_loss_ms(p, far, w0, rtt, t0, b, wmax) == pytest.approx(exact, rel=1e-9)
