@@ -59,7 +59,7 @@ def _sum_expr(st: Structure, syns: int, runs: tuple[Run, ...], long: bool | None
             cost = timeouts + fast
             slower = q * (run.to_rounds * R_sym + run.to_stalls * Td_sym) + (1 - q) * after_fr
             if run.rest:  # more losses after the first (steady_ms)
-                ca = (run.rest, run.w, R_sym, t0, st.ack_segments, sympy.Float(st.w_max), sympy.Float(run.rest_ms))
+                ca = (run.rest, run.w, R_sym, T0_sym, st.ack_segments, sympy.Float(st.w_max), sympy.Float(run.rest_ms))
                 slower = loss.SlowerSending(slower, p_sym, *ca, cost)
         if long is None:
             if run.slack > 0:

@@ -248,7 +248,10 @@ def steady_ms(st: Structure, run: Run, p: float) -> float:
     again. Negative where the rest is too short for more losses: one halving's regrowth (:func:`penalty`)
     is then the slower sending."""
     timeouts, fast = _cost_parts(st, run, p)
-    after = loss.after_loss_ms(p, run.rest, run.w, st.rtt, run_rto(st, run), st.ack_segments, st.w_max)
+    # the periods' timeouts at the connection's initial RTO (st.rto), not each run's: the periods are evaluated once
+    # per starting window and RTO (lru_cache), and an RTO that changes with every sample (bsd with a 1 ms minimum)
+    # made a cold lossy page evaluate them 1,928 times (4.4 s of CPU, bench/worst_case.py, 2026-11-27)
+    after = loss.after_loss_ms(p, run.rest, run.w, st.rtt, st.rto, st.ack_segments, st.w_max)
     return after - run.rest_ms - run.rest * p * (timeouts + fast)
 
 
