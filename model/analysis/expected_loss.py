@@ -31,8 +31,14 @@ late (its slack is counted as if the objects kept their connections), and most o
 is costed against the lossless schedule; only a lost retransmission and, for parallel connections, the
 latest of several delayed chains are counted). Against ns-3 with a RateErrorModel (TcpNewReno without SACK,
 200 seeds a point) the expected page load time is within 15 % of ns-3's mean or inside its 95 % interval at
-107 of the loss grid's 108 points (docs/validation/loss.md) and at 77 of the bulk-transfer grid's 80
+all 108 points of the loss grid (docs/validation/loss.md) and all 80 of the bulk-transfer grid
 (docs/validation/bulk_loss.md: 1 to 3,000 segments).
+
+The retransmission timeout a lost segment waits for is the one its sender had when it left: the engine keeps
+RFC 6298's estimator on the schedule's own round trips with the profile's minimum (:mod:`model.mechanisms.rto`;
+``Endpoint.rto_log``); a sender whose window restarted after idling (the engine's own test at that timeout,
+``Endpoint.restart_t``) starts again lossy or not, so a loss before the restart slows nothing after it. Slow
+start after a loss counts what an ACK acknowledges by the profile's rule (``cwnd_counting``).
 """
 
 from __future__ import annotations
@@ -232,16 +238,23 @@ def _rest_of(sizes: list[list[int]], u: int, r: int) -> Iterator[list[int]]:
             yield sizes[v]
 
 
+def counting_rule(pf: Any) -> str:
+    """How the profile's slow start counts what an ACK acknowledges (``acks``, ``bytes`` or ``packets``): its
+    ``cwnd_counting``, read from the two flags here so the compiled analysis calls no Python property."""
+    return "packets" if pf.cwnd_counts_packets else "bytes" if pf.cwnd_counts_bytes else "acks"
+
+
 def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int, int], list[Packet]]) -> list[Run]:
     """One connection's data segments in runs of equal cost (see :class:`Run`), page by page."""
     p = s.p
     quic = protocol == "h3"
+    counting = counting_rule(p.profile)
     growth = Growth(
         ack_segments=2 if quic else max(p.dack_segments, 1),
-        abc_limit=p.profile.cwnd_abc_limit_segments if p.profile.cwnd_counts_bytes else 1,
+        abc_limit=p.profile.cwnd_abc_limit_segments if counting == "bytes" else 1,
         quic=quic,
+        counting=counting,
     )
-    restart = not quic and p.idle_restart == "slow_start"
     starts = [float(pt.t) for pt in s.page_start]
     ends = [float(pk.t_a) for pk in s.page_end]
     first_objects = {names[0] for names in s.page_names}
@@ -256,6 +269,13 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
         if not flow:
             continue
         w_all, sampled_all, ack_all = _windows(flow, by_flow.get((c, d ^ 1), []))
+        sender = conn.client if conn.client.dir == d else conn.server
+        # the sender's retransmission timeout as the schedule's own round trips set it (RFC 6298 with the profile's
+        # minimum, model.mechanisms.rto: the engine's log of it), and when its window restarted after idling
+        rto_t = [float(x) for x, _ in sender.rto_log]
+        rto_v = [float(v) for _, v in sender.rto_log]
+        initial_rto = float(conn.rto)
+        restarts = [] if quic else sorted(float(x) for x in sender.restart_t)
         pages: dict[int, list[int]] = {}
         for i, pk in enumerate(flow):
             pages.setdefault(max(bisect.bisect_right(starts, float(pk.t_q)) - 1, 0), []).append(i)
@@ -267,11 +287,13 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
             groups = bursts(data, ack_at)
             sends = [float(pk.t_q) for pk in data]
             sizes = [[len(r) for r in b] for b in groups]
-            if restart:  # after an idle RTO both the lossy and the lossless sender restart from IW
-                for u in range(1, len(groups)):
-                    if float(data[groups[u][0][0]].t_q) - ack_at[groups[u - 1][-1][-1]] >= p.rto_ms:
-                        sizes = sizes[:u]
-                        break
+            # where the lossless sender's window restarted after idling (the engine's own test, at the RTO it had),
+            # the lossy one restarts too: a loss before it slows nothing after it
+            for u in range(1, len(groups)):
+                lo = bisect.bisect_right(restarts, float(data[groups[u - 1][-1][-1]].t_q))
+                if lo < len(restarts) and restarts[lo] <= float(data[groups[u][0][0]].t_q):
+                    sizes = sizes[:u]
+                    break
             where: dict[int, tuple[int, int, int]] = {}
             for u, b in enumerate(groups):
                 first = b[0][0]
@@ -313,11 +335,15 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
                 if mux:  # streams requested and not yet complete when the segment left
                     streams = max(bisect.bisect_right(obj_starts, t) - bisect.bisect_right(obj_ends, t), 1)
                 follow = min(bisect.bisect_left(sends, ack_at[k]) - k - 1, FOLLOW_CAP)
-                new = (u, w[k], quic and not sampled[k], slack, streams, pen, follow)
+                i_rto = bisect.bisect_right(rto_t, t) - 1
+                seg_rto = 0.0 if quic else rto_v[i_rto] if i_rto >= 0 else initial_rto
+                new = (u, w[k], quic and not sampled[k], slack, streams, pen, follow, seg_rto)
                 if key == new and runs and runs[-1].before + runs[-1].count == k:
                     runs[-1] = dataclasses.replace(runs[-1], count=runs[-1].count + 1)
                 else:
-                    runs.append(Run(k, 1, w[k], quic, new[2], slack, streams, follow, in_burst, *pen, page=page))
+                    runs.append(
+                        Run(k, 1, w[k], quic, new[2], slack, streams, follow, in_burst, *pen, page=page, rto=seg_rto)
+                    )
                 key = new
     return runs
 

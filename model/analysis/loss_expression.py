@@ -12,7 +12,7 @@ from __future__ import annotations
 import sympy
 
 from model.mechanisms import loss
-from model.mechanisms.loss_recovery import Atoms, Run, Structure, _max_shares, _page_groups, chain_atoms
+from model.mechanisms.loss_recovery import Atoms, Run, Structure, _max_shares, _page_groups, chain_atoms, run_rto
 
 __all__ = ["SYMBOLS", "expression", "max_expr", "substitutions"]
 
@@ -21,7 +21,11 @@ p_sym, R_sym, T0_sym, Ts_sym, A_sym, Td_sym = sympy.symbols("p RTT T_0 T_s A T_d
 SYMBOLS: dict[str, tuple[sympy.Symbol, str]] = {
     "p": (p_sym, "network.loss_rate: probability a packet is lost (per packet)"),
     "RTT": (R_sym, "round-trip propagation delay of the lossy path (ms)"),
-    "T_0": (T0_sym, "TCP retransmission timeout, max(tcp.rto_min_ms, 3 RTT) (ms)"),
+    "T_0": (
+        T0_sym,
+        "TCP retransmission timeout before a round-trip sample, max(tcp.rto_min_ms, 3 RTT) (ms); segments sent "
+        "after one wait for the sender's own RFC 6298 timeout, a number in the formula",
+    ),
     "T_s": (Ts_sym, "initial SYN timeout, 1000 ms (RFC 6298 5.7)"),
     "A": (A_sym, "quic.max_ack_delay_ms (ms)"),
     "T_d": (Td_sym, "tcp.delayed_ack_ms: the receiver's delayed-ACK timeout (ms)"),
@@ -49,7 +53,9 @@ def _sum_expr(st: Structure, syns: int, runs: tuple[Run, ...], long: bool | None
             slower: sympy.Expr = after_fr
         else:
             q = _repair_timeout_expr(run.follow)
-            timeouts, fast = q * loss.timeout_expr(p_sym, T0_sym), (1 - q) * R_sym
+            # the sender's timeout when the run left: T_0 until a round-trip sample changes it, then its number
+            t0: sympy.Expr = T0_sym if run_rto(st, run) == st.rto else sympy.Float(run_rto(st, run))
+            timeouts, fast = q * loss.timeout_expr(p_sym, t0), (1 - q) * R_sym
             cost = timeouts + fast
             slower = q * (run.to_rounds * R_sym + run.to_stalls * Td_sym) + (1 - q) * after_fr
             if run.rest:  # more losses after the first (steady_ms)

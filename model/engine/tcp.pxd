@@ -21,7 +21,7 @@ cdef class Endpoint:
     cdef public object zero, una, nxt, end, rcv, first_pkt, last_pkt
     cdef public double rto_min, srtt, rttvar, sml_n, rto_granularity, rto_max
     cdef public bint rto_min_on_variation
-    cdef public list seg_ends, seg_sent
+    cdef public list seg_ends, seg_sent, rto_log, restart_t
     cdef public long long seg_i, timed_i, max_out
     cdef public double max_seq_n
     cdef public bint cwnd_counts_packets, nagle_minshall, rtt_one, cwnd_limited_growth

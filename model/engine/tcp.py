@@ -64,6 +64,10 @@ class Endpoint:
         # the retransmission timer (model.mechanisms.rto): RFC 6298's estimator on this sender's own round trips
         self.rto_min = p_.rto_min_ms
         self.srtt = -1.0  # ms; below 0: nothing measured yet, the timeout is the connection's initial one
+        # (when, the timeout from then on) at each sample, and when the window restarted after idling: read by the
+        # loss analysis (model.analysis.expected_loss), which costs a timeout at the RTO the sender had
+        self.rto_log: list[tuple[float, float]] = []
+        self.restart_t: list[float] = []
         self.rttvar = 0.0
         self.seg_ends: list[float] = []  # the end offset of each data segment sent, in order
         self.seg_sent: list[float] = []  # and when it was sent (ms)
@@ -272,6 +276,7 @@ class Endpoint:
             )
             if restart < self.cwnd:
                 self.conn.session.record_restart(self, t, idle, self.cwnd, restart)
+                self.restart_t.append(t.v if isinstance(t, Lin) else t)
                 self.cwnd = restart
         elif self.idle_restart == "paced" and self.cwnd > 1:
             q = self.q
@@ -323,6 +328,7 @@ class Endpoint:
         self.rto = rto.timeout_ms(
             self.srtt, self.rttvar, self.rto_granularity, self.rto_min, self.rto_max, self.rto_min_on_variation
         )
+        self.rto_log.append((t.v if isinstance(t, Lin) else t, self.rto))
 
     def _paced_output(self, t: Any) -> None:
         self.output(t, ("pace", self.last_paced, self.pace_interval))

@@ -30,6 +30,8 @@ the lost packet's stream waits (:func:`head_of_line_ms`).
 
 from __future__ import annotations
 
+import functools
+import itertools
 import math
 
 import sympy
@@ -140,39 +142,223 @@ def steady_throughput(p: float, rtt_ms: float, rto_ms: float, b: int, w_max: flo
     return ((1 - p) / p + w_max + q / (1 - p)) / (rtt_ms * rounds + q * timeouts)
 
 
-#: Triple-duplicate periods after a loss followed one by one (:func:`after_loss_ms`) before the steady rate:
+#: Periods of congestion avoidance after a loss followed one by one (:func:`after_loss_ms`) before the steady rate:
 #: the window's distance from its steady value shrinks about fourfold a period (``W' = sqrt(W^2/4 + 2/(bp))``).
 TRANSIENT_PERIODS = 3
+#: :func:`after_loss_ms` follows the window a period's loss meets in bins of one segment up to this window, then
+#: in bins ``BIN_RATIO`` times wider (above it a loss is followed by enough segments for three duplicate ACKs:
+#: its timeout chance is about ``p``, flat), and keeps the windows the next periods start from to half a segment
+#: up to it and ``BIN_RATIO`` apart above; mass beyond ``(1 - p)^k < TAIL_MASS`` goes in one last bin.
+FINE_WINDOW = 8.0
+BIN_RATIO = 1.25
+TAIL_MASS = 1e-4
+#: RFC 5681 (4): after a loss ``ssthresh = max(FlightSize / 2, 2 SMSS)``.
+MIN_SSTHRESH = 2.0
+
+
+def window_timeout_probability(p: float, w: float) -> float:
+    """Probability that a segment lost in a window of ``w`` segments, with independent losses, is repaired only by a
+    timeout (dimensionless): :func:`repair_timeout_probability` with ``m = floor(w) - 1``, the rest of the window
+    sent after it before its loss can be seen (a sender clocked by ACKs keeps a window in flight).
+
+    Padhye et al. 1998, eq. (25)'s ``Q(p, w)`` (about ``3/w``) takes every segment after the first loss of a
+    round as lost too (drop-tail); with losses independent a segment each (a ``RateErrorModel``) they arrive, so
+    a window of 6 or more times out mostly when the fast retransmission is lost (``p``), and one of 3 or less
+    always (fewer than three duplicate ACKs; RFC 5681 3.2, RFC 6582)."""
+    return repair_timeout_probability(p, max(int(w) - 1, 0))
+
+
+def _segments_to(w: float, c0: float, ssthresh: float, b: int) -> float:
+    """Segments a period sends before its window reaches ``w`` (segments): slow start from ``c0`` up to
+    ``ssthresh``, one segment a ``b`` acknowledged (``c0 + k/b``), then congestion avoidance, ``1/b`` a round
+    (``sqrt(S^2 + 2k/b)``, Padhye et al. 1998, 2.1)."""
+    if w <= c0:
+        return 0.0
+    if c0 < ssthresh and w <= ssthresh:
+        return b * (w - c0)
+    k_ss = b * (ssthresh - c0) if c0 < ssthresh else 0.0
+    base = max(ssthresh, c0)
+    return k_ss + b * (w * w - base * base) / 2
+
+
+def _window_after(k: float, c0: float, ssthresh: float, b: int, w_max: float) -> float:
+    """The window after a period has sent ``k`` segments (segments, at most ``w_max``): :func:`_segments_to`
+    inverted."""
+    k_ss = b * (ssthresh - c0) if c0 < ssthresh else 0.0
+    if k <= k_ss:
+        return min(c0 + k / b, w_max)
+    base = max(ssthresh, c0)
+    return min(math.sqrt(base * base + 2 * (k - k_ss) / b), w_max)
+
+
+def _rounds_for(k: float, c0: float, ssthresh: float, b: int, w_max: float) -> float:
+    """Rounds a period takes to send ``k`` segments: slow start grows ``gamma = 1 + 1/b`` a round (Cardwell et al.
+    2000, 3.2), congestion avoidance ``1/b`` (``b (W - S)`` rounds), and at ``w_max`` a window a round."""
+    gamma = 1 + 1 / b
+    k_ss = b * (ssthresh - c0) if c0 < ssthresh else 0.0
+    if k <= k_ss:
+        return math.log((c0 + k / b) / c0, gamma)
+    rounds = math.log(ssthresh / c0, gamma) if c0 < ssthresh else 0.0
+    base = max(ssthresh, c0)
+    k_max = _segments_to(w_max, c0, ssthresh, b)
+    if k <= k_max:
+        return rounds + b * (_window_after(k, c0, ssthresh, b, w_max) - base)
+    return rounds + b * (w_max - base) + (k - k_max) / w_max
+
+
+def _mean_in(lo: float, hi: float, p: float) -> float:
+    """Mean place of the first loss given it falls in ``[lo, hi)`` segments on (losses independent, rate ``p``;
+    exponential in the continuum)."""
+    lam = -math.log(1 - p)
+    d = hi - lo
+    if d == math.inf:
+        return lo + 1 / lam
+    if lam * d < 1e-6:  # (almost) uniform over the bin
+        return lo + d / 2
+    x = math.exp(-lam * d)
+    return min(max(lo + 1 / lam - d * x / (1 - x), lo), hi)
+
+
+def _key(w: float) -> float:
+    """A period's starting window kept to half a segment up to :data:`FINE_WINDOW`, :data:`BIN_RATIO` apart above."""
+    if w <= FINE_WINDOW:
+        return round(w * 2) / 2
+    return FINE_WINDOW * BIN_RATIO ** round(math.log(w / FINE_WINDOW, BIN_RATIO))
 
 
 def after_loss_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
     """Expected time to send the ``rest`` segments of a transfer after a loss in a window of ``w0`` segments,
-    more losses following at rate ``p`` (ms).
+    more losses following, each segment lost independently with probability ``p`` (ms).
 
-    Padhye et al. 1998's triple-duplicate periods (section 2.1), followed one by one from the window the loss
-    halved instead of from their steady state: a period starts at ``s = W/2`` (at least 1), grows ``1/b`` a
-    round until its next loss ``1/p`` segments on, so it ends at ``W' = sqrt(s^2 + 2/(b p))`` (at most
-    ``W_max``) after ``X = b (W' - s)`` rounds, carries ``(1-p)/p + W'`` segments in ``X + 1`` rounds of one
-    RTT and ends in a timeout with probability ``Q(p, W')`` (:func:`timeout_probability`, costing
-    :func:`timeout_ms`). A rest shorter than the period is sent in ``b (sqrt(s^2 + 2 rest/b) - s)`` rounds.
-    After :data:`TRANSIENT_PERIODS` periods the rest goes at the steady rate (:func:`steady_throughput`, eq.
-    (31)), the periods' fixed point (``W^2 = 8/(3bp)``, Padhye's leading term): a window well above it (a
-    loss late in slow start) sends faster at first and times out less, which the steady rate alone misses
-    (Cardwell, Savage & Anderson 2000, 3.4 take the steady rate from the first loss on). ``p`` in (0, 1)."""
+    Padhye et al. 1998's periods (section 2.1: the window grows ``1/b`` a round until a loss, then halves or, after
+    a timeout, restarts), followed from the window the first loss halved, with the losses independent a segment
+    each (as a per-packet error model makes them) instead of at the mean period's end: a period starting at window
+    ``c0`` with ``ssthresh`` ``S`` meets its next loss at its ``k``-th segment with probability ``(1-p)^(k-1) p``, in
+    the window it had grown to there (:func:`_window_after`; slow start below ``S``). That loss is repaired
+    by a timeout with :func:`window_timeout_probability` (RFC 6582 NewReno without SACK: fewer than three
+    duplicate ACKs, or a lost retransmission), costing :func:`timeout_ms`, after which the next period restarts at
+    one segment in slow start up to ``S = max(w/2, 2)`` (RFC 5681 3.1 and (4)); else by a fast retransmit,
+    after which it goes on at ``max(w/2, 2)`` (RFC 5681 3.2). The period takes the rounds to its loss and one more
+    (:func:`_rounds_for`) and carries the segments to its loss and the window in flight. The windows a loss can
+    meet are kept in bins (:data:`FINE_WINDOW`, :data:`BIN_RATIO`, :data:`TAIL_MASS`) and the periods' starting
+    windows merged on a grid (:func:`_key`, time and segments left averaged), so the work stays bounded.
+
+    Where the rest ends before the next loss it is sent in :func:`_rounds_for` rounds. After
+    :data:`TRANSIENT_PERIODS` periods the rest of every branch goes at the steady rate (:func:`steady_throughput`,
+    eq. (31)). What independence changes: a loss high in slow start (an initial window of 10) halves to a window
+    that is followed by enough segments to fast-retransmit its next loss, so the first periods time out less than
+    Padhye's ``Q(p, W)`` says, while the spread of the windows (a loss early in a period, a restart after a timeout)
+    keeps the small windows that time out; ``p`` in (0, 1).
+
+    The cost is kept bounded for a connection of many rounds (each round's loss asks for its rest): the periods
+    depend on the window only through the grid point they start from (:func:`_key`), and are evaluated once per
+    point for an unbounded rest (:func:`_after_loss_open`: a constant, the share still sending, and how far any
+    branch reached); a rest beyond twice that reach ends in no branch, so its time is the constant plus the
+    remainder at the steady rate; a shorter one above :data:`EXACT_REST` segments is interpolated linearly
+    between the rests of a geometric grid (:data:`REST_GRID_RATIO` apart), each evaluated once (``lru_cache``)."""
+    h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
+    const, sending, reach = _after_loss_open(p, h, rtt_ms, rto_ms, b, w_max)
+    rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+    long_rest = max(math.ceil(2 * reach), 1)
+    if rest >= long_rest:
+        return const + sending * rest / rate
+    if rest <= EXACT_REST:
+        return _after_loss_cached(p, rest, h, rtt_ms, rto_ms, b, w_max)
+    i = math.floor(math.log(rest / EXACT_REST, REST_GRID_RATIO))
+    lo = min(round(EXACT_REST * REST_GRID_RATIO**i), rest)
+    hi = max(min(round(EXACT_REST * REST_GRID_RATIO ** (i + 1)), long_rest), rest)
+    t_lo = _after_loss_cached(p, lo, h, rtt_ms, rto_ms, b, w_max)
+    if hi == lo:
+        return t_lo
+    t_hi = const + sending * hi / rate if hi >= long_rest else _after_loss_cached(p, hi, h, rtt_ms, rto_ms, b, w_max)
+    return t_lo + (t_hi - t_lo) * (rest - lo) / (hi - lo)
+
+
+#: :func:`after_loss_ms` evaluates rests up to this many segments exactly, longer ones (up to twice the periods'
+#: reach) between the points of a geometric grid this ratio apart.
+EXACT_REST = 256
+REST_GRID_RATIO = 1.1
+
+
+def after_loss_periods_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
+    """:func:`after_loss_ms` evaluated by its periods for this very rest, without its shortcuts (ms)."""
+    h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
+    const, sending, _ = _after_loss_tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
+    return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+
+
+@functools.lru_cache(maxsize=8192)
+def _after_loss_cached(p: float, rest: int, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
+    """:func:`after_loss_periods_ms` from a grid window ``h``, each evaluation kept."""
+    const, sending, _ = _after_loss_tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
+    return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+
+
+@functools.lru_cache(maxsize=4096)
+def _after_loss_open(
+    p: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
+) -> tuple[float, float, float]:
+    """The periods from grid window ``h`` for an unbounded rest: :func:`_after_loss_tree`'s three numbers."""
+    return _after_loss_tree(p, math.inf, h, rtt_ms, rto_ms, b, w_max)
+
+
+def _after_loss_tree(
+    p: float, rest: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
+) -> tuple[float, float, float]:
+    """The periods after a loss starting from window ``h`` (:func:`after_loss_ms`), for ``rest`` segments (may be
+    infinite): ``(const, sending, reach)``, the time being ``const + sending rest / rate`` (ms; ``sending`` the
+    probability of the branches still sending after the periods, at the steady ``rate``), and ``reach`` the most
+    segments any branch consumed (rest beyond it: no branch ends within the periods)."""
     z = timeout_ms(p, rto_ms)
-    t = 0.0
-    w = min(w0, w_max)
-    left = float(rest)
+    a = 1 - p
+    # (start window, ssthresh) -> (probability, elapsed ms weighted, segments consumed weighted)
+    atoms: dict[tuple[float, float], tuple[float, float, float]] = {(h, h): (1.0, 0.0, 0.0)}
+    const = reach = 0.0
     for _ in range(TRANSIENT_PERIODS):
-        s = max(w / 2, 1.0)
-        end = min(math.sqrt(s * s + 2 / (b * p)), w_max)
-        carried = (1 - p) / p + end
-        if left < carried:
-            return t + b * (math.sqrt(s * s + 2 * left / b) - s) * rtt_ms
-        t += (b * (end - s) + 1) * rtt_ms + timeout_probability(p, end) * z
-        left -= carried
-        w = end
-    return t + left / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+        nxt: dict[tuple[float, float], tuple[float, float, float]] = {}
+        for (c0, ssthresh), (pr, t_w, used_w) in atoms.items():
+            t = t_w / pr
+            used = used_w / pr
+            left = rest - used
+            edges = [0.0]
+            k_max = _segments_to(w_max, c0, ssthresh, b)
+            j = float(int(c0) + 1)
+            while j <= w_max and a ** edges[-1] > TAIL_MASS:
+                k = _segments_to(j, c0, ssthresh, b)
+                if k >= left:
+                    break
+                if k > edges[-1]:
+                    edges.append(k)
+                j = j + 1 if j < FINE_WINDOW else j * BIN_RATIO
+            if edges[-1] < k_max < left and a ** edges[-1] > TAIL_MASS:
+                edges.append(k_max)
+            edges.append(left)
+            for lo, hi in itertools.pairwise(edges):
+                mass = pr * (a**lo - (a**hi if hi < math.inf else 0.0))
+                if mass <= 0:
+                    continue
+                k = _mean_in(lo, hi, p)
+                w = _window_after(k, c0, ssthresh, b, w_max)
+                reach = max(reach, used + k + w)
+                q = window_timeout_probability(p, w)
+                t_loss = t + (_rounds_for(k, c0, ssthresh, b, w_max) + 1) * rtt_ms
+                if left - k - w <= 0:  # the rest ends with this period
+                    const += mass * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms + q * z)
+                    continue
+                s = _key(max(w / 2, MIN_SSTHRESH))
+                for key, share, ms in (((s, s), mass * (1 - q), t_loss), ((1.0, s), mass * q, t_loss + z)):
+                    if share > 0:
+                        old = nxt.get(key, (0.0, 0.0, 0.0))
+                        nxt[key] = (old[0] + share, old[1] + share * ms, old[2] + share * (used + k + w))
+            if left < math.inf:  # no loss in the rest
+                const += pr * a**left * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms)
+        atoms = nxt
+    rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+    sending = 0.0
+    for pr, t_w, used_w in atoms.values():
+        const += t_w - used_w / rate
+        sending += pr
+    return const, sending, reach
 
 
 def slow_start_segments(p: float, d: int) -> float:

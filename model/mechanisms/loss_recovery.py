@@ -20,7 +20,9 @@ Per connection on the page's path (see *Which connections*):
   first). A loss costs its repair ``C`` and the slower sending after it:
 
   - TCP repair: ``C = q E[Z_TO] + (1 - q) RTT``, a timeout with backoff (Padhye 1998 eq. (27), ``T_0``
-    the profile's RTO, ``max(rto_min_ms, 3 RTT)``) unless three duplicate ACKs come and the fast
+    the RTO the sender had when the segment left: RFC 6298's estimator on the schedule's own round trips with
+    the profile's minimum, :mod:`model.mechanisms.rto`, as the engine keeps it; before any sample the
+    connection's initial ``max(rto_min_ms, 3 RTT)``) unless three duplicate ACKs come and the fast
     retransmission arrives: ``q = 1 - (1 - Q_m)(1 - p)`` (:func:`model.mechanisms.loss.repair_timeout_probability`). ``Q_m`` is the
     chance that fewer than three of the ``m`` segments the flow sent after the lost one (before its ACK was
     due) arrive, Padhye's case analysis at the segment's known place: in a burst only the last segments time
@@ -34,13 +36,17 @@ Per connection on the page's path (see *Which connections*):
     congestion avoidance, after a timeout from one segment in slow start up to it; QUIC halves in either case.
     The rest of the connection's data in the page, in the lossless schedule's bursts (data the sender had
     without waiting for its peer) and rounds, is sent again from that window (:func:`penalty`: one ACK per
-    ``b`` segments, slow start adding ``min(acked, L)`` a ACK, congestion avoidance ``1/c``; a round too short
+    ``b`` segments, slow start adding what the profile counts an ACK (:class:`Growth`: one segment, ``min(acked,
+    L)`` or every packet acknowledged), congestion avoidance ``1/c``; a round too short
     for the delayed ACK waits its timer ``T_d``); the extra rounds cost an RTT each. The first loss of a
     burst sets the slowdown (weight ``(1-p)^k p`` for its ``k``-th segment); where the rest is long enough
     for more losses, each halving the window again, the rest goes as Padhye et al. 1998's periods of
-    congestion avoidance from the halved window, three one by one and then at their steady rate (eq. (31))
-    (:func:`steady_ms`, :func:`model.mechanisms.loss.after_loss_ms`; issue 16: counting one halving a burst
-    left bulk transfers 37-76 % short of ns-3), whichever is slower; every later loss's repair is counted
+    congestion avoidance from the halved window, three one by one with each packet lost independently (a
+    period's loss at a geometric place, in the window grown to there, timing out when fewer than three of the
+    window's later segments arrive or the retransmission is lost; then one segment and slow start) and then at
+    their steady rate (eq. (31)) (:func:`steady_ms`, :func:`model.mechanisms.loss.after_loss_ms`; issue 16:
+    counting one halving a burst left bulk transfers 37-76 % short of ns-3), whichever is slower; every later
+    loss's repair is counted
     on its own segment. A persistent connection's later responses are separate bursts,
     so a loss in an early response slows all later ones until the window is back.
 
@@ -103,6 +109,9 @@ class Run:
     rest: int = 0
     rest_ms: float = 0.0
     page: int = 0  # the page (of session.pages) the segments belong to
+    # TCP: the sender's retransmission timeout when the segments left (ms): RFC 6298's estimator on the schedule's
+    # own round trips with the profile's minimum (model.mechanisms.rto); 0: the structure's ``rto``
+    rto: float = 0.0
 
 
 @dataclass(frozen=True, slots=True)
@@ -128,7 +137,7 @@ class Structure:
     syns: int  # SYN exchanges on the page's path
     runs: tuple[Run, ...]
     rtt: float  # ms
-    rto: float  # TCP retransmission timeout (ms)
+    rto: float  # TCP retransmission timeout before any round-trip sample (ms): the runs carry their own
     ack_delay: float  # QUIC max_ack_delay (ms)
     connections: tuple[int, ...]  # connections on the page's path (on the lossy link)
     independent_streams: bool  # QUIC (h3)
@@ -145,8 +154,11 @@ class Growth:
     """How a sender's window grows per round (segments), from the TCP profile or QUIC's rules."""
 
     ack_segments: int  # segments per ACK (delayed ACK: b)
-    abc_limit: int  # segments slow start adds per ACK at most (RFC 3465's L)
+    abc_limit: int  # segments slow start adds per ACK at most (RFC 3465's L), counting bytes
     quic: bool  # QUIC: windows count bytes (RFC 9002 7.3.1, 7.3.3)
+    # how slow start counts what an ACK acknowledges, the profile's rule (model.scenario.profiles, cwnd_counting):
+    # "acks" one segment an ACK, "bytes" the full segments acknowledged up to abc_limit, "packets" every packet
+    counting: str = "bytes"
 
 
 def _grow(c: float, ssthresh: float, sent: int, g: Growth) -> float:
@@ -160,7 +172,13 @@ def _grow(c: float, ssthresh: float, sent: int, g: Growth) -> float:
     acks = sent if g.quic else -(-sent // g.ack_segments)
     per_ack = sent / acks
     if c < ssthresh:
-        return min(c + (sent if g.quic else acks * min(per_ack, g.abc_limit)), max(ssthresh, c + 1))
+        if g.quic or g.counting == "packets":  # every acknowledged packet (Linux tcp_slow_start adds ``acked``)
+            add: float = sent
+        elif g.counting == "bytes":
+            add = acks * min(per_ack, g.abc_limit)
+        else:  # "acks": one segment an ACK (4.4BSD)
+            add = acks
+        return min(c + add, max(ssthresh, c + 1))
     return c + (sent / c if g.quic else acks / c)
 
 
@@ -200,7 +218,13 @@ def _cost_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
         pto = QUIC_INITIAL_PTO_MS if run.initial_pto else 3 * st.rtt + st.ack_delay
         return pto / run.w, (1 - 1 / run.w) * st.rtt
     q = loss.repair_timeout_probability(p, run.follow)
-    return q * loss.timeout_ms(p, st.rto), (1 - q) * st.rtt
+    return q * loss.timeout_ms(p, run_rto(st, run)), (1 - q) * st.rtt
+
+
+def run_rto(st: Structure, run: Run) -> float:
+    """The retransmission timeout a TCP run's loss waits for (ms): the sender's when the run left (RFC 6298's
+    estimator on the schedule's own round trips, the profile's minimum), else the structure's initial one."""
+    return run.rto if run.rto > 0 else st.rto
 
 
 def _penalty_parts(st: Structure, run: Run, p: float) -> tuple[float, float]:
@@ -224,6 +248,9 @@ def steady_ms(st: Structure, run: Run, p: float) -> float:
     again. Negative where the rest is too short for more losses: one halving's regrowth (:func:`penalty`)
     is then the slower sending."""
     timeouts, fast = _cost_parts(st, run, p)
+    # the periods' timeouts at the connection's initial RTO (st.rto), not each run's: the periods are evaluated once
+    # per starting window and RTO (lru_cache), and an RTO that changes with every sample (bsd with a 1 ms minimum)
+    # made a cold lossy page evaluate them 1,928 times (4.4 s of CPU, bench/worst_case.py, 2026-11-27)
     after = loss.after_loss_ms(p, run.rest, run.w, st.rtt, st.rto, st.ack_segments, st.w_max)
     return after - run.rest_ms - run.rest * p * (timeouts + fast)
 

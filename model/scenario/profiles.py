@@ -53,7 +53,7 @@ Behaviours (``TcpProfile`` fields):
 ``cwnd_abc_limit_segments``
     With ``cwnd_counts_bytes``: at most this many segments added per ACK (RFC 3465's ``L``). 1 for ns3 and
     rfc5681 (RFC 5681, 3.1: ``cwnd += min(N, SMSS)``); no limit for QUIC (RFC 9002, 7.3.1) and for linux, whose
-    engine counts packets instead (``cwnd_counts_packets``; the loss analysis still reads it as bytes).
+    engine and the loss analysis count packets instead (``cwnd_counts_packets``).
 ``cwnd_counts_packets`` (and ``cwnd_counting``, the rule by name)
     How slow start counts what an ACK acknowledges, one rule per profile:
 

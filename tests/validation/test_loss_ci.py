@@ -94,3 +94,13 @@ def test_point_meets_the_goal(ci_results: dict[L.Point, L.PointResult], point: L
         f"{r.err_total:+.1%} ({r.err_total_lo:+.1%}, {r.err_total_hi:+.1%}), goal {L.GOAL:.0%} or inside the "
         f"interval; extra {r.extra_model:.0f} vs {r.extra_ns3:.0f} ms"
     )
+
+
+def test_stored_runs_meet_the_goal_at_every_point() -> None:
+    """The whole loss grid on the stored ns-3 runs (bench/loss_ns3_runs.json, 200 seeds a point; no ns-3 needed):
+    all 108 points meet the goal (107 before issue 16's periods with independent losses: getall, 10 objects,
+    RTT 20 ms, p = 0.03 was +32 %)."""
+    rows = L.results(L.load(L.RUNS), L.grid())
+    assert len(rows) == len(L.grid()) == 108
+    misses = [f"{r.point}: {r.err_total:+.1%}" for r in rows if not r.meets]
+    assert not misses, misses

@@ -13,9 +13,10 @@ from model import PRESETS
 from model.analysis import expected_loss, loss_expression
 from model.analysis.predict import predict, simulate
 from model.analysis.tables import csv_rows
-from model.mechanisms import loss, loss_recovery
+from model.mechanisms import loss, loss_recovery, rto
 from model.scenario.errors import problems
 from model.scenario.params import resolve
+from model.scenario.profiles import PROFILES
 from model.scenario.schema import ALL_PROTOCOLS, Scenario
 from tests.model import scenarios
 
@@ -77,8 +78,21 @@ def test_h3_pays_less_than_h2_on_a_multi_object_page(tls: str, rate: float) -> N
     assert h2["head_of_line_ms"] > 0 and h3["head_of_line_ms"] == 0
 
 
+def _replayed_rto(pf: Any, rto_min: float, initial: float, samples: list[tuple[float, float]]) -> Any:
+    """RFC 6298 replayed by hand (``model.mechanisms.rto``) over ``(sent, acknowledged)`` round trips: a function of
+    the time giving the timeout a sender had then (``initial`` before the first sample)."""
+    log: list[tuple[float, float]] = []
+    srtt = rttvar = -1.0
+    for sent, acked in samples:
+        r = acked - sent
+        srtt, rttvar = rto.first_sample(r) if srtt < 0 else rto.update(srtt, rttvar, r)
+        log.append((acked, rto.timeout_ms(srtt, rttvar, pf.rto_granularity_ms, rto_min, pf.rto_max_ms,
+                                          pf.rto_min_on_variation)))  # fmt: skip
+    return lambda t: ([v for when, v in log if when <= t] or [initial])[-1]
+
+
 def test_one_short_transfer_matches_cardwell_by_hand() -> None:
-    """HTTP/1.0, one 5,000-byte HTML and no objects, Linux TCP (IW 10, RTO 210 ms at RTT 70 ms): one SYN
+    """HTTP/1.0, one 5,000-byte HTML and no objects, Linux TCP (IW 10, RTT 70 ms): one SYN
     exchange, a one-segment request and a 4-segment response sent in one round.
 
     Cardwell, Savage & Anderson 2000: E[T_hs] - RTT = T_s q / (1 - 2q) with q = 1 - (1 - p)^2 the chance
@@ -87,9 +101,12 @@ def test_one_short_transfer_matches_cardwell_by_hand() -> None:
     than three of the m segments after it arrive (Q_m, Padhye et al. 1998's case analysis) or the fast
     retransmission is lost too (p; without SACK only the timer finds it, RFC 6582). The response's first
     segment has m = 3 after it, the others and the request fewer (always a timeout). One round: no slower
-    sending.
+    sending. ``T_0`` is each segment's sender's RTO when it left, RFC 6298 on that sender's own round trips in
+    the schedule (the handshake's, then the oldest segment each ACK newly acknowledges, Linux's rule) with
+    Linux's floor on the variation, ``SRTT + max(4 RTTVAR, 200 ms)``: 270-278 ms here, not the fixed
+    ``max(rto_min, 3 RTT)`` = 210 ms the analysis used before.
     """
-    p, rtt, rto, d = 0.02, 70.0, 210.0, 4  # Linux: RTO = max(rto_min 200 ms, 3 RTT)
+    p, rtt, d = 0.02, 70.0, 4
     doc = {
         "protocols": ["http10"],
         "network": {"loss_rate": p},
@@ -97,18 +114,41 @@ def test_one_short_transfer_matches_cardwell_by_hand() -> None:
         "page": {"html_bytes": 5000, "object_bytes": []},
     }
     e = predict(doc)["results"][0]["expected_with_loss"]
+    params = resolve(Scenario.model_validate(doc))
+    pkts = simulate(params, "http10").eng.packets
+    kinds = [(pk.kind, pk.dir) for pk in pkts]
+    syn, synack = pkts[kinds.index(("SYN", 0))], pkts[kinds.index(("SYNACK", 1))]
+    hs_ack = next(pk for pk in pkts if pk.kind == "ACK" and pk.dir == 0)
+    request = [pk for pk in pkts if pk.kind == "DATA" and pk.dir == 0 and pk.n > 0]
+    response = [pk for pk in pkts if pk.kind == "DATA" and pk.dir == 1 and pk.n > 0]
+    acks = [pk for pk in pkts if pk.kind == "ACK" and pk.dir == 0 and pk.t_q > hs_ack.t_q]
+    # the server's samples: the handshake, then per ACK of the response the oldest segment it newly acknowledges
+    server = [(float(synack.t_q), float(hs_ack.t_a))]
+    acked = 0
+    for ack in acks:
+        newly = [pk for pk in response if acked < pk.seq_end <= ack.ack]
+        if newly:
+            server.append((float(newly[0].t_q), float(ack.t_a)))
+            acked = max(pk.seq_end for pk in newly)
+    rto_c = _replayed_rto(params.profile, params.rto_min_ms, params.rto_ms, [(float(syn.t_q), float(synack.t_a))])
+    rto_s = _replayed_rto(params.profile, params.rto_min_ms, params.rto_ms, server)
     a = 1 - p
     q_syn = 1 - a**2
     handshake = 1000 * q_syn / (1 - 2 * q_syn)
-    z_to = rto * (1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6) / (1 - p)
+
+    def z_to(t0: float) -> float:
+        return t0 * (1 + p + 2 * p**2 + 4 * p**3 + 8 * p**4 + 16 * p**5 + 32 * p**6) / (1 - p)
+
     q3 = p**3 + 3 * a * p**2 + 3 * a**2 * p
     q = 1 - (1 - q3) * (1 - p)
-    response = p * (q * z_to + (1 - q) * rtt) + (d - 1) * p * z_to
-    request = p * z_to
+    t0s = [rto_s(float(pk.t_q)) for pk in response]
+    assert len(response) == d and all(270 < t0 < 280 for t0 in t0s) and params.rto_ms == 210.0
+    by_hand = p * (q * z_to(t0s[0]) + (1 - q) * rtt) + sum(p * z_to(t0) for t0 in t0s[1:])
+    by_hand += p * z_to(rto_c(float(request[0].t_q)))
     assert e["segments"] == 1 + d
     assert e["by_cause_ms"]["handshake"] == pytest.approx(handshake)
     assert e["by_cause_ms"]["slower_sending"] == 0
-    assert e["extra_ms"] == pytest.approx(handshake + request + response, rel=1e-12)
+    assert e["extra_ms"] == pytest.approx(handshake + by_hand, rel=1e-12)
     assert q3 == pytest.approx(loss.position_timeout_probability(p, 3), rel=1e-12)
     assert q == pytest.approx(expected_loss.repair_timeout_probability(p, 3), rel=1e-12)
 
@@ -378,3 +418,63 @@ def test_symbolic_equals_numeric_on_a_bulk_transfer() -> None:
     assert {str(x) for x in expr.free_symbols} <= set(loss_expression.SYMBOLS)
     number = float(expr.subs(loss_expression.substitutions(st, rate)))
     assert number == pytest.approx(_by_protocol(doc)["http10"]["expected_with_loss"]["extra_ms"], rel=1e-9)
+
+
+def test_the_restart_after_idle_is_the_engines() -> None:
+    """A persistent connection (Linux TCP, RTT 70 ms) whose client thinks before its second request: where the
+    engine's sender restarted its window after idling longer than its own RTO (RFC 6298 on its round trips, the
+    test of model.mechanisms.rto.restart_window), a loss in the first response slows nothing of the second (both
+    senders restart), so the first response's runs carry only their own burst as the rest; without a restart they
+    carry the second response too. At 200 ms of thinking the engine restarts (idle counted from its last data
+    segment), where the analysis's former test (the ACK's arrival to the next segment, against the fixed
+    max(rto_min, 3 RTT) = 210 ms) did not."""
+    second = -(-30_000 // 1460)  # the second response's segments
+    for think, restarted in ((100, False), (200, True)):
+        doc = {
+            "protocols": ["persistent"],
+            "network": {"loss_rate": 0.01},
+            "tcp": {"profile": "linux"},
+            "http": {"client_think_ms": think},
+            "page": {"html_bytes": 30_000, "object_bytes": [30_000]},
+        }
+        s = simulate(resolve(Scenario.model_validate(doc)), "persistent")
+        assert bool(s.conns[0].server.restart_t) is restarted
+        st = expected_loss.structure(s, "persistent")
+        first = [r for r in st.runs if r.before == 0 and r.w > 1]  # the response's first segment
+        assert len(first) == 1
+        assert (first[0].rest >= second) is not restarted, (think, first[0].rest)
+
+
+def test_slow_start_after_a_loss_counts_by_the_profiles_rule() -> None:
+    """The window's growth after a loss counts what an ACK acknowledges as the profile's engine does
+    (profiles.cwnd_counting): a delayed ACK of two segments adds one segment by ACKs (bsd) and by bytes with
+    RFC 3465's L = 1 (ns3), two by packets (linux, tcp_slow_start's ``acked``); congestion avoidance is the same."""
+    rules = {name: resolve(Scenario.model_validate({"tcp": {"profile": name}})).profile.cwnd_counting
+             for name in ("bsd", "ns3", "linux")}  # fmt: skip
+    assert rules == {"bsd": "acks", "ns3": "bytes", "linux": "packets"}
+    for name in PROFILES:
+        pf = resolve(Scenario.model_validate({"tcp": {"profile": name}})).profile
+        assert expected_loss.counting_rule(pf) == pf.cwnd_counting, name  # what the analysis's Growth counts by
+    grown = {}
+    for rule in ("acks", "bytes", "packets"):
+        g = loss_recovery.Growth(ack_segments=2, abc_limit=1, quic=False, counting=rule)
+        grown[rule] = loss_recovery._grow(4.0, 16.0, 4, g)
+        assert loss_recovery._grow(8.0, 4.0, 8, g) == pytest.approx(8.5)  # congestion avoidance: 4 ACKs of 1/8
+    assert grown == {"acks": 6.0, "bytes": 6.0, "packets": 8.0}
+    # the analysis takes the profile's rule: from one segment, linux regrows in fewer rounds than bsd
+    rest = [[1, 2, 4, 8, 16]]
+    slow = loss_recovery.penalty(rest, 1.0, 16.0, loss_recovery.Growth(2, 1, False, "acks"))
+    fast = loss_recovery.penalty(rest, 1.0, 16.0, loss_recovery.Growth(2, 1, False, "packets"))
+    assert fast[0] < slow[0]
+
+
+def test_a_connection_of_many_rounds_runs_the_periods_a_bounded_number_of_times() -> None:
+    """A persistent connection of 1,000 lossy 10 KB responses asks for the periods after a loss (after_loss_ms) for
+    every round of every response, about 9,000 times; they run once per starting window and grid rest (332 times
+    here, 2026-11-27), not once per ask (which took 9.8 s of CPU)."""
+    loss._after_loss_cached.cache_clear()
+    loss._after_loss_open.cache_clear()
+    doc = {"protocols": ["persistent"], "network": {"loss_rate": 0.05}, "page": {"object_count": 1000, "object_size_bytes": 10_000}}  # fmt: skip
+    predict(doc)
+    asks, runs = loss._after_loss_open.cache_info(), loss._after_loss_cached.cache_info()
+    assert asks.hits + asks.misses > 5_000 and asks.misses + runs.misses < 600, (asks, runs)
