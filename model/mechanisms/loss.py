@@ -70,8 +70,11 @@ def timeout_probability(p: float, w: float) -> float:
     """
     if w <= 3 or p <= 0:
         return 1.0 if w <= 3 else 0.0
-    a = 1 - p
-    q = (1 + a**3 * (1 - a ** (w - 3))) / ((1 - a**w) / (1 - a**3))
+    # 1 - (1-p)^n as -expm1(n log1p(-p)): exact for tiny rates too (at p = 1e-127, 1 - p is 1.0 in floats and the
+    # quotient was 0/0; its limit is 3 / w)
+    lg = math.log1p(-p)
+    a3 = math.exp(3 * lg)
+    q = (1 - a3 * math.expm1((w - 3) * lg)) * -math.expm1(3 * lg) / -math.expm1(w * lg)
     return float(min(1.0, q))
 
 
@@ -209,10 +212,10 @@ def _rounds_for(k: float, c0: float, ssthresh: float, b: int, w_max: float) -> f
 def _mean_in(lo: float, hi: float, p: float) -> float:
     """Mean place of the first loss given it falls in ``[lo, hi)`` segments on (losses independent, rate ``p``;
     exponential in the continuum)."""
-    lam = -math.log(1 - p)
+    lam = -math.log1p(-p)  # log1p: a rate of 1e-127 is not 0 (schemathesis found the division by zero)
     d = hi - lo
     if d == math.inf:
-        return lo + 1 / lam
+        return lo + min(1 / lam, 1e300)  # at p = 5e-324 the mean gap overflows to inf: as good as never
     if lam * d < 1e-6:  # (almost) uniform over the bin
         return lo + d / 2
     x = math.exp(-lam * d)

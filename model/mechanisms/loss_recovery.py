@@ -48,7 +48,9 @@ Per connection on the page's path (see *Which connections*):
     counting one halving a burst left bulk transfers 37-76 % short of ns-3), whichever is slower; every later
     loss's repair is counted
     on its own segment. A persistent connection's later responses are separate bursts,
-    so a loss in an early response slows all later ones until the window is back.
+    so a loss in an early response slows all later ones until the window is back; the steady state runs to the
+    end of the response the loss hit (:mod:`model.analysis.expected_loss` gives each run that rest), since
+    each later response's own losses start its own.
 
 Head of line (h2 vs h3): HTTP/2's streams share one TCP byte stream, so a lost segment holds back every
 byte after it, of every stream, until it is repaired (RFC 9114 1.2; RFC 9113 5): the page waits the whole
