@@ -49,7 +49,7 @@ def main(argv: list[str] | None = None) -> int:
     g.add_argument(
         "--blocks",
         nargs="+",
-        help="run only these blocks (base, tls1.3, tls1.2, fast_open, asymmetric) and keep the other blocks' runs "
+        help="run only these blocks (base, tls1.3, tls1.2, fast_open, asymmetric, sizes) and keep the other blocks' runs "
         "stored in results.json",
     )
     sub.add_parser("report", help="write docs/validation/realstack.md from results.json (no root needed)")

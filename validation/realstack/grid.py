@@ -28,6 +28,13 @@ PAGES: dict[str, dict[str, Any]] = {
     "mixed5": {"html_bytes": 6000, "object_bytes": [2000, 15000, 40000, 8000, 300000]},
     "many20": {"html_bytes": 10000, "object_bytes": [round(300 * 100 ** (i / 19)) for i in range(20)]},
 }
+#: Pages of the "sizes" block only (issue 18's span: pages of 1-50 objects of 100 B-1 MB): fifty objects of
+#: 100 B to 20 KB, log-spaced, and one object of 1 MB.
+SIZE_PAGES: dict[str, dict[str, Any]] = {
+    "many50": {"html_bytes": 10000, "object_bytes": [round(100 * 200 ** (i / 49)) for i in range(50)]},
+    "large1m": {"html_bytes": 3000, "object_bytes": [1_000_000]},
+}
+ALL_PAGES = {**PAGES, **SIZE_PAGES}
 #: (nagle, header_flush) in turn
 SETTINGS = ((False, False), (True, True), (True, False), (False, True))
 PROTOCOLS = ("http10", "persistent", "http10_parallel", "h2")
@@ -68,7 +75,7 @@ def doc(
             "server_write_bytes": 0,
             "parallel_connections": 4,
         },
-        "page": dict(PAGES[page]),
+        "page": dict(ALL_PAGES[page]),
     }
     if uplink_rate is not None:
         d["network"]["uplink_bandwidth_bps"] = uplink_rate
@@ -83,7 +90,7 @@ def doc(
 
 def tags(d: dict[str, Any]) -> dict[str, str]:
     n = d["page"]
-    page = next(k for k, v in PAGES.items() if v == n)
+    page = next(k for k, v in ALL_PAGES.items() if v == n)
     net = d["network"]
     rate = f"{net['bandwidth_bps'] / 1e6:g} Mb/s"
     if net.get("uplink_bandwidth_bps") is not None:
@@ -93,6 +100,8 @@ def tags(d: dict[str, Any]) -> dict[str, str]:
     block = f"tls{tls}" if tls != "none" else "fast_open" if handshake == "fast_open" else "base"
     if block == "base" and net.get("uplink_bandwidth_bps") is not None:
         block = "asymmetric"
+    if block == "base" and page in SIZE_PAGES:
+        block = "sizes"
     return {
         "rtt": f"{net['rtt_ms']:g} ms",
         "rate": rate,
@@ -127,11 +136,19 @@ ASYM_PATHS: list[Path] = [
     (50, 1, 0.25, "single"),
     (300, 10, 1, "mixed5"),
 ]
+#: The sizes block: fifty objects and one of 1 MB (the base grid's pages reach twenty objects and 300 KB).
+SIZE_PATHS: list[Path] = [
+    (10, 100, None, "many50"),
+    (50, 10, None, "many50"),
+    (10, 10, None, "large1m"),
+    (100, 100, None, "large1m"),
+]
 BLOCKS: tuple[tuple[str, str, list[Path], dict[str, Any]], ...] = (
     ("tls1.3", "t3", EXTRA_PATHS, {"tls": "1.3", "settings": ((False, False),)}),
     ("tls1.2", "t2", EXTRA_PATHS, {"tls": "1.2", "settings": ((False, False),)}),
     ("fast_open", "f", EXTRA_PATHS, {"handshake": "fast_open", "settings": SETTINGS}),
     ("asymmetric", "a", ASYM_PATHS, {"settings": SETTINGS}),
+    ("sizes", "s", SIZE_PATHS, {"settings": SETTINGS}),
 )
 
 

@@ -422,6 +422,10 @@ def markdown(data: dict[str, Any]) -> str:
         "- `asymmetric`: the client's uplink slower than the downlink ("
         + ", ".join(f"{r:g} ms {d:g}/{u:g} Mb/s {pg}" for r, d, u, pg in G.ASYM_PATHS)
         + "), all four protocols.",
+        "- `sizes`: the span of pages the base grid's three do not reach, fifty objects of 100 B to 20 KB "
+        "(`many50`) and one object of 1 MB (`large1m`): "
+        + ", ".join(f"{r:g} ms/{d:g} Mb/s {pg}" for r, d, _u, pg in G.SIZE_PATHS)
+        + "; all four protocols, the four Nagle/flush settings in turn.",
         "",
         "Not run here: pipelining (no stock client pipelines), h2 over TLS (the bench reads nghttp's h2c bytes as "
         "plain frames), TLS with Fast Open, and loss (the relay has seeded loss).",
