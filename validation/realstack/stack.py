@@ -8,12 +8,14 @@ Everything here needs root (network namespaces, TUN devices, sysctls in the name
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import re
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterator
@@ -53,6 +55,17 @@ SYSCTLS = {
 #: the default), so that nginx's ``fastopen=`` listener accepts data on a SYN with a valid cookie
 #: (net/ipv4/tcp_fastopen.c, tcp_try_fastopen). Listeners without TCP_FASTOPEN are unchanged.
 SERVER_SYSCTLS = {"net.ipv4.tcp_fastopen": "3"}
+
+
+#: The machine-wide lock every :class:`Stack` holds while it exists (flock): two benches at once would each time
+#: the other's relay and nginx as their own path's delay. A second bench waits for the first, up to
+#: :data:`LOCK_WAIT_S`, saying once on stderr whom it waits for.
+LOCK_PATH = (
+    Path("/run/lock/latency-lab-realstack.lock")
+    if Path("/run/lock").is_dir()
+    else Path("/tmp/latency-lab-realstack.lock")
+)
+LOCK_WAIT_S = 1800.0
 
 
 class CaptureError(RuntimeError):
@@ -97,6 +110,32 @@ def check() -> None:
     avail = Path("/proc/sys/net/ipv4/tcp_available_congestion_control").read_text().split()
     if "cubic" not in avail:
         raise Unavailable(f"the kernel has no CUBIC congestion control (available: {' '.join(avail)})")
+
+
+def lock(wait_s: float = LOCK_WAIT_S, path: Path | None = None) -> int:
+    """Take the machine-wide real-stack lock (:data:`LOCK_PATH`); returns its file descriptor (closing it releases
+    the lock, as does the process's end). Raises :class:`Unavailable` naming the holder after ``wait_s``."""
+    path = LOCK_PATH if path is None else path
+    fd = os.open(path, os.O_RDWR | os.O_CREAT, 0o644)
+    deadline, said = time.monotonic() + wait_s, False
+    while True:
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            break
+        except BlockingIOError:
+            holder = os.pread(fd, 200, 0).decode(errors="replace").strip() or "another process"
+            if time.monotonic() >= deadline:
+                os.close(fd)
+                raise Unavailable(
+                    f"another real-stack bench holds {path} ({holder}) for more than {wait_s:.0f} s"
+                ) from None
+            if not said:
+                print(f"realstack: waiting for {path}, held by {holder}", file=sys.stderr, flush=True)
+                said = True
+            time.sleep(0.5)
+    os.ftruncate(fd, 0)
+    os.pwrite(fd, f"pid {os.getpid()}: {' '.join(sys.argv)[:150]}\n".encode(), 0)
+    return fd
 
 
 def build(workdir: Path) -> tuple[Path, Path]:
@@ -169,22 +208,27 @@ class Stack:
 
     def __init__(self, workdir: Path | None = None) -> None:
         check()
-        self._tmp = tempfile.TemporaryDirectory(prefix="realstack-") if workdir is None else None
-        self.work: Path = Path(self._tmp.name) if self._tmp is not None else Path(str(workdir))
-        self.work.mkdir(parents=True, exist_ok=True)
-        self.root = self.work / "www"
-        self.root.mkdir(exist_ok=True)
-        self.relay_bin, self.shim = build(self.work)
-        self.key, self.cert = certificate(self.work)
-        tag = f"{os.getpid()}"
-        self.client_ns, self.server_ns = f"llrs-{tag}-c", f"llrs-{tag}-s"
-        self.nginx: subprocess.Popen[str] | None = None
-        self.nginx_key: tuple[Any, ...] | None = None
-        for ns in (self.client_ns, self.server_ns):
-            _run("ip", "netns", "add", ns)
-            _run("ip", "link", "set", "lo", "up", ns=ns)
-            for key, val in {**SYSCTLS, **(SERVER_SYSCTLS if ns == self.server_ns else {})}.items():
-                _run("sysctl", "-q", "-w", f"{key}={val}", ns=ns)
+        self._lock: int | None = lock()
+        try:
+            self._tmp = tempfile.TemporaryDirectory(prefix="realstack-") if workdir is None else None
+            self.work: Path = Path(self._tmp.name) if self._tmp is not None else Path(str(workdir))
+            self.work.mkdir(parents=True, exist_ok=True)
+            self.root = self.work / "www"
+            self.root.mkdir(exist_ok=True)
+            self.relay_bin, self.shim = build(self.work)
+            self.key, self.cert = certificate(self.work)
+            tag = f"{os.getpid()}"
+            self.client_ns, self.server_ns = f"llrs-{tag}-c", f"llrs-{tag}-s"
+            self.nginx: subprocess.Popen[str] | None = None
+            self.nginx_key: tuple[Any, ...] | None = None
+            for ns in (self.client_ns, self.server_ns):
+                _run("ip", "netns", "add", ns)
+                _run("ip", "link", "set", "lo", "up", ns=ns)
+                for key, val in {**SYSCTLS, **(SERVER_SYSCTLS if ns == self.server_ns else {})}.items():
+                    _run("sysctl", "-q", "-w", f"{key}={val}", ns=ns)
+        except BaseException:
+            os.close(self._lock)
+            raise
 
     # -- the link -------------------------------------------------------------------------------------
     @contextmanager
@@ -360,6 +404,9 @@ class Stack:
             _run("ip", "netns", "del", ns, check=False)
         if self._tmp is not None:
             self._tmp.cleanup()
+        if self._lock is not None:
+            os.close(self._lock)  # releases the flock
+            self._lock = None
 
     def __enter__(self) -> Stack:
         return self
