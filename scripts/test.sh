@@ -46,7 +46,7 @@ for dir in model app tests bench validation; do
     fi
 done
 
-echo "== ruff check ${paths[*]}"
+echo "== ruff check ${paths[*]} ($(date -u +%T) UTC)"
 ruff check "${paths[@]}"
 echo "== ruff format --check ${paths[*]}"
 ruff format --check "${paths[@]}"
@@ -61,11 +61,12 @@ lint-imports --no-cache
 results=$(mktemp -d)
 trap 'rm -rf "$results"' EXIT
 status=0
-echo "== pytest, parallel phase (pytest-xdist, ${PYTEST_WORKERS:-auto} workers): all tests but the serial ones"
+echo "== pytest, parallel phase (pytest-xdist, ${PYTEST_WORKERS:-auto} workers): all tests but the serial ones ($(date -u +%T) UTC)"
 python -m pytest -n "${PYTEST_WORKERS:-auto}" --dist loadfile -m "not serial" --durations=15 \
     --junitxml="$results/parallel.xml" || status=1
-echo "== pytest, serial phase: the real-stack guard and the tests that time a live server"
+echo "== pytest, serial phase: the real-stack guard and the tests that time a live server ($(date -u +%T) UTC)"
 python -m pytest -p no:xdist -m serial --durations=5 --junitxml="$results/serial.xml" || status=1
+echo "== pytest done ($(date -u +%T) UTC)"
 python - "$results"/parallel.xml "$results"/serial.xml <<'PY'
 import sys
 import xml.etree.ElementTree as ET
