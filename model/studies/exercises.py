@@ -235,6 +235,8 @@ HTTP_MODES: dict[str, tuple[str, str]] = {
 
 def _http_rounds(mode: str, n: int, m: int = 1) -> tuple[int, str]:
     """Round trips of a base page with ``n`` small objects, and the formula's substituted middle."""
+    if n == 0:
+        return 2, "2·RTT"
     if mode == "http10":
         return 2 + 2 * n, f"2·RTT + {n}·2·RTT"
     if mode == "http10_parallel":
