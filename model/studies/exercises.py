@@ -1002,12 +1002,17 @@ def parse_templates(text: str) -> list[str]:
     return list(dict.fromkeys(names))
 
 
+def problem_set_size_check(templates: int, seeds: int) -> None:
+    """:class:`ExerciseError` for a set over :data:`MAX_SET_VARIANTS` problems."""
+    if templates * seeds > MAX_SET_VARIANTS:
+        raise ExerciseError(
+            "seeds",
+            f"a set holds at most {MAX_SET_VARIANTS} problems (templates x seeds); asked for {templates * seeds}",
+        )
+
+
 def problem_set(templates: Iterable[str], seeds: Iterable[str]) -> list[Variant]:
     """Every template's variant for every seed, seed by seed (a student's problems together)."""
     names, keys = list(templates), list(seeds)
-    if len(names) * len(keys) > MAX_SET_VARIANTS:
-        raise ExerciseError(
-            "seeds",
-            f"a set holds at most {MAX_SET_VARIANTS} problems (templates x seeds); asked for {len(names) * len(keys)}",
-        )
+    problem_set_size_check(len(names), len(keys))
     return [variant(t, s) for s in keys for t in names]
