@@ -19,6 +19,7 @@ Pure: the model only (no web, no plotting); the app and the command line render 
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import math
 import random
@@ -956,10 +957,15 @@ def check_template(name: str) -> Template:
 
 
 def variant(template: str, seed: str | int) -> Variant:
-    """The variant of ``template`` a seed draws (the same seed gives the same numbers everywhere)."""
-    t = check_template(template)
-    s = check_seed(str(seed))
-    return t.build(s, **t.draw(rng_for(t.name, s)))
+    """The variant of ``template`` a seed draws (the same seed gives the same numbers everywhere); kept per process
+    (:func:`_drawn`: a set's page, worksheet and exports ask for the same variants). Treat it as read-only."""
+    return _drawn(check_template(template).name, check_seed(str(seed)))
+
+
+@functools.lru_cache(maxsize=4096)
+def _drawn(template: str, seed: str) -> Variant:
+    t = TEMPLATES[template]
+    return t.build(seed, **t.draw(rng_for(template, seed)))
 
 
 def check(v: Variant, answer: float) -> Verdict:
