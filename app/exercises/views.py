@@ -10,6 +10,7 @@ Pages (``/exercises``):
   Stateless answers-hidden: a set made with a passphrase carries ``lock`` (a hash of the set and the passphrase);
   its answers, worksheet key and exports show only with ``key`` = the passphrase (the teacher's address, or the
   address the teacher releases). A set without ``lock`` is open: answers shown;
+- ``GET /exercises/<template>.pcap?seed=S``: the model's packets for the problem as a capture (pcap), for Wireshark;
 - ``GET /exercises/set/new?templates=..&seeds=..[&passphrase=P]``: makes a set's two addresses (students', teacher's);
 - ``GET /exercises/set/worksheet?...``: the printable worksheet (print CSS), the answer key on its last page(s);
 - ``GET /exercises/set/qti.xml`` and ``/exercises/set/moodle.xml``: the set as IMS QTI 1.2 and Moodle XML
@@ -34,7 +35,9 @@ from urllib.parse import urlencode
 from flask import Response, jsonify, render_template, request, url_for
 
 from app.exercises import bp, export
+from app.exercises.pcap import pcap
 from app.web.problems import ApiError
+from model import predict
 from model.scenario.errors import Problem
 from model.studies import exercises as ex
 
@@ -187,6 +190,28 @@ def show(template: str) -> tuple[str, int]:
             answer=request.args.get("answer", ""),
         ),
         200,
+    )
+
+
+@bp.get("/exercises/<template>.pcap")
+def packets_pcap(template: str) -> Response | tuple[str, int]:
+    """The model's packets for the problem's scenario as a pcap file (:mod:`app.exercises.pcap`), for Wireshark."""
+    try:
+        v, _ = read_variant(template, {"seed": request.args.get("seed", "1")})
+    except BadInput as exc:
+        return _bad_page(exc)
+    result = predict(v.scenario, packets=True)["results"][0]
+    data = pcap(
+        result.get("packets", []),
+        udp=v.protocol == "h3",
+        tls=v.scenario.get("tls", {}).get("version", "none") != "none",
+        receive_window_bytes=int(v.scenario["tcp"]["receive_window_bytes"]),
+    )
+    name = f"latency-lab-{v.template}-{v.seed}.pcap"
+    return Response(
+        data,
+        mimetype="application/vnd.tcpdump.pcap",
+        headers={"Content-Disposition": f'attachment; filename="{name}"'},
     )
 
 
