@@ -32,7 +32,7 @@ SECURITY_HEADERS: dict[str, str] = {
 
 def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     """Build the Flask app; ``test_config`` overrides the embedded defaults (tests use it)."""
-    from app import api, calculator, compare, gallery, teaching
+    from app import api, calculator, compare, exercises, gallery, teaching
     from app.web import assets, filters, problems
     from app.web.cache import ResponseCache
 
@@ -72,6 +72,7 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     app.register_blueprint(teaching.bp)
     app.register_blueprint(gallery.bp)
     app.register_blueprint(compare.bp)
+    app.register_blueprint(exercises.bp)
     problems.register(app)
     filters.register(app)
     app.extensions["api_cache"] = ResponseCache(

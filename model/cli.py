@@ -476,6 +476,37 @@ def version_text() -> str:
     return f"latency-lab {version} (engine: {engine_backend()}{how})"
 
 
+def cmd_exercise(args: argparse.Namespace) -> int:
+    """``exercise``: a template's variant for a seed (model.studies.exercises), or the list of templates."""
+    from model.studies import exercises
+
+    if args.template is None:
+        for t in exercises.TEMPLATES.values():
+            print(f"{t.name:16} {t.title}: {t.summary}")
+        return 0
+    try:
+        v = exercises.variant(args.template, args.seed)
+        verdict = exercises.check(v, args.answer) if args.answer is not None else None
+    except exercises.ExerciseError as exc:
+        raise UserError(str(exc)) from None
+    if args.json:
+        doc = v.as_dict(answers=not args.hide)
+        if verdict is not None:
+            doc["check"] = {"answer": verdict.given, "correct": verdict.correct}
+        print(dumps(doc))
+    else:
+        print(f"{v.title} (template {v.template}, seed {v.seed})\n\n{v.question}\n")
+        print("Assumptions:\n" + "\n".join(f"- {a}" for a in v.assumptions))
+        print(f"\nAnswer in {v.unit}, accepted {v.tolerance_text}.")
+        if verdict is not None:
+            print(verdict.text())
+        if not args.hide:
+            print(f"\nAnswer: {exercises.fmt(v.answer)} {v.unit}\n{v.formula}\n{v.substituted}")
+            print("\n".join(f"  {i}. {step}" for i, step in enumerate(v.steps, 1)))
+            print(f"Source: {v.citation}")
+    return 0 if verdict is None or verdict.correct else 1
+
+
 def build_parser() -> argparse.ArgumentParser:
     """The argument parser of ``python -m model``."""
     parser = argparse.ArgumentParser(
@@ -555,6 +586,20 @@ def build_parser() -> argparse.ArgumentParser:
         help="include each result's formula (text, LaTeX, MathML, with numbers) and the glossary (JSON only)",
     )
     p.set_defaults(handler=cmd_predict, parser=p)
+
+    pe = sub.add_parser(
+        "exercise",
+        help="an exercise drawn from a seed, with its worked solution (docs/exercises.md)",
+        description="Print an exercise of TEMPLATE drawn from --seed (a student id or a number): the problem, "
+        "and unless --hide the answer and worked solution; --answer X checks X (exit 0 correct, 1 not). "
+        "Without TEMPLATE: list the templates.",
+    )
+    pe.add_argument("template", metavar="TEMPLATE", nargs="?", help="a template name; none lists them")
+    pe.add_argument("--seed", default="1", help="the seed: a student id or a number (default: 1)")
+    pe.add_argument("--answer", type=float, metavar="X", help="check this answer (in the problem's unit)")
+    pe.add_argument("--hide", action="store_true", help="leave out the answer and the worked solution")
+    pe.add_argument("--json", action="store_true", help="print the exercise as JSON")
+    pe.set_defaults(handler=cmd_exercise, parser=pe)
 
     ps = sub.add_parser("presets", help="list the presets", description="List the presets: name, title, citation.")
     ps.add_argument(
