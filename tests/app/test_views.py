@@ -97,7 +97,7 @@ def test_a_preset_applies_and_shows_its_source(client: FlaskClient) -> None:
 
 
 def test_results_table_marks_the_fastest_and_gives_ratios(client: FlaskClient) -> None:
-    page = text(client.get("/"))
+    page = text(client.get("/")).replace("<wbr>", "")  # a long protocol name may break after its underscore
     results = predict(Scenario())["results"]
     fastest = min(results, key=lambda r: r["page_load_ms"])
     row = re.search(r'<tr class="fastest">(.*?)</tr>', page, re.S)
