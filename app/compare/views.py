@@ -30,6 +30,7 @@ from app.web.form import FIELD_BY_PARAM, State, read
 from app.web.query import SCENARIO_PARAMS
 from app.web.words import PROTOCOL_NAMES, TOGGLES, Why, why
 from model import PRESETS, ProtocolResult, Scenario, predict
+from model.analysis.leading import leading_ms, lossless_ms, lossy
 from model.scenario.limits import WorkLimitExceeded
 from model.scenario.params import resolve
 from model.studies.experiments import H96_CITATION, H96_ROWS
@@ -64,7 +65,9 @@ class Row:
     side: str
     protocol: str
     name: str
-    load_ms: float
+    load_ms: float  # the time that leads (model.analysis.leading: with loss, the expected time)
+    lossless_ms: float
+    lossy: bool
     baseline: str  # "A, HTTP/1.0"; "" for the baseline row itself
     diff_ms: float | None
     ratio: float | None
@@ -165,16 +168,17 @@ def _rows(sides: list[Side]) -> list[Row]:
         for r in side.results:
             ref = base_by.get(r["protocol"], first)
             is_base = side is base and ref is r
-            diff = None if ref is None or is_base else r["page_load_ms"] - ref["page_load_ms"]
-            ratio = (
-                None if ref is None or is_base or not ref["page_load_ms"] else r["page_load_ms"] / ref["page_load_ms"]
-            )
+            ref_ms = leading_ms(ref) if ref is not None else 0.0
+            diff = None if ref is None or is_base else leading_ms(r) - ref_ms
+            ratio = None if ref is None or is_base or not ref_ms else leading_ms(r) / ref_ms
             rows.append(
                 Row(
                     side.name,
                     r["protocol"],
                     PROTOCOL_NAMES.get(r["protocol"], r["protocol"]),
-                    float(r["page_load_ms"]),
+                    leading_ms(r),
+                    lossless_ms(r),
+                    lossy(r),
                     "" if ref is None or is_base else f"A, {PROTOCOL_NAMES.get(ref['protocol'], ref['protocol'])}",
                     diff,
                     ratio,
@@ -278,6 +282,8 @@ def index() -> tuple[str, int]:
         add_url=comparison_address(preset, shared, _with(own, LETTERS[n], dict(own.get(LETTERS[n - 1], []))), n + 1)
         if n < len(LETTERS)
         else None,
+        any_lossy=any(r.lossy for r in rows),
+        loss_rates=sorted({s.state.scenario.network.loss_rate for s in valid if s.state.scenario is not None} - {0.0}),
         toggle_names=TOGGLES,
         is_table1=address == context["table1_url"],
         h96_rows=list(H96_ROWS.values()),

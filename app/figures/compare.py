@@ -16,6 +16,8 @@ from typing import Any
 import plotly.io as pio
 
 from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS, log_ticks
+from app.web.words import part_name
+from model.analysis.leading import LOSS_PARTS, lossy, parts_ms
 
 #: A figure as plotly.js takes it: ``{"data": [trace, ...], "layout": {...}}``. Built as plain data, not
 #: ``plotly.graph_objects``: validating a figure and expanding its template costs tens of milliseconds,
@@ -53,6 +55,11 @@ CATEGORY_STYLE: dict[str, tuple[str, str]] = {
     "slow_start_idle": ("#E69F00", "x"),
     "delayed_ack_stall": ("#D55E00", "\\"),
     "nagle_stall": ("#CC79A7", "+"),
+    # loss's own parts (model.analysis.leading.LOSS_PARTS): Paul Tol's muted colours, each with a pattern
+    LOSS_PARTS["handshake"]: ("#332288", "-"),
+    LOSS_PARTS["timeouts"]: ("#882255", "x"),
+    LOSS_PARTS["fast_retransmit"]: ("#44AA99", "|"),
+    LOSS_PARTS["slower_sending"]: ("#DDCC77", "."),
 }
 
 #: Connections' colours in a waterfall (cycled); the connection is in every row's label too.
@@ -60,11 +67,9 @@ CONNECTION_COLOURS = ("#0072B2", "#E69F00", "#009E73", "#CC79A7", "#56B4E9", "#D
 
 
 def words(name: str) -> str:
-    """``delayed_ack_stall`` -> ``delayed ACK stall`` (a category or count name for people)."""
-    out = []
-    for part in name.split("_"):
-        out.append(part.upper() if part in ("ack", "rtt", "mss", "html", "css", "http", "tcp") else part)
-    return " ".join(out)
+    """``delayed_ack_stall`` -> ``delayed ACK stall``; ``loss_timeouts`` -> ``loss: timeouts`` (a part or count name
+    for people: :func:`app.web.words.part_name`)."""
+    return part_name(name)
 
 
 def _layout(**extra: Any) -> dict[str, Any]:
@@ -72,12 +77,14 @@ def _layout(**extra: Any) -> dict[str, Any]:
 
 
 def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
-    """Each protocol's page load time as a stacked bar of its breakdown categories (ms)."""
+    """Each protocol's time that leads (:func:`model.analysis.leading.leading_ms`: with loss, the expected time) as
+    a stacked bar of its parts (:func:`model.analysis.leading.parts_ms`: the breakdown's, then loss's own; ms)."""
     protocols = [r["protocol"] for r in results]
-    categories = list(results[0]["breakdown_ms"]) if results else []
+    parts = [parts_ms(r) for r in results]
+    categories = list(dict.fromkeys(k for p in parts for k in p))
     traces = []
     for cat in categories:
-        values = [r["breakdown_ms"][cat] for r in results]
+        values = [p.get(cat, 0.0) for p in parts]
         if not any(values):
             continue
         colour, pattern = CATEGORY_STYLE.get(cat, ("#777777", ""))
@@ -97,7 +104,14 @@ def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
         "layout": _layout(
             barmode="stack",
             height=120 + 45 * len(protocols),
-            xaxis={"title": {"text": "time on the critical path (ms)"}, "rangemode": "tozero"},
+            xaxis={
+                "title": {
+                    "text": "expected time with loss: the critical path's parts, then loss's (ms)"
+                    if any(lossy(r) for r in results)
+                    else "time on the critical path (ms)"
+                },
+                "rangemode": "tozero",
+            },
             yaxis={"autorange": "reversed", "automargin": True},
             # below the axis title, whatever the bar count: at a fraction of the plot height it ran over the title
             legend={"orientation": "h", "x": 0, "xanchor": "left", "y": 0, "yanchor": "bottom", "yref": "container"},
@@ -221,6 +235,73 @@ def sweep_lines(
             },
             shapes=shapes,
             annotations=annotations,
+            legend={"orientation": "h", "y": -0.25},
+            margin={"l": 70, "r": 20, "t": 30, "b": 60},
+        ),
+    }
+
+
+def loss_lines(out: Mapping[str, Any], current: float) -> Figure:
+    """What each protocol's time becomes as loss grows: its expected page load time with loss against the loss rate
+    (a sweep over ``network.loss_rate``; log scale, so the lossless point, 0, is in the hover and the table, not on
+    the axis), one line and marker shape per protocol, the scenario's own rate marked."""
+    symbols = ("circle", "square", "diamond", "triangle-up", "x", "cross", "star")
+    values = list(out["values"])
+    keep = [i for i, v in enumerate(values) if v > 0]
+    traces = []
+    for i, series in enumerate(out["series"]):
+        proto = series["protocol"]
+        lossless = next((series["page_load_ms"][j] for j, v in enumerate(values) if v == 0), None)
+        traces.append(
+            {
+                "type": "scatter",
+                "name": proto,
+                "x": [values[j] for j in keep],
+                "y": [series["expected_with_loss_ms"][j] for j in keep],
+                "mode": "lines+markers",
+                "line": {"color": PROTOCOL_COLOURS.get(proto, "#444444"), "width": 2},
+                "marker": {"symbol": symbols[i % len(symbols)], "size": 7},
+                "hovertemplate": proto
+                + ": %{y:,.1f} ms expected at loss rate %{x}"
+                + (f" ({lossless:,.1f} ms without loss)" if lossless is not None else "")
+                + "<extra></extra>",
+            }
+        )
+    times = [t for tr in traces for t in tr["y"] if t is not None]
+    log_y = bool(times) and min(times) > 0 and max(times) / min(times) >= LOG_Y_SPAN
+    return {
+        "data": traces,
+        "layout": _layout(
+            height=380,
+            xaxis={"title": {"text": "loss rate (per packet), log scale"}, "type": "log", "dtick": 1},
+            yaxis={
+                "title": {"text": "expected page load time with loss (ms)" + (", log scale" if log_y else "")},
+                "type": "log" if log_y else "linear",
+                **(log_ticks(times) if log_y else {"rangemode": "tozero"}),
+            },
+            shapes=[
+                {
+                    "type": "line",
+                    "xref": "x",
+                    "yref": "paper",
+                    "x0": current,
+                    "x1": current,
+                    "y0": 0,
+                    "y1": 1,
+                    "line": {"dash": "dot", "color": "#333333", "width": 1},
+                }
+            ],
+            annotations=[
+                {
+                    "x": math.log10(current),
+                    "xref": "x",
+                    "y": 1,
+                    "yref": "paper",
+                    "text": "this scenario",
+                    "showarrow": False,
+                    "yanchor": "bottom",
+                }
+            ],
             legend={"orientation": "h", "y": -0.25},
             margin={"l": 70, "r": 20, "t": 30, "b": 60},
         ),
