@@ -721,6 +721,87 @@ def _draw_stalls(rng: random.Random) -> dict[str, Any]:
     }
 
 
+#: The answers of "which stall is this?", by code.
+STALL_CHOICES: dict[int, str] = {1: "no stall", 2: "a delayed-ACK stall", 3: "a Nagle stall"}
+
+
+def build_which_stall(seed: str, *, kind: str, rtt_ms: float, delayed_ack_ms: float, size_bytes: int) -> Variant:
+    """Which stall is this? The setup in words and on the model's ladder (/explain); the answer is read from the
+    model's own stall counts (3 for a Nagle stall, 2 for a delayed-ACK stall, 1 for none), the time from the
+    textbook's form (``2 RTT`` without a stall, ``2 RTT + d + RTT`` with either)."""
+    d = delayed_ack_ms
+    if kind == "none":
+        doc = textbook_scenario(
+            "persistent",
+            rtt_ms,
+            html_bytes=size_bytes,
+            tcp={"delayed_ack_ms": d, "delayed_ack_segments": 2, "nagle": True},
+            http={"response_header_bytes": 200},
+        )
+        formula, value = "T = 2\u00b7RTT", 2 * rtt_ms
+        substituted = f"T = 2\u00b7{fmt(rtt_ms)} ms = {fmt(value)} ms"
+        how = "persistent connection", 10, "on", "writes the 200-byte header together with the body, in one write"
+    else:
+        timed = build_stalls(seed, kind=kind, rtt_ms=rtt_ms, delayed_ack_ms=d, size_bytes=size_bytes)
+        doc, formula, value, substituted = timed.scenario, timed.formula, timed.formula_value, timed.substituted
+        if kind == "delayed_ack":
+            how = "HTTP/1.0 connection", 1, "off", "sends no header (the body alone)"
+        else:
+            how = "persistent connection", 10, "on", "writes the 200-byte header on its own, then the body"
+    result = _result(doc)
+    counts = result["counts"]
+    code = 3 if counts["nagle_stalls"] else 2 if counts["delayed_ack_stalls"] else 1
+    whys = [e["why"] for e in result["events"] if e["kind"] in ("nagle_stall", "delayed_ack_stall")]
+    got = float(result["page_load_ms"])
+    conn, iw, nagle, header = how
+    return Variant(
+        template="which_stall",
+        seed=seed,
+        title="Which stall is this?",
+        question=(
+            f"A client fetches a {size_bytes}-byte response over a new {conn}; RTT = {fmt(rtt_ms)} ms. The server's "
+            f"initial window is {iw} segment(s) of 1460 bytes, Nagle's algorithm is {nagle} at the server, and the "
+            f"server {header}. The client acknowledges every second full segment at once, a lone segment after its "
+            f"delayed-ACK timer of {fmt(d)} ms. Open the model's ladder for this setup: which stall holds the "
+            "response? Answer 1 for no stall, 2 for a delayed-ACK stall, 3 for a Nagle stall (the choice)."
+        ),
+        assumptions=(NEGLIGIBLE, "The delayed-ACK timer runs from the segment's arrival (no 200 ms clock ticks)."),
+        given=(
+            Given("RTT", "round-trip time", rtt_ms, "ms"),
+            Given("d", "delayed-ACK timer", d, "ms"),
+            Given("size", "response", size_bytes, "bytes"),
+            Given("IW", "initial window", iw, "segments"),
+        ),
+        answer=float(code),
+        unit="choice",
+        tolerance=0.0,
+        formula=formula,
+        substituted=substituted,
+        formula_value=value,
+        model_value=got,
+        steps=(
+            f"The answer: {code}, {STALL_CHOICES[code]}.",
+            *(f"The model's ladder says: {why}." for why in whys[:1]),
+            *(() if whys else ("One segment carries the header and the body: nothing waits for an ACK.",)),
+            f"The page takes {substituted.split(' = ', 1)[1]}; the model: {fmt(got)} ms.",
+        ),
+        citation="Seed 000 (Heidemann 1996), 2.2 and 2.3: the delayed ACK and Nagle's algorithm",
+        scenario=doc,
+        protocol=str(doc["protocols"][0]),
+    )
+
+
+def _draw_which_stall(rng: random.Random) -> dict[str, Any]:
+    kind = rng.choice(["none", "delayed_ack", "nagle"])
+    drawn = _draw_stalls(rng)
+    drawn["kind"] = kind
+    if kind == "delayed_ack":
+        drawn["size_bytes"] = rng.choice([2, 3]) * 1460
+    else:
+        drawn["size_bytes"] = rng.randrange(200, 1201, 100)
+    return drawn
+
+
 # --- TLS and QUIC handshakes --------------------------------------------------------------------------------
 
 HANDSHAKES: dict[str, tuple[str, str, dict[str, Any], int, str]] = {
@@ -929,6 +1010,13 @@ TEMPLATES: dict[str, Template] = {
             build_slow_start,
         ),
         Template("stalls", "Delayed-ACK and Nagle stalls", "Seed 000's stalls, timed.", _draw_stalls, build_stalls),
+        Template(
+            "which_stall",
+            "Which stall is this?",
+            "A setup and its ladder: no stall, a delayed-ACK stall or a Nagle stall.",
+            _draw_which_stall,
+            build_which_stall,
+        ),
         Template(
             "handshakes",
             "TLS and QUIC handshakes",

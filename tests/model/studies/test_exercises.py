@@ -73,6 +73,16 @@ def test_the_stalls_are_the_ones_named() -> None:
     assert kinds == {"delayed_ack", "nagle"}
 
 
+def test_which_stall_answers_the_kind_it_was_drawn_as() -> None:
+    codes = {"none": 1.0, "delayed_ack": 2.0, "nagle": 3.0}
+    seen = set()
+    for seed in SEEDS + [str(i) for i in range(12, 30)]:
+        kind = ex.TEMPLATES["which_stall"].draw(ex.rng_for("which_stall", seed))["kind"]
+        assert ex.variant("which_stall", seed).answer == codes[kind]
+        seen.add(kind)
+    assert seen == set(codes)
+
+
 # --- Kurose & Ross's published answers ------------------------------------------------------------------------
 # Kurose & Ross, Computer Networking: A Top-Down Approach (6th-8th eds.), chapter 2, problems P7 and P8, and the
 # solutions manual's answers: P7, DNS visits RTT1..RTTn then one small object: RTT1 + ... + RTTn + 2 RTT0.
