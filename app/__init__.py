@@ -9,8 +9,10 @@ from __future__ import annotations
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+from urllib.parse import urlsplit
 
-from flask import Flask, Response, g
+from flask import Flask, Response, g, request
+from werkzeug.routing import RequestRedirect
 
 from model.scenario import limits
 
@@ -95,6 +97,16 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
     def _security_headers(response: Response) -> Response:
         for name, value in SECURITY_HEADERS.items():
             response.headers.setdefault(name, value)
+        return response
+
+    @app.after_request
+    def _routing_redirect_on_this_site(response: Response) -> Response:
+        # werkzeug's routing redirects (merged slashes, a missing trailing slash) build an absolute address from the
+        # request's Host header, which the client chose: answer the path and query alone, on this site
+        if isinstance(request.routing_exception, RequestRedirect) and "Location" in response.headers:
+            target = urlsplit(response.headers["Location"])
+            path = "/" + target.path.lstrip("/")  # never "//host": a network-path reference
+            response.headers["Location"] = path + (f"?{target.query}" if target.query else "")
         return response
 
     return app

@@ -1,15 +1,21 @@
-"""gunicorn's own error answers as the app's: problem+json (RFC 9457) with the app's security headers.
+"""The README's server (``bash scripts/run.sh``): gunicorn's gevent worker with the app's own error answers.
 
-gunicorn answers some requests itself, before the app sees them: a request line over ``limit_request_line``
-(414), more header fields than ``limit_request_fields`` or one over ``limit_request_field_size`` (431), a request
-it cannot parse (400: a bad request line, method, version or header), an unsupported transfer coding (501),
-and an error in the app before its answer started (500). Its answer is a small text/html page without the
-headers every other answer carries. :class:`ProblemThreadWorker` is gunicorn's ``gthread`` worker with that one
-answer rewritten: gunicorn still decides the status and logs as before (its ``handle_error`` runs unchanged,
-writing into a buffer), and the client gets the same status as a problem document of the app's kinds
-(:data:`app.web.problems.KINDS`), with ``SECURITY_HEADERS``, ``Cache-Control: no-store`` and ``Connection: close``.
+scripts/gunicorn.conf.py names :class:`ProblemGeventWorker` as the ``worker_class`` (why gevent: see there); the app
+itself does not import this module. Two things the worker adds to gunicorn's:
 
-scripts/gunicorn.conf.py names it as the ``worker_class``; the app itself does not import this module.
+- **gunicorn's own error answers as the app's.** gunicorn answers some requests itself, before the app sees them: a
+  request line over ``limit_request_line`` (414), more header fields than ``limit_request_fields`` or one over
+  ``limit_request_field_size`` (431), a request it cannot parse (400: a bad request line, method, version or
+  header), an unsupported transfer coding (501), and an error in the app before its answer started (500). Its
+  answer is a small text/html page without the headers every other answer carries. Here gunicorn still decides
+  the status and logs as before (its ``handle_error`` runs unchanged, writing into a buffer), and the client gets
+  the same status as a problem document of the app's kinds (:data:`app.web.problems.KINDS`), with
+  ``SECURITY_HEADERS``, ``Cache-Control: no-store`` and ``Connection: close``.
+- **A chunked body held to the app's body limit as its chunk sizes arrive.** gunicorn reads a chunk of the size
+  its line announces, waiting for all of it: a chunk size of ``ffffffffffffffffffff`` (or any over the limit)
+  followed by a few bytes got no answer at all (issue 26). A body whose chunk sizes add up past
+  ``API_MAX_BODY_BYTES`` is refused as soon as the size line arrives: werkzeug's 413, which the app answers as its
+  ``max_body_bytes`` problem (app/web/request.py).
 """
 
 from __future__ import annotations
@@ -20,7 +26,9 @@ from http import HTTPStatus
 from typing import Any
 
 from gunicorn import util  # type: ignore[import-untyped]
-from gunicorn.workers.gthread import ThreadWorker  # type: ignore[import-untyped]
+from gunicorn.http.body import ChunkedReader  # type: ignore[import-untyped]
+from gunicorn.workers.ggevent import GeventWorker  # type: ignore[import-untyped]
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from app import SECURITY_HEADERS
 from app.web.problems import KINDS, PROBLEM_JSON, type_uri
@@ -95,8 +103,37 @@ def problem_answer(status: int, exc: BaseException, path: str, limits: dict[str,
     return head.encode("latin-1") + payload
 
 
-class ProblemThreadWorker(ThreadWorker):
-    """gunicorn's gthread worker whose own error answers are problem+json with the app's security headers."""
+def bound_chunked_body(req: Any, most: int) -> None:
+    """Make ``req``'s chunked body (if it has one) raise werkzeug's 413 as soon as its chunk sizes add up past
+    ``most`` bytes, before waiting for the chunks' bytes (gunicorn's reader asks its ``parse_chunk_size`` for each
+    size line, so the reader's own method is wrapped; nothing is read here)."""
+    reader = getattr(getattr(req, "body", None), "reader", None)
+    if not isinstance(reader, ChunkedReader):
+        return
+    parse = reader.parse_chunk_size
+    announced = 0
+
+    def bounded(unreader: Any, data: bytes | None = None) -> tuple[int, bytes | None]:
+        nonlocal announced
+        size, rest = parse(unreader, data)
+        announced += size
+        if announced > most:
+            req.must_close = True  # the rest of the body is never read: the connection cannot carry another request
+            raise RequestEntityTooLarge(f"the chunk sizes announce {announced:,} bytes, at most {most:,} allowed")
+        return size, rest
+
+    reader.parse_chunk_size = bounded
+
+
+class ProblemGeventWorker(GeventWorker):
+    """gunicorn's gevent worker whose own error answers are problem+json with the app's security headers and whose
+    chunked bodies are held to the app's ``API_MAX_BODY_BYTES`` (see the module's docstring)."""
+
+    def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
+        most = getattr(self.wsgi, "config", {}).get("API_MAX_BODY_BYTES")
+        if most is not None:
+            bound_chunked_body(req, int(most))
+        return super().handle_request(listener_name, req, sock, addr)
 
     def handle_error(self, req: Any, client: Any, addr: Any, exc: BaseException) -> None:
         page = _Buffer()

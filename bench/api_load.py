@@ -1,4 +1,5 @@
-"""Load test of the JSON API: gunicorn (2 sync workers) on 127.0.0.1 only, driven by wrk.
+"""Load test of the JSON API: the README's server (gunicorn with scripts/gunicorn.conf.py: gevent workers, one per core,
+at least 2) on 127.0.0.1 only, driven by wrk; ``--worker-class sync`` or ``gthread`` for 2 plain gunicorn workers.
 
     bash bench/api_load.sh                    # installs wrk if needed, then runs this (about 2-3 minutes)
     python bench/api_load.py [--duration 60] [--short 20] [--connections 4] [--port 8765]
@@ -151,28 +152,37 @@ def sample_memory(master: int, stop: threading.Event, memory: Memory, every: flo
         stop.wait(every)
 
 
-def start_server(port: int, worker_class: str = "sync") -> subprocess.Popen[bytes]:
+def start_server(port: int, worker_class: str = "readme") -> subprocess.Popen[bytes]:
+    """gunicorn on ``port``: ``readme`` is the README's server (``bash scripts/run.sh``'s gunicorn and its
+    scripts/gunicorn.conf.py, with the same malloc setting, without run.sh's venv set-up); ``sync`` or ``gthread``
+    2 plain workers of that class."""
     gunicorn = Path(sys.executable).with_name("gunicorn")
-    cmd = [
-        str(gunicorn),
-        "--workers",
-        "2",
-        "--worker-class",
-        worker_class,
-        "--bind",
-        f"{HOST}:{port}",
-        "--log-level",
-        "warning",
-        "--limit-request-line",
-        "8190",
-        "app:create_app()",
-    ]
-    proc = subprocess.Popen(cmd, cwd=ROOT)
+    env = dict(os.environ)
+    if worker_class == "readme":
+        env.update(PORT=str(port), HOST=HOST, GUNICORN_CMD_ARGS="--log-level warning")
+        env.setdefault("MALLOC_MMAP_THRESHOLD_", "131072")  # as scripts/run.sh sets it
+        cmd = [str(gunicorn), "-c", "scripts/gunicorn.conf.py", "app:create_app()"]
+    else:
+        cmd = [
+            str(gunicorn),
+            "--workers",
+            "2",
+            "--worker-class",
+            worker_class,
+            "--bind",
+            f"{HOST}:{port}",
+            "--log-level",
+            "warning",
+            "--limit-request-line",
+            "8190",
+            "app:create_app()",
+        ]
+    proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
     deadline = time.monotonic() + 30
     while time.monotonic() < deadline:
         try:
             with urllib.request.urlopen(f"http://{HOST}:{port}/healthz", timeout=1) as r:
-                if r.status == 200 and len(worker_pids(proc.pid)) == 2:
+                if r.status == 200 and len(worker_pids(proc.pid)) >= 2:
                     return proc
         except OSError:
             time.sleep(0.2)
@@ -381,9 +391,9 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--port", type=int, default=8765)
     ap.add_argument(
         "--worker-class",
-        default="sync",
-        choices=("sync", "gthread"),
-        help="gunicorn worker class (gthread: one thread each, keeps connections alive)",
+        default="readme",
+        choices=("readme", "sync", "gthread"),
+        help="readme: the README's server (scripts/gunicorn.conf.py); sync or gthread: 2 plain workers of that class",
     )
     ap.add_argument("--calibrate", action="store_true", help="print model time per work unit and exit")
     ap.add_argument("--limits", action="store_true", help="time the largest requests the limits allow and exit")
@@ -396,6 +406,7 @@ def main(argv: list[str] | None = None) -> int:
         raise SystemExit("wrk is not installed: apt-get install wrk (bench/api_load.sh does it)")
     load_before = os.getloadavg()
     proc = start_server(args.port, args.worker_class)
+    workers = len(worker_pids(proc.pid))
     results: list[WrkResult] = []
     memory = Memory()
     try:
@@ -425,7 +436,7 @@ def main(argv: list[str] | None = None) -> int:
     finally:
         stop_server(proc)
     print(
-        f"gunicorn: 2 {args.worker_class} workers on {HOST}:{args.port}; "
+        f"gunicorn: {workers} {args.worker_class} workers on {HOST}:{args.port}; "
         f"wrk: 1 thread, {args.connections} connections (sweep-distinct: 1)"
     )
     print(f"load average before: {load_before}, after: {os.getloadavg()} (on {os.cpu_count()} cores)")

@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Load test of the JSON API (bench/api_load.py): gunicorn with 2 workers on 127.0.0.1, driven by wrk.
+# Load test of the JSON API (bench/api_load.py): the README's server (gunicorn, scripts/gunicorn.conf.py) on 127.0.0.1,
+# driven by wrk.
 # Not part of CI (it takes about 3 minutes and measures this machine). Installs wrk (Debian) if missing.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."

@@ -5,43 +5,36 @@ only) and ``PORT`` (default 8000). Any setting can still be overridden without e
 ``GUNICORN_CMD_ARGS="--workers 4 --access-logfile -" bash scripts/run.sh`` (gunicorn applies
 ``GUNICORN_CMD_ARGS`` after this file).
 
-Why ``gthread`` (threads in each of a few worker processes), not ``sync`` (one request per process):
+Why gevent workers (gunicorn's asynchronous worker, ``app.serving.ProblemGeventWorker``), not ``gthread`` and not a
+proxy (issue 26):
 
-- A slow client holds a thread, not a process. With ``sync`` a worker is stuck for as long as one client
-  takes to send its request, so as many slow clients as there are workers take the whole server down.
-  Here each worker has ``threads`` threads and the worker's main loop keeps accepting and dispatching
-  connections to the free ones.
-- The app's work is CPU-bound Python (the model's engine; ``model.scenario.limits`` caps one request at about half a
-  second), and a process runs one thread of Python at a time: the number of *workers* sets how many
-  predictions run at once (one per core), while the extra *threads* only wait on sockets (slow clients,
-  kept-alive connections) or take turns with a prediction for the few milliseconds a cheap answer
-  (``/healthz``, a cached answer, a static file) needs.
-
-What gthread does and does not bound (read in gunicorn 27.0.1, ``gunicorn/workers/gthread.py`` and
-``gunicorn/http/parser.py``):
-
-- A new connection gets a thread only for its first byte: if nothing arrives within 5 s
-  (``DEFAULT_WORKER_DATA_TIMEOUT``, not a setting) the connection goes back to the main loop's poller,
-  which closes it after ``keepalive`` seconds. Kept-alive connections also wait in the poller, not in a
-  thread. After a response, an unread rest of the request body is drained for at most 5 s and 64 KiB.
-- Once a request's first byte has arrived, the thread reads the request line, the headers and then (when
-  the app asks for it) the body with blocking reads and **no time limit**: a client that trickles its
-  headers or its body a byte at a time, or that sends half a body and goes silent without closing, holds
-  that thread for as long as it keeps the connection open (so does a client that stops reading a large
-  answer: the response is written with blocking sends too). ``timeout`` does not help: it is the worker's
-  heartbeat, which the main loop keeps beating while a thread waits (on HTTP/2 it also bounds a stalled
-  stream, but HTTP/2 is off). gunicorn has no setting that bounds the time to read an HTTP/1.1 request.
-- Mitigations here: many threads per worker (20 such clients cannot take all of them: see
-  tests/app/test_server.py), the app refusing a body over 64 KiB from its Content-Length before reading it
-  (413), and workers recycled after ``max_requests``. A recycled worker stops accepting, finishes its
-  requests for up to ``graceful_timeout`` and then cannot exit while a thread is still stuck on a socket
-  (the interpreter waits for it): the master kills it when its heartbeat stops, ``timeout`` later, and
-  only then starts its replacement, so a stuck thread lives ``graceful_timeout + timeout`` (40 s) at most
-  past the recycle and the server runs one worker short meanwhile. On SIGTERM the master kills workers
-  still busy after ``graceful_timeout`` itself. None of this stops an attacker with more slow connections
-  than there are threads: beyond the loopback default, put a proxy in front that buffers whole requests
-  and times slow ones out (gunicorn's deployment docs recommend nginx for this; ``client_header_timeout``,
-  ``client_body_timeout``, ``proxy_request_buffering on``).
+- A slow client must cost nothing but its socket. With ``gthread`` (a few workers of 32 threads each) every
+  connection that had sent its first byte held a thread while gunicorn read the rest of its request with blocking
+  reads and no time limit: 64-70 connections trickling a body took ``/healthz`` to a 10 s timeout. A gevent worker
+  reads every connection in a greenlet on one event loop: a connection waiting for its next byte (headers or body)
+  holds a few KB and no thread, and the worker goes on serving the others. ``tests/app/test_server.py`` holds 500
+  such connections (half trickling headers, half bodies) against this server and asks ``/healthz`` meanwhile.
+- The front is the server itself, so ``bash scripts/run.sh`` still needs nothing but PyPI (gevent ships binary
+  wheels) and no root: a buffering proxy (nginx's ``proxy_request_buffering on`` with ``client_header_timeout`` and
+  ``client_body_timeout``) would be as good at this, but it is a second program to install (apt, root) and to
+  start and stop with the app on every machine and in CI. Behind a public address a proxy in front is still
+  wise (TLS, per-client limits); it is not needed for slow clients.
+- Time limits: a request's headers must arrive within ``keepalive`` seconds (gunicorn's gevent worker reads every
+  request, the first on a connection too, under ``gevent.Timeout(keepalive)``; past it the connection is
+  closed), so connections trickling headers are dropped after 2 s; a body has no time limit but holds only its
+  greenlet; ``worker_connections`` bounds the connections a worker holds at once (past it the worker stops
+  accepting and the others take them). The app refuses a body over 64 KiB from its Content-Length before reading
+  it, and a chunked one as soon as its chunk sizes add up past that (413, app/serving.py).
+- What gevent costs: the app's work is CPU-bound Python (the model's engine; ``model.scenario.limits`` caps one
+  request at about a second of CPU, most take a few ms), and a greenlet computing an answer keeps its worker's
+  loop until it is done: a cheap request (``/healthz``, a cached answer, a static file) that lands on a worker in
+  the middle of a prediction waits for that prediction, where gthread's threads took turns every 5 ms. With
+  threads the process ran one thread of Python at a time anyway, so the total work per second is the same; the
+  number of *workers* (one per core) still sets how many predictions run at once. ``gevent.monkey.patch_all`` runs
+  in each worker before the app is imported (gunicorn's gevent worker does it): the app's locks and the
+  request's step budget (a ``contextvars.ContextVar``, one per greenlet) work as they did with threads.
+- A recycled worker (``max_requests``) stops accepting, finishes its requests for up to ``graceful_timeout`` and
+  then stops the greenlets still waiting on a socket; on SIGTERM the same.
 """
 
 from __future__ import annotations
@@ -77,30 +70,27 @@ if ":" in _host and not _host.startswith("["):
 bind = [f"{_host}:{_port()}"]  # loopback only unless HOST says otherwise
 backlog = 2048  # connections the kernel queues before a worker accepts them
 
-# --- workers and threads ------------------------------------------------------------------------------------
-# gthread, with gunicorn's own error answers (414, 431, 400, ...) rewritten as the app's problem+json with its
-# security headers (app/serving.py).
-worker_class = "app.serving.ProblemThreadWorker"
+# --- workers -------------------------------------------------------------------------------------------------
+# gevent (see above), with gunicorn's own error answers (414, 431, 400, ...) rewritten as the app's problem+json
+# with its security headers and chunked bodies held to the app's body limit (app/serving.py).
+worker_class = "app.serving.ProblemGeventWorker"
 # One worker process per core (at least 2, so one busy or restarting worker never leaves none): the most
 # CPU-bound predictions that can run in parallel.
 workers = max(2, _cores())
-# Threads per worker: a thread is held by every request being read, computed or written. 32 lets 20 slow
-# or hostile clients sit on threads in one worker (all of them may land on the same one) while 12 more
-# keep serving; an idle thread costs only its stack.
-threads = 32
-# Connections a worker holds at once (busy in a thread or kept alive in its poller); past it the worker
-# stops accepting and the others take the new connections.
+# Connections a worker holds at once (being read, computed, written or kept alive), each a greenlet of a few KB;
+# past it the worker stops accepting and the others take the new connections.
 worker_connections = 1000
 
 # --- time limits --------------------------------------------------------------------------------------------
-# A worker whose main loop is silent this long (a hang, not a slow request: see above) is killed and
-# replaced. Predictions take at most about a second (model.scenario.limits), so 30 s is only ever a real hang.
+# A worker whose loop is silent this long (a hang: a greenlet waiting on a socket does not silence it) is killed
+# and replaced. Predictions take at most about a second (model.scenario.limits), so 30 s is only ever a real hang.
 timeout = 30
 # On stop or restart (SIGTERM, SIGHUP) workers finish the requests they hold for at most this long, then
 # are killed (a worker recycled by max_requests: see above). Requests take about a second at most; this
 # leaves room for slow networks and bounds how long a stop can take.
 graceful_timeout = 10
-# How long an idle kept-alive connection waits for its next request (in the poller, holding no thread).
+# How long a connection may take to send a request's headers, the first one too, and how long an idle kept-alive
+# connection waits for its next request (gevent.Timeout in gunicorn's gevent worker: see above).
 keepalive = 2
 
 # --- request size limits (gunicorn answers 414/431/400 itself, before the app: as problem+json, app/serving.py) -

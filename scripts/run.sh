@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Serve the latency-lab web app on http://127.0.0.1:8000/ (or $PORT; $HOST to listen elsewhere) with
-# gunicorn: gthread workers, one per core, settings and their reasons in scripts/gunicorn.conf.py.
+# gunicorn: gevent workers (asynchronous: a slow client holds no thread), one per core, settings and their
+# reasons in scripts/gunicorn.conf.py.
 set -euo pipefail
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 

@@ -8,16 +8,19 @@
   (``immutable``); an address without the current version is cached for five minutes only.
 - Static files are compressed once per algorithm for their *current* version and kept in memory
   (:class:`_StaticCompressed`): the plotly bundle (1.2 MB) costs the compressor once, not on every
-  first view. Only a request naming the current version stores an entry, and a file's entry is
-  replaced when its version changes, so the memory held is at most every static file compressed
-  once per algorithm (about 1.3 MB, nearly all of it the plotly bundle), however many ``?v=`` are
-  asked for.
+  first view. An entry is keyed by the file itself (its path relative to ``static/``, however the
+  request spelt it: ``/static/./style.css`` and ``/static/style.css`` are one file) and holds the
+  version it was made from; a file's entry is replaced when its version changes, so the memory held
+  is at most every static file compressed once per algorithm (about 1.3 MB, nearly all of it the
+  plotly bundle), however many spellings and ``?v=`` are asked for. :class:`Versions` is keyed the
+  same way.
 - A request with another ``?v=`` (a page from before the file changed: an open tab, a page restored
-  from the browser's history or cache) gets the current file, from the current version's entry when
-  there is one, cached for five minutes. That is what such a page can use: the old file is gone, a
-  404 would leave the page without its scripts and styles, and a redirect to the current address
-  would only add a round trip before the same bytes. Not ``immutable``, so the old address is asked
-  again soon.
+  from the browser's history or cache) gets the current file, cached for five minutes. That is what
+  such a page can use: the old file is gone, a 404 would leave the page without its scripts and
+  styles, and a redirect to the current address would only add a round trip before the same bytes.
+  Not ``immutable``, so the old address is asked again soon. The bytes it gets are the current
+  version's, so they are compressed into (or read from) the current version's entry like any other:
+  a wrong ``?v=`` costs the compressor once, not on every request.
 """
 
 from __future__ import annotations
@@ -37,20 +40,14 @@ IMMUTABLE = "public, max-age=31536000, immutable"
 SHORT = "public, max-age=300"
 
 
-#: Ends the cache key of a static request that does not name the file's current version: it may read the
-#: current version's entry but never stores one.
-_READ_ONLY = "#read-only"
-
-
 class _StaticCompressed:
     """flask-compress's cache backend: each static file's current version, compressed, once per algorithm.
 
-    flask-compress asks with ``<algorithm>;<key>``, the key from :func:`_cache_key`: ``<path>@<version>`` (the
-    file's current version) for a request naming that version, the same with :data:`_READ_ONLY` for any other
-    request of the file, ``""`` for every other response (a page's body depends on more than its address:
-    the ``HX-Request`` header, a POST body), which is neither stored nor looked up. One entry per algorithm
-    and path, holding the version it was made from: a lookup with another version misses, and a new version
-    replaces the old entry.
+    flask-compress asks with ``<algorithm>;<key>``, the key from :func:`_cache_key`: ``<file>@<version>`` (the
+    file's path relative to ``static/`` and its current version) for a static file, ``""`` for every other
+    response (a page's body depends on more than its address: the ``HX-Request`` header, a POST body), which is
+    neither stored nor looked up. One entry per algorithm and file, holding the version it was made from: a
+    lookup with another version misses, and a new version replaces the old entry.
     """
 
     def __init__(self) -> None:
@@ -67,31 +64,28 @@ class _StaticCompressed:
             return sum(len(body) for _, body in self._data.values())
 
     @staticmethod
-    def _parse(key: str) -> tuple[str, str, bool] | None:
-        """``(slot, version, read_only)`` of a key, ``None`` for a response that is not cached."""
+    def _parse(key: str) -> tuple[str, str] | None:
+        """``(slot, version)`` of a key, ``None`` for a response that is not cached."""
         algorithm, _, rest = key.partition(";")
         if not rest:
             return None
-        read_only = rest.endswith(_READ_ONLY)
-        if read_only:
-            rest = rest[: -len(_READ_ONLY)]
         path, _, version = rest.rpartition("@")
-        return f"{algorithm};{path}", version, read_only
+        return f"{algorithm};{path}", version
 
     def get(self, key: str) -> bytes | None:
         parsed = self._parse(key)
         if parsed is None:
             return None
-        slot, version, _ = parsed
+        slot, version = parsed
         with self._lock:
             held = self._data.get(slot)
         return held[1] if held is not None and held[0] == version else None
 
     def set(self, key: str, value: bytes) -> None:
         parsed = self._parse(key)
-        if parsed is None or parsed[2]:
+        if parsed is None:
             return
-        slot, version, _ = parsed
+        slot, version = parsed
         with self._lock:
             self._data[slot] = (version, value)
 
@@ -128,35 +122,52 @@ def _cache_key(req: Any) -> str:
     if req.endpoint != "static":
         return ""
     versions: Versions = current_app.extensions["static_versions"]
-    current = versions.of(str((req.view_args or {}).get("filename", "")))
-    if current is None:
+    found = versions.find(str((req.view_args or {}).get("filename", "")))
+    if found is None:
         return ""
-    key = f"{req.path}@{current}"
-    return key if req.args.get("v") == current else key + _READ_ONLY
+    name, current = found
+    return f"{name}@{current}"
 
 
 class Versions:
-    """Content hashes of static files, computed once per file modification time."""
+    """Content hashes of static files, computed once per file modification time.
+
+    Keyed by the file's path relative to the root (resolved: ``./style.css``, ``a/../style.css`` and
+    ``style.css`` are one key), so the table holds at most one entry per static file however a request
+    spells its name.
+    """
 
     def __init__(self, root: Path) -> None:
         self.root = root.resolve()
         self._known: dict[str, tuple[float, str]] = {}
         self._lock = threading.Lock()
 
-    def of(self, filename: str) -> str | None:
-        """The version of ``static/<filename>``, ``None`` if there is no such file."""
+    def find(self, filename: str) -> tuple[str, str] | None:
+        """``(name, version)`` of ``static/<filename>``: its path relative to ``static/`` and its version;
+        ``None`` if there is no such file."""
         path = (self.root / filename).resolve()
         if not path.is_relative_to(self.root) or not path.is_file():
             return None
+        name = path.relative_to(self.root).as_posix()
         mtime = path.stat().st_mtime
         with self._lock:
-            known = self._known.get(filename)
+            known = self._known.get(name)
             if known is not None and known[0] == mtime:
-                return known[1]
+                return name, known[1]
         digest = hashlib.sha256(path.read_bytes()).hexdigest()[:12]
         with self._lock:
-            self._known[filename] = (mtime, digest)
-        return digest
+            self._known[name] = (mtime, digest)
+        return name, digest
+
+    def of(self, filename: str) -> str | None:
+        """The version of ``static/<filename>``, ``None`` if there is no such file."""
+        found = self.find(filename)
+        return None if found is None else found[1]
+
+    def __len__(self) -> int:
+        """Files whose version is known."""
+        with self._lock:
+            return len(self._known)
 
 
 def compress_config() -> dict[str, Any]:

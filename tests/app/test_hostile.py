@@ -20,6 +20,7 @@ import io
 import json
 import os
 import socket
+import string
 import subprocess
 import sys
 import time
@@ -344,3 +345,56 @@ def test_gunicorn_answers_hostile_json_with_4xx(gunicorn_port: int) -> None:
         for head, sent in ((sized_head(len(body), url), body), (chunked_head(url), chunked(body))):
             status, doc = raw_request(gunicorn_port, head, sent)
             assert (status, [e["path"] for e in doc["errors"]]) == (expected, [path]), (url, doc)
+
+
+@pytest.mark.slow  # starts gunicorn
+@pytest.mark.parametrize("size", ["ffffffffffffffffffff", "fffffffffffff", f"{MAX_BODY + 1:x}"])
+def test_gunicorn_refuses_a_chunk_over_the_limit_at_once(gunicorn_port: int, size: str) -> None:
+    """Issue 26: a chunk size of ``ffffffffffffffffffff`` followed by a few bytes got no answer (the server waited for
+    the chunk). A body whose chunk sizes announce more than max_body_bytes is refused as the size line arrives."""
+    start = time.monotonic()
+    with socket.create_connection((HOST, gunicorn_port), timeout=5) as sock:
+        sock.sendall(chunked_head().replace(b"Connection: close\r\n", b"") + size.encode() + b"\r\n{}")
+        response = http.client.HTTPResponse(sock)
+        try:
+            response.begin()
+        except TimeoutError:
+            pytest.fail(f"chunk size {size}: no answer within 5 s")
+        doc = json.loads(response.read())
+    assert (response.status, doc["limit"]["name"]) == (413, "max_body_bytes"), doc
+    assert response.getheader("Connection") == "close"
+    assert time.monotonic() - start < 2.0
+
+
+def test_hundreds_of_unknown_parameters_give_a_small_problem(client: FlaskClient) -> None:
+    """Issue 26: a 4 KB query of 685 unknown parameters returned a 3.3 MB problem document (each problem listing all
+    the allowed names). The document lists the first MAX_PROBLEMS_LISTED and says how many there are (676 here)."""
+    from app.web.problems import MAX_PROBLEMS_LISTED
+
+    names = [a + b for a in string.ascii_lowercase for b in string.ascii_lowercase]
+    query = "&".join(f"{name}=1" for name in names)
+    assert len(query) <= 4096
+    response = client.get(f"{P}?{query}")
+    body = problem(response, 422)
+    assert len(response.data) < 64 * 1024, len(response.data)
+    assert len(body["errors"]) == MAX_PROBLEMS_LISTED
+    head = f"{len(names)} problems, the first {MAX_PROBLEMS_LISTED} listed: "
+    assert body["detail"].startswith(head), body["detail"][:200]
+    assert [e["path"] for e in body["errors"]] == names[:MAX_PROBLEMS_LISTED]
+    assert "network.rtt_ms" in body["errors"][0]["allowed"]
+
+
+@pytest.mark.parametrize(
+    ("path", "location"),
+    [
+        ("/static//style.css?v=1", "/static/style.css?v=1"),  # merged slashes
+        ("/api//v1/presets", "/api/v1/presets"),
+        ("/experiments", "/experiments/"),  # the missing trailing slash
+    ],
+)
+def test_routing_redirects_do_not_reflect_the_host(client: FlaskClient, path: str, location: str) -> None:
+    """Issue 26: the Host header was reflected in werkzeug's merge-slashes redirect
+    (``Location: http://evil.example/static/style.css``). The redirect now names the path alone."""
+    response = client.get(path, headers={"Host": "evil.example"})
+    assert response.status_code == 308
+    assert response.headers["Location"] == location
