@@ -123,7 +123,9 @@ def test_one_account_readable_terms_and_a_ladder_in_pages(page: Page, window: tu
     )
     assert smallest >= 12, smallest
     # the legend: data, requests, ACKs and the handshake each their own entry
-    legend = page.locator(".plot.ladder .legend .legendtext").all_inner_texts()
+    legend = page.evaluate(
+        "() => [...document.querySelectorAll('.plot.ladder .legend .legendtext')].map((e) => e.textContent || '')"
+    )
     for name in ("data segment", "request", "ACK", "SYN"):
         assert any(name in t for t in legend), legend
     assert any("slow-start wait on the critical path" in t for t in legend), legend
