@@ -293,7 +293,8 @@ def _packet_trace(
         },
         text=["", text if labelled else "", ""],
         textposition="top center",
-        textfont={"size": 11, "color": "#222222"},
+        # a white halo keeps a label readable where it crosses an arrow
+        textfont={"size": 11, "color": "#222222", "shadow": "auto"},
         hovertext=[hover, hover, hover],
         hoverinfo="text",
         name=kind,
