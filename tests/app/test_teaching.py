@@ -591,3 +591,23 @@ def test_initial_window_and_the_textbook_form_in_the_panel(client: FlaskClient) 
     # on the textbook's profile there is no IW + 1
     _, plain = get(client, "preset=pm94-remote&protocol=http10&tcp.initial_window_segments=1&tcp.profile=rfc5681")
     assert "IW + 1 =" not in unescape(plain)
+
+
+@pytest.mark.parametrize(("name", "protocol"), [("n97-wan", "persistent"), ("h96-lan", "persistent")])
+def test_ladder_shades_the_breakdowns_stalls(name: str, protocol: str) -> None:
+    """Issue 25: the ladder draws the stalls of the same account as the breakdown: drawn whole and to scale, its
+    shading of each stall kind adds up to the breakdown's part of that name."""
+    from model.analysis.account import account
+
+    acct = account(Scenario.model_validate({**PRESETS[name].document, "protocols": [protocol]}), protocol)
+    r = acct["result"]
+    fig = ladder(r, scale="time", max_packets=10_000, path_stalls=acct["path_stalls"]).figure.to_dict()
+    shaded: dict[str, float] = {}
+    for s in fig["layout"]["shapes"]:
+        if str(s.get("name", "")).startswith("stall:"):
+            kind = s["name"].split(":", 1)[1]
+            shaded[kind] = shaded.get(kind, 0.0) + (s["y1"] - s["y0"])
+    stalls = {
+        k: v for k, v in r["breakdown_ms"].items() if k in ("slow_start_idle", "delayed_ack_stall", "nagle_stall")
+    }
+    assert shaded == pytest.approx({k: v for k, v in stalls.items() if v > 0}, rel=1e-9)
