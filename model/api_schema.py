@@ -69,6 +69,23 @@ class _Open(BaseModel):
 
 BREAKDOWN_DOC = "Where the page load time went along the critical path (ms); the parts add up to page_load_ms."
 
+#: Each breakdown part in words (the OpenAPI document's field descriptions).
+BREAKDOWN_DESCRIPTIONS: dict[str, str] = {
+    "dns": "DNS lookups on the path.",
+    "connection_setup": "TCP or QUIC handshakes (SYN, SYN-ACK and their ACK; FIN, RST), their flight and their bits.",
+    "tls_setup": "TLS handshake flights on the path.",
+    "request": "Requests and ACKs on their way to the server: their serialization and their flight.",
+    "server": "The server's think time and the hosts' per-connection overhead.",
+    "propagation": "The travel time (one-way delay) of the data and ACKs on their way to the client, apart from "
+    "stalls: the round trips' share, independent of the bandwidth.",
+    "serialization": "Putting the bytes toward the client on the link at its bandwidth (8 bits a byte over the "
+    "rate), including waiting behind the segments ahead on a busy link.",
+    "slow_start_idle": "Waiting for an ACK with the congestion (or receive) window full: the round trip from the "
+    "segment that prompted the ACK to the ACK's arrival.",
+    "delayed_ack_stall": "Waiting for an ACK the receiver held for its delayed-ACK timer.",
+    "nagle_stall": "Waiting for an ACK while Nagle's algorithm held a short segment back.",
+}
+
 if TYPE_CHECKING:
 
     class Breakdown(_Open):
@@ -76,7 +93,10 @@ if TYPE_CHECKING:
 
 else:
     Breakdown = create_model(
-        "Breakdown", __base__=_Open, __doc__=BREAKDOWN_DOC, **{c: (float, ...) for c in CATEGORIES}
+        "Breakdown",
+        __base__=_Open,
+        __doc__=BREAKDOWN_DOC,
+        **{c: (float, Field(..., description=BREAKDOWN_DESCRIPTIONS[c])) for c in CATEGORIES},
     )
 
 

@@ -12,8 +12,12 @@ every moment a packet leaves or arrives gets its own row, gaps between moments g
 with the logarithm of their length, and the axis ticks give the real times. A LAN page whose
 packets take microseconds but whose delayed-ACK timer takes 200 ms stays readable that way.
 
-Pages of more than :data:`MAX_PACKETS` packets are summarised: the first packets (by the time they
-leave) are drawn and :class:`Ladder` says what was left out.
+A run of more than :data:`MAX_PACKETS` packets is drawn in pages of that many (by the time they leave):
+``page`` chooses one and :class:`Ladder` says which packets and times it covers, so every packet of the run
+can be read (each page draws in well under the request's second). The stalls on the critical path
+(:func:`model.analysis.account.account`, the same walk as the breakdown and the stalls list) are shaded across
+the diagram where they run, labelled with their kind and time. Labels that would overlap the one above them
+on the same side are left to the packet's hover text.
 """
 
 from __future__ import annotations
@@ -30,8 +34,10 @@ import plotly.graph_objects as go
 
 from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
 
-#: Most packets drawn; a page with more is summarised (the first ones are drawn).
+#: Packets drawn on one page of the ladder; a run with more is drawn in pages.
 MAX_PACKETS = 100
+#: Most pages of the ladder (the engine's step budget keeps runs far below this many packets).
+MAX_LADDER_PAGES = 100_000
 
 Scale = Literal["steps", "time"]
 SCALES: tuple[Scale, ...] = ("steps", "time")
@@ -44,6 +50,15 @@ CONTROL_COLOUR = "#444444"
 ACK_COLOUR = "#777777"
 TIMER_COLOUR = "#CC79A7"  # Okabe-Ito reddish purple
 NAGLE_COLOUR = "#8B5A00"
+REQUEST_COLOUR = "#E69F00"  # Okabe-Ito orange: requests apart from the protocol's colour of the data
+#: Shading and label colour of each stall part on the critical path.
+STALL_STYLE: dict[str, tuple[str, str, str]] = {
+    "slow_start_idle": ("rgba(0, 114, 178, 0.10)", "#005A8C", "slow-start wait"),
+    "delayed_ack_stall": ("rgba(204, 121, 167, 0.16)", "#9E4F7C", "delayed-ACK stall"),
+    "nagle_stall": ("rgba(139, 90, 0, 0.12)", "#8B5A00", "Nagle stall"),
+}
+#: Least vertical room between two labels on the same side (px).
+LABEL_GAP_PX = 14
 EPS = 1e-9
 #: Where along a packet's line its label sits (0: at the sender, 1: at the receiver).
 LABEL_AT = 0.3
@@ -75,6 +90,11 @@ class Ladder:
     shown_until_ms: float = 0.0  # the last drawn packet's arrival
     connections_shown: int = 0
     connections_total: int = 0
+    page: int = 1
+    pages: int = 1
+    first_shown: int = 0  # the first drawn packet's place in departure order (0-based)
+    shown_from_ms: float = 0.0  # the first drawn packet's departure
+    stalls_shown: int = 0  # stalls on the critical path shaded on this page
 
     @property
     def summarised(self) -> bool:
@@ -241,13 +261,17 @@ class TimeAxis:
         return vals, text
 
 
-def _packet_trace(pkt: dict[str, Any], y: Callable[[float], float], colour: str, connections: int) -> dict[str, Any]:
+def _packet_trace(
+    pkt: dict[str, Any], y: Callable[[float], float], colour: str, connections: int, labelled: bool = True
+) -> dict[str, Any]:
     up = pkt["direction"] == "up"
     x0, x1 = (CLIENT_X, SERVER_X) if up else (SERVER_X, CLIENT_X)
     y0, y1 = y(pkt["sent_ms"]), y(pkt["arrival_ms"])
     kind = kind_of(pkt)
-    if kind in ("data", "request"):
+    if kind == "data":
         line = {"color": colour, "width": 2.5, "dash": "solid"}
+    elif kind == "request":
+        line = {"color": REQUEST_COLOUR, "width": 2.5, "dash": "dashdot"}
     elif kind == "ACK":
         line = {"color": ACK_COLOUR, "width": 1.5, "dash": "dot"}
     else:
@@ -267,9 +291,10 @@ def _packet_trace(pkt: dict[str, Any], y: Callable[[float], float], colour: str,
             "angleref": "previous",
             "color": line["color"],
         },
-        text=["", text, ""],
+        text=["", text if labelled else "", ""],
         textposition="top center",
-        textfont={"size": 11, "color": "#222222"},
+        # a white halo keeps a label readable where it crosses an arrow
+        textfont={"size": 11, "color": "#222222", "shadow": "auto"},
         hovertext=[hover, hover, hover],
         hoverinfo="text",
         name=kind,
@@ -326,11 +351,15 @@ def _legend_entries(colour: str, kinds: set[str], hold_kinds: set[str]) -> list[
     """One legend entry per kind of mark drawn (the marks themselves stay out of the legend)."""
     entries = [
         ("data", "data segment (server → client)", {"color": colour, "width": 2.5, "dash": "solid"}),
-        ("request", "request (client → server)", {"color": colour, "width": 2.5, "dash": "solid"}),
-        ("SYN", "SYN / SYN-ACK / FIN", {"color": CONTROL_COLOUR, "width": 1.5, "dash": "dash"}),
-        ("ACK", "ACK", {"color": ACK_COLOUR, "width": 1.5, "dash": "dot"}),
+        ("request", "request (client → server)", {"color": REQUEST_COLOUR, "width": 2.5, "dash": "dashdot"}),
+        ("SYN", "handshake and close: SYN / SYN-ACK / FIN", {"color": CONTROL_COLOUR, "width": 1.5, "dash": "dash"}),
+        ("ACK", "ACK (no data)", {"color": ACK_COLOUR, "width": 1.5, "dash": "dot"}),
         ("delayed_ack", "delayed-ACK timer (receiver)", {"color": TIMER_COLOUR, "width": 7, "dash": "solid"}),
         ("nagle", "Nagle hold (sender)", {"color": NAGLE_COLOUR, "width": 4, "dash": "dot"}),
+        *(
+            (f"stall:{k}", f"{name} on the critical path (shaded)", {"color": ink, "width": 8, "dash": "solid"})
+            for k, (_, ink, name) in STALL_STYLE.items()
+        ),
     ]
     present = set(kinds) | set(hold_kinds)
     if present & {"SYN-ACK", "FIN"}:
@@ -355,18 +384,93 @@ def _legend_entries(colour: str, kinds: set[str], hold_kinds: set[str]) -> list[
     return out
 
 
+def _stall_marks(
+    stalls: Sequence[Mapping[str, Any]], lo: float, hi: float, y: Callable[[float], float]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], set[str]]:
+    """Shading and labels of the critical path's stalls that run between ``lo`` and ``hi`` (ms): one band for each
+    part where it ran (``segments``)."""
+    shapes: list[dict[str, Any]] = []
+    notes: list[dict[str, Any]] = []
+    kinds: set[str] = set()
+    for st in stalls:
+        for kind, start, ms in st["segments"]:
+            fill, ink, name = STALL_STYLE.get(kind, ("rgba(0,0,0,0.08)", "#333333", kind))
+            a, b = max(float(start), lo), min(float(start) + float(ms), hi)
+            if b <= a:
+                continue
+            kinds.add(kind)
+            y0, y1 = y(a), y(b)
+            shapes.append(
+                {
+                    "type": "rect",
+                    "xref": "paper",
+                    "x0": 0,
+                    "x1": 1,
+                    "y0": y0,
+                    "y1": y1,
+                    "fillcolor": fill,
+                    "line": {"width": 0},
+                    "layer": "below",
+                    "name": f"stall:{kind}",
+                }
+            )
+            notes.append(
+                {
+                    "x": 1.44,
+                    "xanchor": "right",
+                    "y": y0,
+                    "yanchor": "top",
+                    "xref": "x",
+                    "text": f"{name} {fmt_ms(ms)}",
+                    "showarrow": False,
+                    "font": {"size": 11, "color": ink},
+                    "bgcolor": "rgba(255,255,255,0.85)",
+                    "name": f"stall:{kind}",
+                }
+            )
+    return shapes, notes, kinds
+
+
+def _labelled(shown: Sequence[dict[str, Any]], y: Callable[[float], float], gap: float) -> set[int]:
+    """The packets whose label is drawn: on each side (labels sit a third of the way from the sender), no two labels
+    closer than ``gap`` (y units); data, requests and the handshake are labelled before ACKs, each in time order. A
+    packet left unlabelled keeps its hover text."""
+    placed: dict[str, list[float]] = {}
+    out: set[int] = set()
+
+    def at(p: dict[str, Any]) -> float:
+        return y(p["sent_ms"]) + LABEL_AT * (y(p["arrival_ms"]) - y(p["sent_ms"]))
+
+    for p in sorted(shown, key=lambda p: (kind_of(p) == "ACK", p["sent_ms"], p["n"])):
+        ys = placed.setdefault(str(p["direction"]), [])
+        v = at(p)
+        i = bisect.bisect_left(ys, v)
+        if (i > 0 and v - ys[i - 1] < gap) or (i < len(ys) and ys[i] - v < gap):
+            continue
+        ys.insert(i, v)
+        out.add(int(p["n"]))
+    return out
+
+
 def ladder(
     result: Mapping[str, Any],
     *,
     scale: Scale = "steps",
     max_packets: int = MAX_PACKETS,
+    page: int = 1,
+    path_stalls: Sequence[Mapping[str, Any]] = (),
 ) -> Ladder:
-    """The ladder diagram of one protocol's result (:func:`model.analysis.predict` with ``packets=True``)."""
+    """The ladder diagram of one protocol's result (:func:`model.analysis.predict` with ``packets=True``): page
+    ``page`` of its packets, ``max_packets`` a page, with ``path_stalls`` (:func:`model.analysis.account.account`)
+    shaded where they run."""
     protocol = str(result["protocol"])
     colour = PROTOCOL_COLOURS.get(protocol, "#0072B2")
     packets = sorted(result["packets"], key=lambda p: (p["sent_ms"], p["n"]))
-    shown = packets[:max_packets]
-    rest = packets[max_packets:]
+    pages = max(1, math.ceil(len(packets) / max_packets))
+    page = min(max(1, page), pages)
+    first = (page - 1) * max_packets
+    shown = packets[first : first + max_packets]
+    rest = packets[:first] + packets[first + max_packets :]
     all_holds = holds(result["packets"], result["events"])
     shown_ns = {p["n"] for p in shown}
     drawn_holds = [h for h in all_holds if h.packet in shown_ns]
@@ -375,8 +479,15 @@ def ladder(
     times = [t for p in shown for t in (p["sent_ms"], p["arrival_ms"])]
     times += [h.start_ms for h in drawn_holds]
     page_end = result["page_load_ms"] if "pages" not in result else None
-    if page_end is not None and (not rest or page_end <= max(times, default=0.0)):
+    last_page = page == pages
+    if page_end is not None and (last_page or page_end <= max(times, default=0.0)):
         times.append(page_end)
+    lo, hi = min(times, default=0.0), max(times, default=0.0)
+    # a stall on this page's stretch of time: its ends are moments of the axis too
+    for st in path_stalls:
+        s0, s1 = float(st["start_ms"]), float(st["start_ms"]) + float(st["duration_ms"])
+        if s1 >= lo - EPS and s0 <= hi + EPS:
+            times += [max(s0, lo), min(s1, hi)]
     axis = TimeAxis(times or [0.0], scale)
 
     traces: list[dict[str, Any]] = []
@@ -395,11 +506,18 @@ def ladder(
                 meta={"role": "column"},
             )
         )
+    steps_ = axis.extent if scale == "steps" else len(axis.times) * 1.5
+    height = int(min(2600, max(480, 160 + 11 * steps_)))
+    per_px = axis.extent / max(1.0, height - 80.0)  # y units per pixel of the plot
+    labelled = _labelled(shown, axis, LABEL_GAP_PX * per_px)
+    stall_shapes, stall_notes, stall_kinds = _stall_marks(path_stalls, lo, hi, axis)
     traces += [_hold_trace(h, axis) for h in drawn_holds]
-    traces += [_packet_trace(p, axis, colour, connections) for p in shown]
-    traces += _legend_entries(colour, {kind_of(p) for p in shown}, {h.kind for h in drawn_holds})
+    traces += [_packet_trace(p, axis, colour, connections, p["n"] in labelled) for p in shown]
+    traces += _legend_entries(
+        colour, {kind_of(p) for p in shown}, {h.kind for h in drawn_holds} | {f"stall:{k}" for k in stall_kinds}
+    )
 
-    shapes: list[dict[str, Any]] = []
+    shapes: list[dict[str, Any]] = list(stall_shapes)
     annotations: list[dict[str, Any]] = [
         {
             "x": CLIENT_X,
@@ -459,6 +577,7 @@ def ladder(
                 "bgcolor": "rgba(255,255,255,0.85)",
             }
         )
+    annotations += stall_notes
     if rest:
         annotations.append(
             {
@@ -467,7 +586,7 @@ def ladder(
                 "xref": "x",
                 "yref": "paper",
                 "yanchor": "top",
-                "text": f"… {len(rest):,} more packets not drawn",
+                "text": f"page {page} of {pages}: packets {first + 1:,} to {first + len(shown):,} of {len(packets):,}",
                 "showarrow": False,
                 "font": {"size": 12},
             }
@@ -483,8 +602,6 @@ def ladder(
     else:
         yaxis = {"title": {"text": "time (ms)"}, "ticksuffix": " ms"}
     yaxis.update(autorange="reversed", zeroline=False, showgrid=True)
-    steps = axis.extent if scale == "steps" else len(axis.times) * 1.5
-    height = int(min(2600, max(480, 160 + 11 * steps)))
     layout: dict[str, Any] = {
         **BASE_LAYOUT,
         "height": height,
@@ -507,6 +624,11 @@ def ladder(
 
     left_out = Counter(kind_of(p) for p in rest)
     holds_left_out = Counter(str(h.kind) for h in all_holds if h.packet not in shown_ns)
+    stalls_shown = sum(
+        1
+        for st in path_stalls
+        if float(st["start_ms"]) + float(st["duration_ms"]) >= lo - EPS and float(st["start_ms"]) <= hi + EPS
+    )
     return Ladder(
         figure=fig,
         packets_total=len(packets),
@@ -517,4 +639,9 @@ def ladder(
         shown_until_ms=max((p["arrival_ms"] for p in shown), default=0.0),
         connections_shown=len({p["connection"] for p in shown}),
         connections_total=connections,
+        page=page,
+        pages=pages,
+        first_shown=first,
+        shown_from_ms=min((p["sent_ms"] for p in shown), default=0.0),
+        stalls_shown=stalls_shown,
     )

@@ -5,10 +5,16 @@
 scenario's protocols to explain; the first by default) and ``scale=steps|time`` (the ladder's time
 axis). It shows, for that protocol:
 
-- the ladder diagram of its packets (:mod:`app.figures.ladder`), summarised past a hundred packets;
+- the ladder diagram of its packets (:mod:`app.figures.ladder`), a hundred packets a page (``ladder_page=N``), the
+  stalls on the critical path shaded where they run;
 - the page load time as a formula: MathML from sympy, its LaTeX to copy, the glossary of its
-  symbols, and the formula term by term with the scenario's numbers, summing to the prediction;
-- the round trips and stalls, with the model's reason for every stall, grouped by kind and reason.
+  symbols (and the initial window's meaning), and the formula term by term with the scenario's numbers, grouped by
+  the part of the breakdown each term belongs to and summing to the prediction; where it applies, Kurose & Ross's
+  form with the scenario's numbers beside the model's;
+- the round trips and the stalls on the critical path, kind by kind in time order, with the model's reason for each;
+  each kind's total is the breakdown's part of that name, and the stalls the last byte did not wait for are listed
+  apart. The breakdown, the stalls and the ladder's shading come from one run and one walk of its critical path
+  (:func:`model.analysis.account.account`), the formula from the same walk traced, so they cannot disagree.
 
 An htmx request (``HX-Request`` header) gets the panel alone, to swap into the calculator page;
 any other request gets a full page, so a link to the panel works without JavaScript. Bad input is
@@ -18,9 +24,8 @@ answered 400 with the field, what is wrong and the allowed values (never a 500).
 from __future__ import annotations
 
 import difflib
-import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
@@ -29,14 +34,16 @@ from flask import current_app, render_template, request, url_for
 from markupsafe import Markup
 
 from app.figures import PROTOCOL_COLOURS, to_json
-from app.figures.ladder import MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
+from app.figures.ladder import MAX_LADDER_PAGES, MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
 from app.teaching import bp
 from app.web.form import FIELD_BY_PARAM, plain
 from app.web.problems import ApiError
 from app.web.request import scenario_input, validate
 from app.web.words import PROTOCOL_NAMES
-from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
+from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression
 from model.analysis import symbolic
+from model.analysis.account import account
+from model.analysis.result import PathStall
 from model.scenario import limits
 from model.scenario.errors import Problem
 from model.scenario.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
@@ -46,7 +53,7 @@ from model.scenario.params import resolve
 MINUS = "\u2212"
 
 #: Query parameters besides the scenario's fields.
-OPTIONS = ("preset", "protocol", "scale")
+OPTIONS = ("preset", "protocol", "scale", "ladder_page")
 
 
 #: Stall kinds in the order shown, with a title and what the kind means.
@@ -63,28 +70,33 @@ STALL_KINDS: dict[str, tuple[str, str]] = {
         "Slow-start waits",
         "the sender's congestion window was full: it waited a round trip for an ACK before sending more",
     ),
-    "slow_start_restart": (
-        "Slow-start restarts",
-        "the connection was idle long enough that its congestion window went back to the initial window",
-    ),
 }
+
+#: What a slow-start restart is (an event of no duration: its cost is in the slow-start waits after it).
+RESTART_MEANING = (
+    "the connection was idle long enough that its congestion window went back to the initial window; "
+    "what that costs is in the slow-start waits after it"
+)
 
 #: The counts shown, in order, with their labels.
 COUNTS: tuple[tuple[str, str], ...] = (
     ("round_trips", "round trips on the critical path"),
-    ("slow_start_rounds", "slow-start rounds (window full, waiting for an ACK)"),
-    ("delayed_ack_stalls", "delayed-ACK stalls"),
-    ("nagle_stalls", "Nagle stalls"),
+    ("slow_start_rounds", "slow-start rounds (window full, waiting for an ACK), on or off the critical path"),
+    ("delayed_ack_stalls", "delayed-ACK stalls, on or off the critical path"),
+    ("nagle_stalls", "Nagle stalls, on or off the critical path"),
     ("slow_start_restarts", "slow-start restarts"),
     ("connections", "connections"),
     ("packets", "packets"),
 )
 
 BREAKDOWN_NAMES: dict[str, str] = {
+    "dns": "DNS lookup",
     "connection_setup": "connection setup",
+    "tls_setup": "TLS setup",
     "request": "requests",
     "server": "server",
-    "transmission": "transmission",
+    "propagation": "propagation (the data's trip to the client)",
+    "serialization": "serialization (bytes at the link's rate)",
     "slow_start_idle": "slow-start waits",
     "delayed_ack_stall": "delayed-ACK stalls",
     "nagle_stall": "Nagle stalls",
@@ -112,33 +124,49 @@ class Term:
 
 
 @dataclass(slots=True)
-class StallGroup:
-    """Stalls of one kind that share a reason (up to the numbers in it)."""
+class Stall:
+    """A stall on the critical path as one kind's section lists it: this kind's part of it, the whole stall, its
+    other parts and the engine's sentences of why (:class:`model.analysis.result.PathStall`)."""
 
-    why: str  # the first occurrence's reason
-    events: list[Mapping[str, Any]] = field(default_factory=list)
-
-    @property
-    def total_ms(self) -> float:
-        return float(sum(e["duration_ms"] for e in self.events))
+    start_ms: float
+    ms: float  # this kind's part
+    duration_ms: float  # the whole stall (all its parts)
+    connection: int
+    object: str | None
+    others: list[tuple[str, float]]  # the stall's other parts: (name, ms)
+    whys: list[str]
+    idle_ms: float | None  # slow-start waits: how long the sender itself sat idle in it (the engine's event)
 
 
 @dataclass(slots=True)
 class StallKind:
-    """Every stall of one kind, grouped by reason."""
+    """Every stall on the critical path with a part of one kind, in time order; ``total_ms`` is the breakdown's."""
 
     kind: str
     title: str
     meaning: str
-    groups: list[StallGroup]
+    stalls: list[Stall]
 
     @property
     def count(self) -> int:
-        return sum(len(g.events) for g in self.groups)
+        return len(self.stalls)
 
     @property
     def total_ms(self) -> float:
-        return sum(g.total_ms for g in self.groups)
+        return sum(s.ms for s in self.stalls)
+
+
+@dataclass(slots=True)
+class TermGroup:
+    """The formula's terms of one breakdown part: they add up to that part of the breakdown."""
+
+    category: str
+    name: str
+    terms: list[Term]
+
+    @property
+    def total_ms(self) -> float:
+        return sum(t.ms for t in self.terms)
 
 
 # --- reading the request ------------------------------------------------------------------------------
@@ -178,7 +206,7 @@ def _plain(p: Problem) -> str:
     return f"{f.label} ({f.param}){line[len(f.label) :]}" if line.startswith(f.label) else line
 
 
-def read_query() -> tuple[dict[str, Any], Scenario, str, Scale]:
+def read_query() -> tuple[dict[str, Any], Scenario, str, Scale, int]:
     """The scenario document, the scenario, the protocol to explain and the ladder's scale; :class:`BadQuery` if bad."""
     try:
         doc = scenario_input(OPTIONS)
@@ -191,6 +219,19 @@ def read_query() -> tuple[dict[str, Any], Scenario, str, Scale]:
     scale = request.args.get("scale", "steps")
     if scale not in SCALES:
         found.append(_choice("scale", scale, SCALES, "scale"))
+    page_text = request.args.get("ladder_page", "1")
+    page = int(page_text) if page_text.isdigit() and 1 <= int(page_text) <= MAX_LADDER_PAGES else 0
+    if page == 0:
+        found.append(
+            Problem(
+                path="ladder_page",
+                message=f"the ladder's page must be a whole number from 1 to {MAX_LADDER_PAGES:,}",
+                allowed=f"1 to {MAX_LADDER_PAGES:,}",
+                value=page_text[:40],
+                type="value_error",
+                loc=("ladder_page",),
+            )
+        )
     try:
         scenario = validate(doc)
     except ApiError as exc:
@@ -198,7 +239,7 @@ def read_query() -> tuple[dict[str, Any], Scenario, str, Scale]:
     if found:
         raise BadQuery(found)
     chosen = protocol or scenario.protocols[0]
-    return doc, scenario, chosen, scale  # type: ignore[return-value]  # scale is one of SCALES
+    return doc, scenario, chosen, scale, page  # type: ignore[return-value]  # scale is one of SCALES
 
 
 # --- building the panel --------------------------------------------------------------------------------
@@ -230,12 +271,8 @@ def _symbol_html(name: str) -> str:
     return f"{base}<sub>{sub}</sub>" if sub else base
 
 
-def terms(scenario: Scenario, protocol: str) -> tuple[dict[str, Any], list[Term], dict[str, dict[str, str]]]:
-    """The formula (text, LaTeX, MathML), its terms with the scenario's numbers, and the glossary of its symbols."""
-    p = resolve(scenario)
-    expr = expression(scenario, protocol)["page_load_ms"]
-    desc = symbolic.describe(expr, p)
-    values = {str(k): v for k, v in symbolic.substitutions(p).items()}
+def _term_rows(expr: sympy.Expr, p: Any, values: dict[str, float]) -> list[Term]:
+    """An expression's terms with the scenario's numbers (:func:`model.analysis.symbolic.terms`), in glossary order."""
     order = list(GLOSSARY)
     parts = symbolic.terms(expr, p)
     parts.sort(key=lambda t: (t["rate"] is not None, order.index(t["symbol"]) if t["symbol"] in order else -1))
@@ -268,17 +305,40 @@ def terms(scenario: Scenario, protocol: str) -> tuple[dict[str, Any], list[Term]
         numbers = f"{lhs_text} = {rhs_text} = {precise_ms(t['ms'])}" if lhs_text != rhs_text else rhs_text
         mathml = symbolic.to_mathml(t["display"])
         out.append(Term(Markup(mathml), sym, Markup(meaning), Markup(numbers), t["ms"], coeff))
+    return out
+
+
+def terms(
+    scenario: Scenario, protocol: str
+) -> tuple[dict[str, Any], list[TermGroup], dict[str, dict[str, str]], list[Term]]:
+    """The formula (text, LaTeX, MathML); its terms with the scenario's numbers, grouped by the breakdown part they
+    belong to (the same walk of the critical path as the breakdown: each group adds up to its part); the glossary
+    of its symbols; and the whole formula's terms (the same numbers, gathered by symbol)."""
+    p = resolve(scenario)
+    forms = expression(scenario, protocol)
+    expr = forms["page_load_ms"]
+    desc = symbolic.describe(expr, p)
+    values = {str(k): v for k, v in symbolic.substitutions(p).items()}
+    groups = [
+        TermGroup(category, BREAKDOWN_NAMES.get(category, category), _term_rows(part, p, values))
+        for category, part in forms["breakdown_ms"].items()
+        if part != 0
+    ]
+    whole = _term_rows(expr, p, values)
     glossary = {
         name: {"meaning": meaning, "unit": unit, "field": field_, "value": _number(values[name])}
         for name, (meaning, unit, field_) in GLOSSARY.items()
         if name in desc["symbols"]
     }
+    if protocol != "h3":  # QUIC's window rules are its own (model.mechanisms.quic)
+        iw = symbolic.initial_window_note(p)
+        glossary[iw["name"]] = {"meaning": iw["meaning"], "unit": "", "field": iw["field"], "value": iw["value"]}
     formula = {
         "text": desc["text"],
         "latex": desc["latex"],
         "mathml": Markup(f'<math display="block">{desc["mathml"]}</math>'),
     }
-    return formula, out, glossary
+    return formula, groups, glossary, whole
 
 
 #: How the model words a Nagle stall that ended with an ACK the delayed-ACK timer had held (model.protocols.base).
@@ -293,15 +353,14 @@ def _how_often(n: int) -> str:
     return {0: "no time", 1: "once", 2: "twice"}.get(n, f"{n} times")
 
 
-def delayed_ack_note(timers: int, counts: dict[str, int], events: Sequence[Mapping[str, Any]]) -> Markup | None:
-    """Why the formula's ``timers x T_d`` differs from the delayed-ACK stalls counted, or None when it does not.
+def delayed_ack_note(timers: int, stalls: int, nagle: int) -> Markup | None:
+    """Why the formula's ``timers x T_d`` differs from the delayed-ACK stalls on the critical path, or None.
 
     The formula counts every delayed-ACK timer on the critical path; the stall count counts only the
     windows the timer held shut. A Nagle stall ends when the earlier data is acknowledged, and when the
-    receiver delays that ACK the Nagle stall lasts the timer: a T_d counted as a Nagle stall.
+    receiver delays that ACK the Nagle stall lasts the timer: a T_d counted as a Nagle stall. ``stalls``: the
+    delayed-ACK stalls on the path; ``nagle``: the Nagle stalls on the path whose ACK the timer had held.
     """
-    stalls = counts.get("delayed_ack_stalls", 0)
-    nagle = sum(1 for e in events if e["kind"] == "nagle_stall" and HELD_BY_TIMER in e["why"])
     if timers == stalls and nagle == 0:
         return None
     appears = f"appears {_how_often(timers)}" if timers else "does not appear"
@@ -331,26 +390,39 @@ def delayed_ack_note(timers: int, counts: dict[str, int], events: Sequence[Mappi
     return Markup(" ".join(lines).replace("T_d", "T<sub>d</sub>"))  # our own words and numbers only
 
 
-def _reason_key(why: str) -> str:
-    """A reason with its numbers blanked: stalls differing only in sizes or times group together."""
-    return re.sub(r"\d[\d,.]*", "#", why)
+def stall_kinds(path: Sequence[PathStall], events: Sequence[Mapping[str, Any]]) -> list[StallKind]:
+    """The stalls on the critical path by kind (:data:`STALL_KINDS` order), each kind's in time order.
 
-
-def stall_kinds(events: Sequence[Mapping[str, Any]]) -> list[StallKind]:
-    """The events grouped by kind (in :data:`STALL_KINDS` order, others after) and by reason."""
-    by_kind: dict[str, dict[str, StallGroup]] = {}
-    for e in events:
-        groups = by_kind.setdefault(e["kind"], {})
-        key = _reason_key(e["why"])
-        groups.setdefault(key, StallGroup(why=e["why"])).events.append(e)
-    order = [*STALL_KINDS, *sorted(k for k in by_kind if k not in STALL_KINDS)]
+    A stall of several parts (a window's wait whose ACK the delayed-ACK timer held) is listed under each of its
+    parts' kinds with that part's time, so each kind's total is the breakdown's part of that name.
+    """
     out: list[StallKind] = []
-    for kind in order:
-        if kind not in by_kind:
-            continue
-        title, meaning = STALL_KINDS.get(kind, (kind.replace("_", " ").capitalize(), ""))
-        ranked = sorted(by_kind[kind].values(), key=lambda g: -g.total_ms)
-        out.append(StallKind(kind, title, meaning, ranked))
+    for kind, (title, meaning) in STALL_KINDS.items():
+        listed: list[Stall] = []
+        for st in sorted(path, key=lambda s: (s["start_ms"], s["connection"])):
+            ms = st["parts_ms"].get(kind)
+            if ms is None:
+                continue
+            matched = [events[i] for i in st["events"]]
+            whys = list(dict.fromkeys(str(e["why"]) for e in matched))
+            idle = None
+            if kind == "slow_start_idle":
+                own = [e for e in matched if e["kind"] == "slow_start_idle"]
+                idle = sum(float(e["duration_ms"]) for e in own) if own else None
+            listed.append(
+                Stall(
+                    start_ms=st["start_ms"],
+                    ms=ms,
+                    duration_ms=st["duration_ms"],
+                    connection=st["connection"],
+                    object=st["object"],
+                    others=[(STALL_KINDS[k][0].lower(), v) for k, v in st["parts_ms"].items() if k != kind],
+                    whys=whys,
+                    idle_ms=idle,
+                )
+            )
+        if listed:
+            out.append(StallKind(kind, title, meaning, listed))
     return out
 
 
@@ -368,7 +440,9 @@ def _runs(doc: dict[str, Any], protocol: str) -> bool:
     return True
 
 
-def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale: Scale) -> dict[str, Any]:
+def panel_context(
+    doc: dict[str, Any], scenario: Scenario, protocol: str, scale: Scale, page: int = 1
+) -> dict[str, Any]:
     """Everything the panel template shows."""
     try:
         one = validate({**doc, "protocols": [protocol]})
@@ -379,15 +453,21 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
     if limit is not None:
         raise BadQuery([Problem(path="", message=limit.message, type="limit_exceeded")])
     # the ladder lists every packet: at most the compiled engine's step budget of them, whichever engine runs (the
-    # native one's budget would let 330,000 packets through, 1.8 s of drawing; bench/worst_case.py, 2026-11-27)
+    # native one's budget would let 330,000 packets through, 1.8 s of drawing; bench/worst_case.py, 2026-11-27).
+    # One run and one walk of its critical path give the breakdown, the stalls and the ladder's stall marks
+    # (model.analysis.account); the formula is the same walk, traced.
     with limits.budget(limits.ENGINE_STEPS["compiled"], size_only=True):
-        result = predict(one, packets=True)["results"][0]
-    drawing = ladder(result, scale=scale)
+        acct = account(one, protocol)
+    result = acct["result"]
+    events = result["events"]
+    drawing = ladder(result, scale=scale, page=page, path_stalls=acct["path_stalls"])
     formula_limit = check(units, MAX_FORMULA_WORK_UNITS, "max_formula_work_units", "the formula of this page")
-    formula, formula_terms, glossary = terms(one, protocol) if formula_limit is None else (None, [], {})
-    timer_terms = [t.coefficient for t in formula_terms if t.symbol == "T_d"]
+    formula, term_groups, glossary, whole = terms(one, protocol) if formula_limit is None else (None, [], {}, [])
+    formula_terms = [t for g in term_groups for t in g.terms]
+    textbook = symbolic.textbook(resolve(one), protocol)
+    timer_terms = [t.coefficient for t in whole if t.symbol == "T_d"]
     timers = int(timer_terms[0]) if timer_terms and timer_terms[0].is_integer else 0
-    args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale")}
+    args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale", "ladder_page")}
     chooser = [
         {
             "protocol": name,
@@ -400,43 +480,67 @@ def panel_context(doc: dict[str, Any], scenario: Scenario, protocol: str, scale:
         for name in dict.fromkeys([*scenario.protocols, protocol, *ALL_PROTOCOLS])
         if name in scenario.protocols or name == protocol or _runs(doc, name)
     ]
-    scales = [{"scale": s, "url": _url(args, protocol=protocol, scale=s), "current": s == scale} for s in SCALES]
-    events = result["events"]
-    note = delayed_ack_note(timers, result["counts"], events) if formula is not None else None
+    here = {"ladder_page": str(drawing.page)} if drawing.page > 1 else {}
+    scales = [
+        {"scale": s, "url": _url(args, protocol=protocol, scale=s, **here), "current": s == scale} for s in SCALES
+    ]
+    wanted = sorted({1, drawing.pages, *range(drawing.page - 2, drawing.page + 3)} & set(range(1, drawing.pages + 1)))
+    ladder_pages = [
+        {"n": k, "url": _url(args, protocol=protocol, scale=scale, ladder_page=str(k)), "current": k == drawing.page}
+        for k in wanted
+    ]
+    kinds = stall_kinds(acct["path_stalls"], events)
+    on_path = {k.kind: k.count for k in kinds}
+    nagle_by_timer = sum(
+        1
+        for st in acct["path_stalls"]
+        if "nagle_stall" in st["parts_ms"] and any(HELD_BY_TIMER in events[i]["why"] for i in st["events"])
+    )
+    note = (
+        delayed_ack_note(timers, on_path.get("delayed_ack_stall", 0), nagle_by_timer) if formula is not None else None
+    )
     if note is not None:
         for t in formula_terms:
             if t.symbol == "T_d":
-                t.meaning = Markup(
-                    f'{t.meaning} (<a href="#explain-dack-note">why {_how_often(int(t.coefficient))}</a>)'
-                )
+                t.meaning = Markup(f'{t.meaning} (<a href="#explain-dack-note">why {_how_often(timers)} in all</a>)')
     max_events = int(current_app.config["MAX_EVENTS_SHOWN"])
+    off_path = [events[i] for i in acct["off_path"]]
+    restarts = [e for e in events if e["kind"] == "slow_start_restart"]
     return {
         "protocol": protocol,
         "protocol_name": PROTOCOL_NAMES.get(protocol, protocol),
         "result": result,
         "counts": [(label, result["counts"][key]) for key, label in COUNTS if key in result["counts"]],
-        "breakdown": [(BREAKDOWN_NAMES.get(k, k), v) for k, v in result["breakdown_ms"].items() if abs(v) > 1e-12],
+        "breakdown": [(k, BREAKDOWN_NAMES.get(k, k), v) for k, v in result["breakdown_ms"].items() if abs(v) > 1e-12],
         "ladder": drawing,
+        "ladder_pages": ladder_pages if drawing.pages > 1 else [],
+        "ladder_prev": ladder_pages[wanted.index(drawing.page) - 1]["url"] if drawing.page > 1 else None,
+        "ladder_next": ladder_pages[wanted.index(drawing.page) + 1]["url"] if drawing.page < drawing.pages else None,
         "ladder_json": Markup(to_json(drawing.figure)),
         "max_packets": MAX_PACKETS,
         "formula": formula,
         "formula_limit": formula_limit,
-        "terms": formula_terms,
+        "term_groups": term_groups,
+        "textbook": textbook,
         "terms_total": sum(t.ms for t in formula_terms),
         "glossary": glossary,
-        "stalls": stall_kinds(events[:max_events]),
+        "stalls": kinds,
+        "stalls_total": sum(k.total_ms for k in kinds),
+        "max_listed": max_events,
+        "off_path": off_path[:max_events],
+        "off_path_count": len(off_path),
+        "off_path_total": sum(float(e["duration_ms"]) for e in off_path),
+        "restarts": restarts[:max_events],
+        "restart_meaning": RESTART_MEANING,
         "delayed_ack_note": note,
-        "delayed_ack_note_kind": next(
-            (k for k in ("delayed_ack_stall", "nagle_stall") if any(e["kind"] == k for e in events[:max_events])), None
-        ),
-        "events_left_out": max(0, len(events) - max_events),
+        "delayed_ack_note_kind": next((k for k in ("delayed_ack_stall", "nagle_stall") if k in on_path), None),
         "chooser": chooser,
         "scales": scales,
         "scale": scale,
         "fmt_ms": fmt_ms,
         "precise_ms": precise_ms,
         "symbol_html": lambda name: Markup(_symbol_html(name)),
-        "self_url": _url(args, protocol=protocol, scale=scale),
+        "self_url": _url(args, protocol=protocol, scale=scale, **here),
     }
 
 
@@ -445,11 +549,11 @@ def explain() -> tuple[str, int]:
     """The teaching panel for one protocol of a scenario: a partial for htmx, else a full page."""
     partial = request.headers.get("HX-Request") == "true"
     template = "teaching/panel.html" if partial else "teaching/explain.html"
-    scenario_args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale")}
+    scenario_args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale", "ladder_page")}
     calculator = url_for("calculator.index") + ("?" + urlencode(scenario_args) if scenario_args else "")
     try:
-        doc, scenario, protocol, scale = read_query()
-        context = panel_context(doc, scenario, protocol, scale)
+        doc, scenario, protocol, scale, page = read_query()
+        context = panel_context(doc, scenario, protocol, scale, page)
     except WorkLimitExceeded as exc:  # the engine's hard budget (model.scenario.limits)
         problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")
         return render_template(template, errors=[problem_line(problem)], calculator_url=calculator), 422

@@ -49,9 +49,10 @@ CAUSES: dict[str, str] = {
     "connection_setup": "opening connections",
     "tls_setup": "TLS handshakes",
     "dns": "DNS lookups",
-    "request": "sending requests",
+    "request": "the requests' trip to the server",
     "server": "the server's own time",
-    "transmission": "sending the bytes at the link's bandwidth",
+    "propagation": "the data's trip to the client (the path's one-way delay)",
+    "serialization": "sending the bytes at the link's bandwidth",
 }
 
 #: Loss's own parts of the time (:data:`model.analysis.leading.LOSS_PARTS`), as causes in words.

@@ -6,4 +6,4 @@ from model.engine.core cimport Packet, Point, Quantities
 cpdef str category_of(Packet pkt)
 
 @cython.locals(p=Packet, prev=Packet, trips=cython.int, arriving=cython.bint, queued=cython.bint)
-cpdef tuple walk(Packet final, Quantities q, Point stop=*)
+cpdef tuple walk(Packet final, Quantities q, Point stop=*, list steps=*)

@@ -20,6 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from model.engine.core import DOWN, Packet, Point, Quantities
+from model.engine.lin import value
 
 CATEGORIES = (
     "dns",
@@ -27,7 +28,8 @@ CATEGORIES = (
     "tls_setup",
     "request",
     "server",
-    "transmission",
+    "propagation",
+    "serialization",
     "slow_start_idle",
     "delayed_ack_stall",
     "nagle_stall",
@@ -41,14 +43,21 @@ def category_of(pkt: Packet) -> str:
         return "connection_setup"
     if pkt.obj == "tls":  # a TLS handshake flight (model.protocols.secure_setup)
         return "tls_setup"
-    return "transmission" if pkt.dir & 1 else "request"  # odd links carry data toward the client
+    # odd links carry data toward the client: its time on the path is serialization at the link's rate, and the
+    # flight after it (propagation) when the walk arrives with it (:func:`walk`)
+    return "serialization" if pkt.dir & 1 else "request"
 
 
-def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[str, Any], int]:
+def walk(
+    final: Packet, q: Quantities, stop: Point | None = None, steps: list[Any] | None = None
+) -> tuple[dict[str, Any], int]:
     """Split ``final.t_a`` (less ``stop.t``) into :data:`CATEGORIES`; count the round trips on the path.
 
     ``stop`` is where a page began (a later page of a session): the walk ends there, and a path that
-    reaches back past it through a busy link is cut at its time.
+    reaches back past it through a busy link is cut at its time. ``steps``, when given, receives every
+    amount the walk files, last first, as ``(category, amount, connection, object)`` (connection -1 and
+    object None for a point of the schedule): the same numbers the breakdown adds, so the stalls read off
+    them (:func:`stalls`) add up to the breakdown's parts by construction.
     """
     acc: dict[str, Any] = {c: q.zero for c in CATEGORIES}
     trips = 0
@@ -56,19 +65,37 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
     arriving = True
     queued = False  # at a packet's queue time rather than its departure
     role: str | None = None  # while following an ACK back: the stall its round trip belongs to
-    last = "transmission"  # the category of the last step, to cut an overshoot past ``stop``
+    last = "serialization"  # the category of the last step, to cut an overshoot past ``stop``
+    last_tx: Any = (
+        None  # when the last step was a packet's serialization and flight toward the client: its serialization
+    )
     while node is not None:
         if stop is not None:
             if node is stop:
                 break
             at = node.t if isinstance(node, Point) else node.t_a if arriving else node.t_q if queued else node.t_s
             if at < stop.t:
-                acc[last] = acc[last] - (stop.t - at)
+                over = stop.t - at
+                if last_tx is not None:
+                    # the packet left before the page began: its serialization came first, then its flight
+                    part = last_tx if last_tx < over else over
+                    acc["serialization"] = acc["serialization"] - part
+                    acc["propagation"] = acc["propagation"] - (over - part)
+                    if steps is not None:
+                        steps.append(("serialization", -part, -1, None))
+                        steps.append(("propagation", -(over - part), -1, None))
+                else:
+                    acc[last] = acc[last] - over
+                    if steps is not None:
+                        steps.append((last, -over, -1, None))
                 break
         if isinstance(node, Point):
             if node.extra is not None:
                 acc[node.cat] = acc[node.cat] + node.extra
                 last = node.cat
+                last_tx = None
+                if steps is not None:
+                    steps.append((node.cat, node.extra, -1, None))
             node = node.base
             arriving = True
             role = None
@@ -76,15 +103,31 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
         p = node
         if arriving:
             cat = category_of(p)
+            last_tx = None
             if role is None:
-                acc[cat] = acc[cat] + (p.t_a - p.t_s)
+                if cat == "serialization":  # toward the client: the bits at the link's rate, then the flight
+                    acc[cat] = acc[cat] + p.tx
+                    acc["propagation"] = acc["propagation"] + (p.t_a - p.t_e)
+                    last_tx = p.tx
+                    if steps is not None:
+                        steps.append(("propagation", p.t_a - p.t_e, p.conn, p.obj))
+                        steps.append((cat, p.tx, p.conn, p.obj))
+                else:
+                    acc[cat] = acc[cat] + (p.t_a - p.t_s)
+                    if steps is not None:
+                        steps.append((cat, p.t_a - p.t_s, p.conn, p.obj))
             elif p.kind == "DATA" and p.n > 0:
-                # the segment that prompted the ACK: its bits are transmission, its flight is the stall
+                # the segment that prompted the ACK: its bits are its own category's, its flight is the stall
                 acc[cat] = acc[cat] + p.tx
                 acc[role] = acc[role] + (p.t_a - p.t_e)
+                if steps is not None:
+                    steps.append((role, p.t_a - p.t_e, p.conn, p.obj))
+                    steps.append((cat, p.tx, p.conn, p.obj))
                 role = None
             else:
                 acc[role] = acc[role] + (p.t_a - p.t_s)
+                if steps is not None:
+                    steps.append((role, p.t_a - p.t_s, p.conn, p.obj))
             last = role or cat
             if p.dir == DOWN:  # the direct path's, or the long-haul link's, way to the client
                 trips += 1
@@ -96,6 +139,9 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
             cat = role or category_of(prev)
             acc[cat] = acc[cat] + prev.tx
             last = cat
+            last_tx = None
+            if steps is not None:
+                steps.append((cat, prev.tx, prev.conn, prev.obj))
             node = prev
             continue
         queued = False
@@ -112,6 +158,9 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
             # paced after an idle period: one interval after the segment before (seed 000, 2.4)
             acc["slow_start_idle"] = acc["slow_start_idle"] + cause[2]
             last = "slow_start_idle"
+            last_tx = None
+            if steps is not None:
+                steps.append(("slow_start_idle", cause[2], p.conn, p.obj))
             node = cause[1]
             queued = True
         elif kind == "arrival":
@@ -122,6 +171,9 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
                     cat = role
                 acc[cat] = acc[cat] + extra
                 last = cat
+                last_tx = None
+                if steps is not None:
+                    steps.append((cat, extra, p.conn, p.obj))
             node = base
             arriving = True
         elif kind in ("handshake", "ack"):
@@ -130,3 +182,56 @@ def walk(final: Packet, q: Quantities, stop: Point | None = None) -> tuple[dict[
         else:  # pragma: no cover - every cause kind is handled above
             raise AssertionError(f"unknown cause {kind!r}")
     return acc, trips
+
+
+#: The breakdown's stall parts: the waits a stall on the critical path is made of.
+STALL_PARTS = ("slow_start_idle", "delayed_ack_stall", "nagle_stall")
+
+
+def stalls(steps: list[Any], end: float) -> list[dict[str, Any]]:
+    """The stalls on the critical path, read off a walk's ``steps`` (:func:`walk`) that ended at ``end`` (ms).
+
+    A stall is a run of consecutive steps filed under :data:`STALL_PARTS` (a window waiting for an ACK,
+    the delayed-ACK timer that held that ACK, a Nagle hold), in time order. Each is
+    ``{"start_ms", "duration_ms", "connection", "object", "parts_ms": {part: ms}, "segments": [(part, start_ms,
+    ms)]}`` (``segments``: the parts as they ran, in time order); the parts of all stalls add up to the walk's
+    breakdown of those parts (the same amounts).
+    """
+    out: list[dict[str, Any]] = []
+    t = end
+    current: dict[str, Any] | None = None
+    for cat, amount, conn, obj in steps:
+        x = value(amount)
+        if x == 0:
+            continue
+        t -= x
+        if cat not in STALL_PARTS:
+            current = None
+            continue
+        if current is None:
+            current = {
+                "start_ms": t,
+                "duration_ms": 0.0,
+                "connection": conn,
+                "object": obj,
+                "parts_ms": {},
+                "segments": [],
+            }
+            out.append(current)
+        current["start_ms"] = t
+        current["duration_ms"] += x
+        current["parts_ms"][cat] = current["parts_ms"].get(cat, 0.0) + x
+        segments = current["segments"]
+        if segments and segments[-1][0] == cat:
+            segments[-1][1] = t
+            segments[-1][2] += x
+        else:
+            segments.append([cat, t, x])
+        if current["connection"] < 0 and conn >= 0:
+            current["connection"] = conn
+        if current["object"] is None and obj is not None and conn == current["connection"]:
+            current["object"] = obj
+    for st in out:
+        st["segments"] = [(c, start, ms) for c, start, ms in reversed(st["segments"])]
+    out.reverse()
+    return out

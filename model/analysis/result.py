@@ -55,6 +55,34 @@ class Event(TypedDict):
     why: str
 
 
+class PathStall(TypedDict):
+    """A stall on the critical path (:mod:`model.analysis.account`): a run of waits that delayed the last byte.
+
+    ``parts_ms`` splits its duration into the breakdown's stall parts (slow_start_idle, delayed_ack_stall,
+    nagle_stall); over all of a result's path stalls they add up to its breakdown's. ``events`` are the indices
+    (into the result's ``events``) of the engine's events that overlap it on its connection: their sentences say
+    why it happened.
+    """
+
+    page: int
+    start_ms: float
+    duration_ms: float
+    connection: int
+    object: str | None
+    parts_ms: dict[str, float]
+    segments: list[tuple[str, float, float]]  # (part, start_ms, ms): the parts as they ran, in time order
+    events: list[int]
+
+
+class Account(TypedDict):
+    """One protocol's time, read off one walk of its critical path (:func:`model.analysis.account.account`): the
+    result (with its packets), the stalls on the path and the engine's events off it."""
+
+    result: "ProtocolResult"
+    path_stalls: list[PathStall]
+    off_path: list[int]  # indices into result["events"] of stall events that did not delay the last byte
+
+
 class PacketRow(TypedDict):
     """One packet of the schedule (``packets=True``)."""
 
@@ -160,6 +188,7 @@ class Prediction(TypedDict):
 __all__ = [
     "COUNT_NAMES",
     "PAGE_COUNT_NAMES",
+    "Account",
     "Event",
     "ExpectedWithLoss",
     "Formula",
@@ -168,6 +197,7 @@ __all__ = [
     "ObjectTiming",
     "PacketRow",
     "PageResult",
+    "PathStall",
     "Prediction",
     "ProtocolResult",
 ]

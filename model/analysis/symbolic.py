@@ -10,6 +10,7 @@ how many segments' serialization lie on the critical path).
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import sympy
@@ -54,6 +55,28 @@ GLOSSARY: dict[str, tuple[str, str, str]] = {
     "m": ("multiplexing overhead per relayed reply segment", "bytes", "proxy.mux_overhead_bytes"),
     "T_dns": ("DNS lookup: one round trip to the resolver", "ms", "dns.resolver_rtt_ms"),
 }
+
+
+def initial_window_note(p: Params) -> dict[str, str]:
+    """The initial window in the glossary: not a symbol of the formula, but what sets its coefficients (how many
+    round trips of slow start, how many segments' serialization). On a profile whose handshake ACK opens the window
+    (bsd, the default: BSD counts the handshake's last ACK as an ACK of new data; seed 000, 2.2, footnote 1) the
+    server's first reply window is IW + 1 segments, so IW 1 sends two segments first; the textbook's one segment is
+    profile rfc5681. Returns ``{"name", "meaning", "value", "field"}``."""
+    first = p.iw + 1 if p.profile.syn_ack_opens_window else p.iw
+    meaning = (
+        "initial congestion window: not a symbol of the formula but what sets its coefficients (how many round "
+        "trips of slow start, how many segments' serialization)"
+    )
+    if first != p.iw:
+        meaning += (
+            f"; on the {p.profile.name} profile the server's first reply window is IW + 1 = {first} segments "
+            "(BSD counts the handshake's last ACK as an ACK of new data; seed 000, 2.2), so IW 1 sends two segments "
+            "first: the textbook's one segment is profile rfc5681"
+        )
+    value = f"{p.iw} segment{'s' if p.iw != 1 else ''}" + (f" (first reply window {first})" if first != p.iw else "")
+    return {"name": "IW", "meaning": meaning, "value": value, "field": "tcp.initial_window_segments"}
+
 
 _TIME = {
     "d_u": d_u,
@@ -264,3 +287,93 @@ def terms(expr: sympy.Expr, p: Params) -> list[dict[str, Any]]:
             }
         )
     return out
+
+
+#: Signs the textbook's numbers are written with (plain text: escaping leaves them alone).
+MINUS, TIMES = "\u2212", "\u00d7"
+
+#: The textbook's assumptions, said where its form is shown beside the model's.
+TEXTBOOK_ASSUMES = (
+    "one segment's initial window, an ACK for every segment at once (no delayed ACKs), no per-packet overhead, "
+    "no server time and requests too small to take time on the wire; the model counts each of these where the "
+    "scenario has them (on the default bsd profile the first reply window is IW + 1)"
+)
+
+
+def _slow_start_latency(o_bytes: int, s_bytes: int, rate: float, rtt: float) -> dict[str, Any]:
+    """Kurose & Ross's latency of one object over a new TCP connection in slow start from one segment (ms):
+    ``2 RTT + O/R + P (RTT + S/R) - (2^P - 1) S/R`` with ``K = ceil(log2(O/S + 1))`` windows to send the object,
+    ``Q = floor(log2(1 + RTT / (S/R))) + 1`` idle periods for an infinite one and ``P = min(Q, K - 1)``."""
+    sr = s_bytes * 8000.0 / rate
+    k = max(1, math.ceil(math.log2(o_bytes / s_bytes + 1)))
+    q_ = math.floor(math.log2(1 + rtt / sr)) + 1
+    p_ = min(q_, k - 1)
+    o_r = o_bytes * 8000.0 / rate
+    ms = 2 * rtt + o_r + p_ * (rtt + sr) - (2**p_ - 1) * sr
+    return {"O": o_bytes, "K": k, "Q": q_, "P": p_, "O_R": o_r, "S_R": sr, "ms": ms}
+
+
+def textbook(p: Params, protocol: str) -> dict[str, Any] | None:
+    """The page load time in Kurose & Ross's form ("Computer Networking", the latency of HTTP over TCP), with the
+    scenario's numbers, where it applies: a direct path with one round-trip time, no TLS, DNS or proxy, one page,
+    a three-way handshake; HTTP/1.0 (a connection per object, one after another: each object in slow start),
+    persistent (one connection, a round trip per object after the first) or pipelined (one round trip for all
+    the objects after the first), the last two without slow start as the textbook counts them.
+
+    ``O`` is each response (header and body, bytes), ``S`` the segment size, ``R`` the rate. Returns ``{"form",
+    "rows": [{"object", "O", "ms", "numbers", ...}], "ms", "assumes"}`` or None where the form does not apply.
+    """
+    if (
+        protocol not in ("http10", "persistent", "pipelined")
+        or not p.symmetric_delay
+        or p.proxy is not None
+        or p.tls != "none"
+        or p.dns_ms > 0
+        or p.pages != 1
+        or p.handshake != "three_way"
+    ):
+        return None
+    rtt = p.d_up + p.d_down
+    rate = 8000.0 / p.k_down
+    s_bytes = p.mss
+    sizes = [("html", p.html + p.header)] + [(f"obj{i + 1}", n + p.header) for i, n in enumerate(p.objects)]
+    rows: list[dict[str, Any]] = []
+    if protocol == "http10":
+        form = (
+            f"sum over the objects of 2 RTT + O/R + P (RTT + S/R) {MINUS} (2^P {MINUS} 1) S/R, P = min(Q, K {MINUS} 1)"
+        )
+        for name, o_bytes in sizes:
+            x = _slow_start_latency(o_bytes, s_bytes, rate, rtt)
+            x["object"] = name
+            x["numbers"] = (
+                f"2 {TIMES} {rtt:g} + {x['O_R']:.4g} + {x['P']} {TIMES} ({rtt:g} + {x['S_R']:.4g}) {MINUS} "
+                f"({2 ** x['P']} {MINUS} 1) {TIMES} {x['S_R']:.4g} (K = {x['K']}, Q = {x['Q']}, P = {x['P']})"
+            )
+            rows.append(x)
+    else:
+        if protocol == "persistent":
+            form = "2 RTT + O_0/R, then RTT + O_i/R for each further object"
+        else:
+            form = "2 RTT + O_0/R, then one RTT for all the further objects and the sum of their O_i/R"
+        for i, (name, o_bytes) in enumerate(sizes):
+            o_r = o_bytes * 8000.0 / rate
+            trips = 2 if i == 0 else (1 if protocol == "persistent" or i == 1 else 0)
+            rows.append(
+                {
+                    "object": name,
+                    "O": o_bytes,
+                    "O_R": o_r,
+                    "ms": trips * rtt + o_r,
+                    "numbers": (f"{trips} {TIMES} {rtt:g} + " if trips else "")
+                    + f"{o_bytes:,} {TIMES} 8000 / {rate:,.0f}",
+                }
+            )
+    return {
+        "form": form,
+        "rows": rows,
+        "ms": sum(r["ms"] for r in rows),
+        "S": s_bytes,
+        "R": rate,
+        "RTT": rtt,
+        "assumes": TEXTBOOK_ASSUMES,
+    }

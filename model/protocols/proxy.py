@@ -227,7 +227,7 @@ class SplitProxy:
         q = s.q
         ep: Endpoint = up.conn.client
         rcv, rcv_n = ep.rcv, ep.rcv_n
-        point = Point(t, pkt, None, "transmission")
+        point = Point(t, pkt, None, "serialization")
         while up.offset_n < rcv_n and up.i < len(up.replies):
             reply = up.replies[up.i]
             end, end_n = up.ends[up.i]
@@ -250,7 +250,7 @@ class SplitProxy:
     def _local_piece(self, conn: Connection, lane: _Lane, t: Any, pkt: Packet) -> None:
         """Relayed pieces complete at the local proxy: forward each to its client, in its client's order."""
         rcv_n = conn.client.rcv_n
-        point = Point(t, pkt, None, "transmission")
+        point = Point(t, pkt, None, "serialization")
         while lane.chunk_i < len(lane.chunks) and lane.chunks[lane.chunk_i][0] <= rcv_n:
             _, reply, piece, piece_n = lane.chunks[lane.chunk_i]
             lane.chunk_i += 1

@@ -112,7 +112,15 @@ class Tcp(_Strict):
         "or linux (today's Linux defaults).",
     )
     mss_bytes: int | None = Field(None, ge=100, le=65_495, description="Maximum segment size (bytes).")
-    initial_window_segments: int | None = Field(None, ge=1, le=100, description="Initial congestion window (segments).")
+    initial_window_segments: int | None = Field(
+        None,
+        ge=1,
+        le=100,
+        description="Initial congestion window (segments). On the bsd profile (the default) the server's first reply "
+        "window is one segment more (IW + 1: BSD counts the handshake's last ACK as an ACK of new data; seed 000, 2.2), "
+        "so 1 sends two segments first; the textbook's one segment is profile rfc5681 (with delayed_ack_ms 0 for its "
+        "immediate ACKs).",
+    )
     receive_window_bytes: int | None = Field(
         None, ge=1_000, le=1_073_725_440, description="Receiver's advertised window (bytes), also the sender's cap."
     )

@@ -67,7 +67,7 @@ def build() -> Experiment:
         y_log=True,
         x_categories=True,
     )
-    parts = ("connection_setup", "request", "server", "transmission", "slow_start_idle")
+    parts = ("connection_setup", "request", "server", "propagation", "serialization", "slow_start_idle")
     stack = tuple(
         Series(
             name.replace("_", " "),

@@ -8,7 +8,10 @@ from __future__ import annotations
 
 import re
 
+import pytest
 from playwright.sync_api import Page, expect
+
+from tests.browser.windows import WINDOW_IDS, WINDOWS, axe_violations, horizontal_overflow, use_window
 
 LADDER_DRAWN = """() => {
   const p = document.querySelector(".plot.ladder[data-figure]");
@@ -85,6 +88,54 @@ def test_term_table_reads_as_numbers_and_8000_over_the_rate(page: Page) -> None:
     shown = formula.text_content() or ""
     assert "99200000" not in shown and "16000" not in shown
     section = page.locator('section.explain-stalls[data-kind="delayed_ack_stall"]')
-    expect(section.get_by_role("heading", level=4)).to_contain_text("Delayed-ACK stalls: 1")
+    expect(section.get_by_role("heading", level=4)).to_contain_text("Delayed-ACK stalls on the critical path: 1")
     expect(section.get_by_role("note")).to_contain_text("Td appears 3 times")
     expect(section.get_by_role("note")).to_contain_text("2 Nagle stalls waited for a delayed ACK")
+
+
+# --- issue 25: one account of the time, a ladder a student can read -----------------------------------------
+
+#: A textbook slow-start page with more than one page of packets (n97-wan persistent: 236 packets, 5 slow-start waits).
+SLOW_START = "/explain?preset=n97-wan&protocol=persistent"
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+def test_one_account_readable_terms_and_a_ladder_in_pages(page: Page, window: tuple[int, int]) -> None:
+    """Issue 25 at 390, 1366 and 1920 px: the stalls' heading total is the breakdown's slow-start waits (451.0 ms,
+    not the 342.2 ms of the sender's idle time); the formula's terms are drawn at a readable size (were about 7 px);
+    the ladder is drawn in pages, the second page reachable by its link, every packet of the run on one page; its
+    legend tells data, requests, ACKs and the handshake apart; nothing sticks out sideways and axe stays clean."""
+    use_window(page, window)
+    page.goto(SLOW_START)
+    page.wait_for_function(LADDER_DRAWN)
+    panel = page.locator("#explain")
+    part = panel.locator('table.explain-breakdown tr[data-part="slow_start_idle"] td')
+    expect(part).to_have_text("451.0 ms")
+    heading = panel.locator('section.explain-stalls[data-kind="slow_start_idle"] h4')
+    expect(heading).to_contain_text("on the critical path: 5 (451.0 ms in all)")
+    items = panel.locator('section.explain-stalls[data-kind="slow_start_idle"] li.stall')
+    expect(items).to_have_count(5)
+    expect(items.first).to_contain_text(re.compile(r"from 152\.4 ms, waited 90\.21 ms"))
+    # the terms' formulas at a readable size: the smallest glyph of a term's MathML
+    smallest = page.evaluate(
+        """() => Math.min(...[...document.querySelectorAll('table.explain-terms td math mn, table.explain-terms td math mi')]
+             .map((e) => parseFloat(getComputedStyle(e).fontSize)))"""
+    )
+    assert smallest >= 12, smallest
+    # the legend: data, requests, ACKs and the handshake each their own entry
+    legend = page.evaluate(
+        "() => [...document.querySelectorAll('.plot.ladder .legend .legendtext')].map((e) => e.textContent || '')"
+    )
+    for name in ("data segment", "request", "ACK", "SYN"):
+        assert any(name in t for t in legend), legend
+    assert any("slow-start wait on the critical path" in t for t in legend), legend
+    # pages of the ladder: page 1 of 3, the next one a click away, keeping the scenario
+    nav = panel.get_by_role("navigation", name="Pages of the ladder")
+    expect(nav).to_contain_text("page 1 of 3")
+    nav.get_by_role("link", name="next page").click()
+    expect(panel.get_by_role("navigation", name="Pages of the ladder")).to_contain_text("page 2 of 3")
+    page.wait_for_function(LADDER_DRAWN)
+    link = panel.get_by_role("link", name="Link to this explanation")
+    assert "ladder_page=2" in (link.get_attribute("href") or "")
+    assert horizontal_overflow(page)["sticking_out"] == []
+    assert axe_violations(page) == []

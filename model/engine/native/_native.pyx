@@ -120,7 +120,7 @@ TLS_VERSIONS = {"none": 0, "1.2": 1, "1.3": 2}
 RESUMPTIONS = {"none": 0, "after_first": 1, "all": 2}
 PROTOCOLS = {"http10": 0, "http10_parallel": 1, "persistent": 2, "pipelined": 3, "getall": 4, "h2": 5, "h3": 6}
 #: the breakdown's categories in the engine's order (model.analysis.critical_path.CATEGORIES)
-NCAT = 9
+NCAT = 10
 KINDS = ("SYN", "SYNACK", "ACK", "DATA", "FIN", "RST")
 REASONS = (None, "window", "nagle")
 

@@ -30,7 +30,7 @@ namespace ll {
 // ------------------------------------------------------------------------------------------------ core.py
 enum PKind : uint8_t { K_SYN = 0, K_SYNACK, K_ACK, K_DATA, K_FIN, K_RST };
 // the breakdown categories, in model.analysis.critical_path.CATEGORIES' order
-enum Cat : uint8_t { DNS = 0, CONN_SETUP, TLS_SETUP, REQUEST, SERVER, TRANSMISSION, SS_IDLE, DACK_STALL, NAGLE_STALL, NCAT };
+enum Cat : uint8_t { DNS = 0, CONN_SETUP, TLS_SETUP, REQUEST, SERVER, PROPAGATION, SERIALIZATION, SS_IDLE, DACK_STALL, NAGLE_STALL, NCAT };
 enum CauseKind : uint8_t { CK_NONE = 0, CK_APP, CK_RELEASE, CK_ACK, CK_PACE, CK_ARRIVAL, CK_HANDSHAKE };
 enum Reason : uint8_t { R_NONE = 0, R_WINDOW, R_NAGLE };
 
@@ -51,7 +51,7 @@ struct Cause {
   Ref ref = NIL;
   bool has_extra = false;
   double extra = 0.0;  // arrival: the timer's extra; pace: the interval
-  Cat cat = TRANSMISSION;  // arrival: the category of the extra
+  Cat cat = SERIALIZATION;  // arrival: the category of the extra
   Reason reason = R_NONE;  // release: what had held the data
   int32_t note = -1;  // arrival of a delayed ACK: index into Engine::notes
 };

@@ -388,7 +388,7 @@ void Endpoint::receive(double t, int32_t pi, double payload) {  // tcp.Endpoint.
   } else if (first_data || dack_ms <= 0 ||
              (dack_bytes ? un_bytes >= static_cast<double>(dack_segments * mss_n) : un_segs >= dack_segments)) {
     // delayed_ack.ack_now
-    send_control(K_ACK, t, arrival_cause(pi, TRANSMISSION));
+    send_control(K_ACK, t, arrival_cause(pi, SERIALIZATION));
   } else {
     if (un_segs == 1) {
       double expiry = t + dack;  // delayed_ack.ack_time_ms

@@ -9,7 +9,7 @@ static inline Cat category_of(const Packet& pkt) {
   if (kind == K_SYN || kind == K_SYNACK || kind == K_FIN || kind == K_RST || (kind == K_ACK && pkt.cause.kind == CK_HANDSHAKE))
     return CONN_SETUP;
   if (pkt.obj == OBJ_TLS) return TLS_SETUP;
-  return (pkt.dir & 1) ? TRANSMISSION : REQUEST;
+  return (pkt.dir & 1) ? SERIALIZATION : REQUEST;
 }
 
 Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
@@ -19,7 +19,9 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
   Ref node = final_pkt;
   bool arriving = true, queued = false;
   int role = -1;  // a Cat while following an ACK back
-  Cat last = TRANSMISSION;
+  Cat last = SERIALIZATION;
+  bool split = false;  // the last step was a packet's serialization and flight toward the client
+  double last_tx = 0.0;
   const bool has_stop = stop != NIL;
   const double stop_t = has_stop ? eng.point_t(stop) : 0.0;
   while (node != NIL) {
@@ -33,7 +35,14 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
         at = arriving ? pk.t_a : queued ? pk.t_q : pk.t_s;
       }
       if (at < stop_t) {
-        w.acc[last] = w.acc[last] - (stop_t - at);
+        double over = stop_t - at;
+        if (split) {
+          double part = last_tx < over ? last_tx : over;
+          w.acc[SERIALIZATION] = w.acc[SERIALIZATION] - part;
+          w.acc[PROPAGATION] = w.acc[PROPAGATION] - (over - part);
+        } else {
+          w.acc[last] = w.acc[last] - over;
+        }
         break;
       }
     }
@@ -42,6 +51,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
       if (pt.has_extra) {
         w.acc[pt.cat] = w.acc[pt.cat] + pt.extra;
         last = pt.cat;
+        split = false;
       }
       node = pt.base;
       arriving = true;
@@ -51,8 +61,16 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
     const Packet& p = eng.packets[node];
     if (arriving) {
       Cat cat = category_of(p);
+      split = false;
       if (role < 0) {
-        w.acc[cat] = w.acc[cat] + (p.t_a - p.t_s);
+        if (cat == SERIALIZATION) {
+          w.acc[cat] = w.acc[cat] + p.tx;
+          w.acc[PROPAGATION] = w.acc[PROPAGATION] + (p.t_a - p.t_e);
+          split = true;
+          last_tx = p.tx;
+        } else {
+          w.acc[cat] = w.acc[cat] + (p.t_a - p.t_s);
+        }
       } else if (p.kind == K_DATA && p.n > 0) {
         w.acc[cat] = w.acc[cat] + p.tx;
         w.acc[role] = w.acc[role] + (p.t_a - p.t_e);
@@ -71,6 +89,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
       Cat cat = role >= 0 ? static_cast<Cat>(role) : category_of(pv);
       w.acc[cat] = w.acc[cat] + pv.tx;
       last = cat;
+      split = false;
       node = prev;
       continue;
     }
@@ -89,6 +108,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
       case CK_PACE:
         w.acc[SS_IDLE] = w.acc[SS_IDLE] + cause.extra;
         last = SS_IDLE;
+        split = false;
         node = cause.ref;
         queued = true;
         break;
@@ -98,6 +118,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
           if (role == NAGLE_STALL) cat = NAGLE_STALL;
           w.acc[cat] = w.acc[cat] + cause.extra;
           last = cat;
+          split = false;
         }
         node = cause.ref;
         arriving = true;

@@ -10,7 +10,7 @@ import sympy
 
 from model import GLOSSARY, Scenario, predict, preset
 from model.analysis.predict import evaluate, expression
-from model.analysis.symbolic import RTT, d_d, render
+from model.analysis.symbolic import RTT, d_d, render, textbook
 from model.scenario.params import resolve
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).parents[1] / "scenarios.py")
@@ -132,3 +132,48 @@ def test_mathml_keeps_eight_thousand_over_the_rate() -> None:
     assert "<mn>12400</mn>" in const and "99200000" not in const
     # the unevaluated form still has the expression's value
     assert float(by_symbol[("M", "B")]["display"].subs(_subs(s))) == pytest.approx(by_symbol[("M", "B")]["ms"])
+
+
+@pytest.mark.parametrize(
+    ("protocol", "iw", "rtt", "bandwidth", "objects"),
+    [
+        ("http10", 1, 100, 1e6, []),
+        ("http10", 1, 100, 1e6, [20_000, 5_000]),
+        ("http10", 1, 10, 10e6, [100_000]),
+        ("http10", 1, 300, 28_800, [3_000]),
+        ("persistent", 64, 100, 1e6, [20_000, 5_000]),
+        ("pipelined", 64, 100, 1e6, [20_000, 5_000]),
+    ],
+)
+def test_textbook_form_is_the_model_in_the_textbook_setting(
+    protocol: str, iw: int, rtt: float, bandwidth: float, objects: list[int]
+) -> None:
+    """Issue 25: Kurose & Ross's 2 RTT + O/R + P (RTT + S/R) - (2^P - 1) S/R (HTTP/1.0, slow start from one segment)
+    and their RTT sums (persistent, pipelined: a window that never fills) are the model's time where the textbook's
+    assumptions hold (profile rfc5681, an immediate ACK per segment, no overhead, no server time), up to the
+    requests' own serialization (on the path, at most all of it), which the textbook leaves out."""
+    doc = {
+        "protocols": [protocol],
+        "network": {"rtt_ms": rtt, "bandwidth_bps": bandwidth, "packet_overhead_bytes": 0},
+        "tcp": {"profile": "rfc5681", "initial_window_segments": iw, "delayed_ack_ms": 0, "nagle": False},
+        "http": {
+            "server_think_ms": 0,
+            "client_think_ms": 0,
+            "connection_overhead_ms": 0,
+            "request_bytes": 1,
+            "response_header_bytes": 0,
+        },
+        "page": {"html_bytes": 10_000, "object_bytes": objects},
+    }
+    scenario = Scenario.model_validate(doc)
+    model_ms = predict(scenario)["results"][0]["page_load_ms"]
+    book = textbook(resolve(scenario), protocol)
+    assert book is not None
+    requests = (1 + len(objects)) * 8000 / bandwidth  # one byte a request, which the textbook does not count
+    assert 0 <= model_ms - book["ms"] <= requests + 1e-9
+
+
+def test_textbook_form_only_where_it_applies() -> None:
+    assert textbook(resolve(Scenario.model_validate({"protocols": ["h2"]})), "h2") is None
+    assert textbook(resolve(Scenario.model_validate({"tls": {"version": "1.3"}})), "http10") is None
+    assert textbook(resolve(Scenario()), "http10") is not None

@@ -1,0 +1,78 @@
+"""One account of a protocol's time: the breakdown, the stalls on the path and the events off it, from one walk.
+
+The teaching panel shows where the time goes (the breakdown), the stalls that held the page up, the formula's
+terms and the ladder. They used to be read from two sources: the breakdown from the critical path
+(:mod:`model.analysis.critical_path`) and the stalls from the engine's events, which measure something else (how
+long a sender sat idle, on any connection, whether or not the last byte waited for it). On n97-wan with a persistent
+connection the slow-start waits were 451.0 ms in the breakdown and 342.2 ms in the list of stalls: the critical path
+waits from the segment that prompted the ACK (a round trip), while the sender was still sending the rest of its
+window for part of it.
+
+:func:`account` runs the schedule once and walks its critical path once per page, keeping every amount the walk
+files (:func:`model.analysis.critical_path.walk`'s ``steps``): the path stalls are those amounts, so their parts
+add up to the breakdown's by construction. The engine's events are matched to the path stalls that they overlap on
+the same connection (their sentences say why); stall events that overlap none are listed apart, as off the path.
+Pure: numbers and dictionaries.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from model.analysis.critical_path import STALL_PARTS, stalls, walk
+from model.analysis.predict import result, simulate
+from model.analysis.result import Account, Event, PathStall
+from model.engine.lin import value
+from model.scenario.params import resolve
+from model.scenario.schema import Scenario
+
+#: The engine's event kinds that are waits (a restart is an event of no duration: its cost is in the waits).
+STALL_EVENTS = STALL_PARTS
+
+#: Slack when comparing an event's times with a path stall's (ms, relative to the time).
+TOLERANCE = 1e-9
+
+
+def _overlaps(e: Event, s: PathStall) -> bool:
+    if e["connection"] != s["connection"]:
+        return False
+    a0, a1 = e["start_ms"], e["start_ms"] + e["duration_ms"]
+    b0, b1 = s["start_ms"], s["start_ms"] + s["duration_ms"]
+    slack = TOLERANCE * max(1.0, abs(a1), abs(b1))
+    return a0 < b1 - slack and b0 < a1 - slack
+
+
+def account(scenario: Scenario, protocol: str) -> Account:
+    """The result of one protocol (with packets), its stalls on the critical path and its stall events off it."""
+    p = resolve(scenario)
+    s = simulate(p, protocol)
+    out = result(s, protocol, packets=True)
+    path: list[PathStall] = []
+    for k, (start, final) in enumerate(zip(s.page_start, s.page_end, strict=True)):
+        steps: list[Any] = []
+        walk(final, s.q, stop=None if start is s.start else start, steps=steps)
+        for st in stalls(steps, value(final.t_a)):
+            path.append(
+                {
+                    "page": k + 1,
+                    "start_ms": st["start_ms"],
+                    "duration_ms": st["duration_ms"],
+                    "connection": st["connection"],
+                    "object": st["object"],
+                    "parts_ms": st["parts_ms"],
+                    "segments": st["segments"],
+                    "events": [],
+                }
+            )
+    s.release()
+    events = out["events"]
+    matched: set[int] = set()
+    for i, e in enumerate(events):
+        if e["kind"] not in STALL_EVENTS:
+            continue
+        for ps in path:
+            if _overlaps(e, ps):
+                ps["events"].append(i)
+                matched.add(i)
+    off = [i for i, e in enumerate(events) if e["kind"] in STALL_EVENTS and i not in matched]
+    return {"result": out, "path_stalls": path, "off_path": off}
