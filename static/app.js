@@ -5,18 +5,113 @@
 //   <script type="application/json" id="ID">{"data": [...], "layout": {...}}</script>
 // The JSON block is data, not code, so the Content-Security-Policy needs no inline scripts.
 // Figures are drawn when the page loads and after every htmx swap; data-filename names the PNG
-// the modebar's camera button saves.
+// the modebar's camera button saves, with the title, scenario and loss rate written in it (see exportPng);
+// each chart's toolbar is one tab stop (see rove).
 //
 // Copying: <button type="button" data-copy="ELEMENT_ID"> copies that element's text to the
 // clipboard and says so in the button for two seconds.
 (function () {
   "use strict";
 
+  // No "Share chart" (an upload to a cloud service: the app works offline) and no JSON download; plotly's own PNG
+  // button is replaced by one that writes the chart's title, scenario and loss rate into the picture (exportPng).
   var CONFIG = {
     responsive: true,
     displaylogo: false,
+    showSendToCloud: false,
+    showEditInChartStudio: false,
+    modeBarButtonsToRemove: ["toImage", "sendChartToCloud", "downloadJson"],
     toImageButtonOptions: { format: "png", scale: 2 },
   };
+
+  // --- the PNG a chart's camera button saves -----------------------------------------------------------------
+  // Title: the plot's data-export-title, else the figure's own title, else its section's heading. Scenario and loss
+  // rate: data-scenario and data-loss of the plot or of the nearest element around it that has them (the
+  // calculator's results, a comparison, an experiment); each is a line under the title.
+  function textOf(title) {
+    return title ? (typeof title === "string" ? title : title.text || "") : "";
+  }
+  function exportCaption(node, layout) {
+    var title = node.dataset.exportTitle || textOf(layout.title).replace(/<br>/g, " ");
+    if (!title) {
+      var section = node.closest("section");
+      var heading = section && section.querySelector("h2, h3");
+      var figure = node.closest("figure");
+      var strong = figure && figure.querySelector("figcaption strong");
+      var parts = [heading, strong].filter(Boolean).map(function (el) { return el.textContent.trim(); });
+      title = parts.join(": ") || (node.getAttribute("aria-label") || "").split(":")[0];
+    }
+    var around = node.closest("[data-scenario]");
+    var lossAround = node.closest("[data-loss]");
+    var lines = [];
+    if (around && around.dataset.scenario) lines.push(around.dataset.scenario);
+    if (lossAround && lossAround.dataset.loss) lines.push(lossAround.dataset.loss);
+    return { title: "latency-lab: " + title, lines: lines };
+  }
+  function escapeText(text) {
+    return String(text).replace(/&/g, "&amp;").replace(/</g, "&lt;").replace(/>/g, "&gt;");
+  }
+  function exportPng(gd) {
+    var node = gd;
+    var caption = exportCaption(node, node._latencyLabLayout || {});
+    var width = Math.max(node.clientWidth || 0, 900);
+    var size = 15;
+    var perLine = Math.floor(width / (0.6 * size));
+    var sub = [];
+    caption.lines.forEach(function (line) { sub = sub.concat(wrapWords(line, perLine)); });
+    var layout = JSON.parse(JSON.stringify(node._latencyLabLayout || {}));
+    var margin = Object.assign({ l: 80, r: 80, t: 100, b: 80 }, layout.margin || {});
+    var top = 24 + Math.ceil((1 + sub.length) * size * 1.35) + 12;
+    var height = (layout.height || node.clientHeight || 450) + top - (margin.t || 0);
+    margin.t = top;
+    layout.margin = margin;
+    layout.height = height;
+    layout.width = width;
+    layout.title = {
+      // <br> only: plotly.js writes <b> and <span style> as style attributes, which the Content-Security-Policy blocks
+      text: [escapeText(caption.title)].concat(sub.map(escapeText)).join("<br>"),
+      x: 12 / width, xref: "container", xanchor: "left", y: 1 - 18 / height, yref: "container", yanchor: "top",
+      font: { size: size },
+    };
+    layout.paper_bgcolor = "#fff";
+    return Plotly.downloadImage({ data: node.data, layout: layout }, {
+      format: "png", scale: 2, width: width, height: height,
+      filename: node.dataset.filename || "latency-lab-chart",
+    });
+  }
+  var PNG_BUTTON = {
+    name: "downloadPng",
+    title: "Download the chart as a PNG (with its title, scenario and loss rate)",
+    icon: (typeof Plotly !== "undefined" && Plotly.Icons) ? Plotly.Icons.camera : undefined,
+    click: function (gd) { exportPng(gd); },
+  };
+
+  // --- one tab stop per chart toolbar ----------------------------------------------------------------------
+  // plotly makes every toolbar button a tab stop (about ten a chart, seventy on a results page). A toolbar is one
+  // stop here (a roving tabindex, as the ARIA toolbar pattern has it): Tab reaches its current button, the arrow
+  // keys (and Home, End) move between its buttons, Tab leaves it.
+  function rove(node) {
+    node.querySelectorAll(".modebar").forEach(function (bar) {
+      bar.setAttribute("role", "toolbar");
+      bar.setAttribute("aria-label", "Chart tools" + (node.dataset.filename ? " (" + node.dataset.filename + ")" : ""));
+      var buttons = Array.prototype.slice.call(bar.querySelectorAll(".modebar-btn"));
+      var current = buttons.filter(function (b) { return b.getAttribute("tabindex") === "0"; })[0] || buttons[0];
+      buttons.forEach(function (b) { b.setAttribute("tabindex", b === current ? "0" : "-1"); });
+    });
+  }
+  document.addEventListener("keydown", function (event) {
+    var button = event.target.closest && event.target.closest(".modebar-btn");
+    var bar = button && button.closest(".modebar");
+    if (!bar) return;
+    var buttons = Array.prototype.slice.call(bar.querySelectorAll(".modebar-btn"));
+    var i = buttons.indexOf(button);
+    var next = { ArrowRight: i + 1, ArrowDown: i + 1, ArrowLeft: i - 1, ArrowUp: i - 1, Home: 0, End: buttons.length - 1 }[event.key];
+    if (next === undefined) return;
+    event.preventDefault();
+    next = (next + buttons.length) % buttons.length;
+    buttons.forEach(function (b, j) { b.setAttribute("tabindex", j === next ? "0" : "-1"); });
+    buttons[next].focus();
+  });
 
   // A title must not run under the toolbar (top right) or past the plot's edge: where the centred one-line title
   // would (a phone), it goes left, in lines that fit, below the toolbar's row, and the plot moves down for it.
@@ -104,6 +199,7 @@
       if (node.getAttribute("data-rendered") === "true" && node._latencyLabSource === text) return;
       var figure = JSON.parse(text);
       var config = Object.assign({}, CONFIG, figure.config || {});
+      config.modeBarButtonsToAdd = [PNG_BUTTON];
       if (node.dataset.filename) {
         config.toImageButtonOptions = Object.assign({}, CONFIG.toImageButtonOptions, {
           filename: node.dataset.filename,
@@ -112,8 +208,14 @@
       node.removeAttribute("data-rendered");
       node._latencyLabWidth = node.clientWidth;
       var layout = fitNarrow(fitTitle(figure.layout || {}, node.clientWidth), figure.data, node.clientWidth);
+      node._latencyLabLayout = figure.layout || {};
       drawing.push(Plotly.react(node, figure.data, layout, config).then(function () {
         node._latencyLabSource = text;
+        rove(node);
+        if (!node._latencyLabRoving) {
+          node._latencyLabRoving = true;
+          node.on("plotly_afterplot", function () { rove(node); }); // plotly may draw its toolbar again
+        }
         // The chart is described by its group's label and the table beside it: the drawing's own texts (tick
         // labels, legend) are hidden from assistive technology; the toolbar's buttons stay reachable.
         node.querySelectorAll(".main-svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
@@ -121,6 +223,21 @@
       }));
     });
     return Promise.all(drawing);
+  }
+
+  // A table that stacks on a phone (style.css) names each cell's column before it: where the template did not write
+  // the names (data-label), they are the table's column headings.
+  function labelCells(root) {
+    (root || document).querySelectorAll("table.stack, table.side-by-side").forEach(function (table) {
+      var heads = Array.prototype.map.call(table.querySelectorAll("thead th"), function (th) {
+        return th.textContent.replace(/\s+/g, " ").trim();
+      });
+      table.querySelectorAll("tbody tr").forEach(function (row) {
+        Array.prototype.forEach.call(row.cells, function (cell, i) {
+          if (!cell.hasAttribute("data-label") && heads[i]) cell.setAttribute("data-label", heads[i]);
+        });
+      });
+    });
   }
 
   function copyText(button) {
@@ -189,7 +306,7 @@
   }
 
   window.latencyLab = { draw: drawIn, copy: copyText };
-  document.addEventListener("DOMContentLoaded", function () { fitScrollPadding(); drawIn(document); });
+  document.addEventListener("DOMContentLoaded", function () { fitScrollPadding(); labelCells(document); drawIn(document); });
   window.addEventListener("resize", fitScrollPadding);
   // The results beside the form scroll on their own (style.css): a swap replaces them, so their scroll
   // position is carried over (and set again once the plots have their height).
@@ -225,6 +342,7 @@
   });
   document.addEventListener("htmx:after:swap", function () {
     fitScrollPadding();
+    labelCells(document);
     var keep = resultsScroll;
     var typed = typing;
     typing = null;

@@ -49,6 +49,7 @@ from app.web.form import (
     FormField,
     State,
     SweepChoice,
+    describe,
     query_text,
     read,
     unit_of,
@@ -56,7 +57,7 @@ from app.web.form import (
 )
 from app.web.query import SCENARIO_PARAMS
 from app.web.units import EXAMPLES, readable
-from app.web.words import FRIENDLY_NAMES, LOSS_PART_NAMES, part_name, why
+from app.web.words import FRIENDLY_NAMES, LOSS_PART_NAMES, PROTOCOL_NAMES, part_name, why
 from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
 from model.analysis import leading
 from model.analysis.leading import head_of_line_ms, leading_ms, lossless_ms, parts_ms
@@ -87,7 +88,7 @@ READABLE_FROM = {"ms": 1000.0, "bit/s": 1000.0, "bytes": 10_000.0}
 
 def _readable(given: str | None, effective: Any, unit: str | None) -> str:
     """A unit field's value in the units people read (``1.544 Mbit/s``), where that says more than the number."""
-    if unit is None:
+    if unit is None or unit not in READABLE_FROM:
         return ""
     value = effective
     if given:
@@ -168,7 +169,8 @@ def form_context(state: State) -> dict[str, Any]:
         "errors": state.errors,
         "general_errors": state.errors.get("", []),
         "mode": state.mode,
-        "simple_fields": SIMPLE_FIELDS,
+        # HTTP/1.0 with parallel connections needs their number: in view when that protocol is chosen
+        "simple_fields": [*SIMPLE_FIELDS, *(["http.parallel_connections"] if "http10_parallel" in chosen else [])],
         "friendly_names": FRIENDLY_NAMES,
         "mode_url": _mode_url(state),
     }
@@ -462,6 +464,37 @@ def results_context(state: State) -> dict[str, Any]:
     }
 
 
+def simple_results_context(state: State) -> dict[str, Any]:
+    """What simple mode's results show: each protocol by its plain name, its time (the expected time with loss where
+    the loss rate is above 0), how it compares with the fastest and why, and the chart of where the time goes."""
+    assert state.scenario is not None
+    results: list[ProtocolResult] = predict(state.scenario)["results"]
+    loss_rate = state.scenario.network.loss_rate
+
+    time_of = leading_ms  # the one rule of which time leads (model.analysis.leading): with loss, the expected one
+    ranked = sorted(results, key=time_of)
+    by_protocol = {r["protocol"]: r for r in results}
+    reference = by_protocol.get("http10") or ranked[-1]
+    named = [{**r, "protocol": PROTOCOL_NAMES.get(r["protocol"], r["protocol"])} for r in ranked]
+    full = [(k, v) for k, v in state.canonical if k != "mode"]
+    return {
+        "ranked": ranked,
+        "fastest": ranked[0],
+        "reference": reference,
+        "time_of": time_of,
+        "names": FRIENDLY_NAMES,
+        "loss_rate": loss_rate,
+        "loss_percent": f"{loss_rate * 100:.3g} %",
+        "whys": {r["protocol"]: why(r, state.scenario) for r in results},
+        "breakdown_fig": charts.to_json(charts.breakdown_bar(named)),
+        "full_url": url_for("calculator.index") + ("?" + urlencode(full, safe=",") if full else ""),
+        "compare_url": url_for("compare.index") + ("?" + api_query_of(state) if api_query_of(state) else "")
+        if "compare.index" in current_app.view_functions
+        else "",
+        "file_stem": "latency-lab" + (f"-{state.preset}" if state.preset else ""),
+    }
+
+
 def api_query_of(state: State) -> str:
     """The scenario's address for the API and the teaching panel: the calculator's own query (without its sweep and
     mode), which they read with the same rules (:func:`model.scenario.overlay.overlay`)."""
@@ -497,6 +530,16 @@ def _results_html(state: State) -> tuple[str, str]:
     if hit is not None:
         body, announce = hit
         return body.decode(), announce
+    if state.mode == "simple":
+        context = simple_results_context(state)
+        fastest = context["fastest"]
+        announce = (
+            f"Results updated. Fastest: {FRIENDLY_NAMES.get(fastest['protocol'], fastest['protocol'])}, "
+            f"{format_ms(context['time_of'](fastest))} ms."
+        )
+        html = render_template("calculator/results_simple.html", **context)
+        cache.put(key, (html.encode(), announce))
+        return html, announce
     context = results_context(state)
     fastest = next(r for r in context["rows"] if r.protocol == context["fastest"])
     with_loss = " expected with loss" if context["loss_rate"] > 0 else ""
@@ -552,8 +595,12 @@ def index() -> Response:
                 stale, results = None, ""
             else:
                 announce += " The results shown are still those of the last valid scenario."
+    shown = state if valid else stale
+    scenario_words, loss_text = describe(shown) if shown is not None and shown.scenario is not None else ("", "")
     context = {
         **form_context(state),
+        "scenario_words": scenario_words,  # for the charts' pictures (static/app.js)
+        "loss_words": loss_text,
         "results_html": results,
         "announce": announce,
         "fragment": fragment,

@@ -12,21 +12,28 @@ under its own. The table gives each scenario's protocols with the difference fro
 else its first), and :func:`app.web.words.why` says where each one's time went. One-click toggles (Nagle, header
 flush, delayed ACK, pipelining, TLS) are links to the same comparison with one setting of one scenario flipped.
 ``view=print`` gives the comparison laid out for printing (table, charts, assumptions).
+
+Each scenario's card edits it: its field picker (a plain GET form, so it works without JavaScript) sends
+``edit=b&field=network.rtt_ms&value=20``, answered with a redirect to the comparison with ``b.network.rtt_ms=20``
+(a blank value drops the scenario's own setting of that field); each setting it changes can be dropped, and the
+scenario removed (with two scenarios, removing one opens the other in the calculator).
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
 from typing import Any
+from urllib.parse import parse_qsl, urlsplit
 
-from flask import render_template, request, url_for
+from flask import redirect, render_template, request, url_for
 from werkzeug.datastructures import MultiDict
+from werkzeug.wrappers import Response
 
 from app.compare import bp
 from app.figures import compare as charts
 from app.web.comparisons import LETTERS, MIN_SCENARIOS, table1_url
 from app.web.comparisons import address as comparison_address
-from app.web.form import FIELD_BY_PARAM, State, read
+from app.web.form import FIELD_BY_PARAM, SECTIONS, State, loss_words, read, value_words
 from app.web.query import SCENARIO_PARAMS
 from app.web.words import PROTOCOL_NAMES, TOGGLES, Why, why
 from model import PRESETS, ProtocolResult, Scenario, predict
@@ -35,7 +42,7 @@ from model.scenario.limits import WorkLimitExceeded
 from model.scenario.params import resolve
 from model.studies.experiments import H96_CITATION, H96_ROWS
 
-OPTIONS = ("preset", "n", "view")
+OPTIONS = ("preset", "n", "view", "edit", "field", "value")
 
 
 @dataclass
@@ -50,6 +57,8 @@ class Side:
     toggles: list[dict[str, str]] = field(default_factory=list)
     calculator_url: str = ""
     remove_url: str = ""
+    remove_words: str = ""
+    drops: list[dict[str, str]] = field(default_factory=list)  # its own settings, each with the address without it
 
     @property
     def name(self) -> str:
@@ -209,9 +218,65 @@ def _value_words(param: str, value: str) -> str:
     return value
 
 
+def _edited(
+    args: MultiDict[str, str], preset: str, shared: list[tuple[str, str]], own: dict[str, list[tuple[str, str]]], n: int
+) -> str:
+    """The address of the comparison with one scenario's field set by its card's picker (``edit``, ``field``,
+    ``value``; a blank value drops that scenario's own setting); :class:`BadComparison` naming what is wrong."""
+    letter, param, value = args.get("edit", ""), args.get("field", ""), args.get("value", "").strip()
+    if letter not in LETTERS[:n]:
+        raise BadComparison([f"edit must name one of the scenarios, {', '.join(LETTERS[:n])}; you gave {letter!r}."])
+    if param != "preset" and param not in SCENARIO_PARAMS:
+        raise BadComparison([f"field must be a scenario field (like network.rtt_ms) or preset; you gave {param!r}."])
+    return comparison_address(preset, shared, _with(own, letter, {param: value or None}), n)
+
+
+def _address_pairs(address: str) -> list[tuple[str, str]]:
+    """A comparison's address as the hidden fields of a card's picker."""
+    return [(k, v) for k, v in parse_qsl(urlsplit(address).query, keep_blank_values=True) if k != "n" or v]
+
+
+#: The fields a card's picker offers, by section: (section title, [(param, label with unit)]).
+PICKER: list[tuple[str, list[tuple[str, str]]]] = [
+    (
+        sec.title,
+        [
+            (f.param, f.label + (f" ({f.spec.unit})" if f.spec.unit and f.spec.kind != "array" else ""))
+            for f in sec.fields
+        ],
+    )
+    for sec in SECTIONS
+]
+
+
+def _scenario_words(sides: list[Side], preset: str, shared: list[tuple[str, str]]) -> tuple[str, str]:
+    """The comparison in two lines for its chart's picture: what each scenario sets, and the loss rates."""
+    head = f"preset {preset}" if preset else "the model's defaults"
+    if shared:
+        head += " with " + ", ".join(_label(k) + " " + value_words(k, v) for k, v in shared)
+    parts = [head]
+    for side in sides:
+        mine = [(k, v) for k, v in side.given]
+        if mine:
+            parts.append(
+                f"{side.name}: "
+                + ", ".join((f"preset {v}" if k == "preset" else f"{_label(k)} {value_words(k, v)}") for k, v in mine)
+            )
+    rates = {s.name: s.state.scenario.network.loss_rate for s in sides if s.state.scenario is not None}
+    if len(set(rates.values())) <= 1:
+        loss = loss_words(next(iter(rates.values()), 0.0))
+    else:
+        loss = "; ".join(f"{name}: {loss_words(rate)}" for name, rate in rates.items())
+    return "; ".join(parts), loss
+
+
+def _label(param: str) -> str:
+    return FIELD_BY_PARAM[param].label if param in FIELD_BY_PARAM else param
+
+
 @bp.get("/compare")
-def index() -> tuple[str, int]:
-    """The comparison page (or its print view)."""
+def index() -> tuple[str, int] | Response:
+    """The comparison page (or its print view); a card's picker is answered with a redirect (303)."""
     printing = request.args.get("view") == "print"
     template = "compare/print.html" if printing else "compare/index.html"
     context: dict[str, Any] = {"table1_url": table1_url(), "h96_citation": H96_CITATION, "printing": printing}
@@ -222,6 +287,11 @@ def index() -> tuple[str, int]:
     if preset and preset not in PRESETS:
         message = f"There is no preset {preset!r}; choose one of: {', '.join(PRESETS)}."
         return render_template(template, errors=[message], sides=[], **context), 400
+    if "edit" in request.args:
+        try:
+            return redirect(_edited(request.args, preset, shared, own, n), 303)
+        except BadComparison as exc:
+            return render_template(template, errors=exc.messages, sides=[], **context), 400
     sides: list[Side] = []
     for letter in LETTERS[:n]:
         given = own.get(letter, [])
@@ -256,11 +326,24 @@ def index() -> tuple[str, int]:
                 )
     except WorkLimitExceeded as exc:
         return render_template(template, errors=[exc.limit.message], sides=[], **context), 422
-    if n > MIN_SCENARIOS:
-        for side in sides:
+    for side in sides:
+        if n > MIN_SCENARIOS:
             keep = [letter for letter in LETTERS[:n] if letter != side.letter]
             moved = {LETTERS[i]: own.get(letter, []) for i, letter in enumerate(keep)}  # the later ones move up
             side.remove_url = comparison_address(preset, shared, moved, n - 1)
+            side.remove_words = f"Remove {side.name}"
+        else:  # two scenarios: removing one leaves the other, which the calculator shows on its own
+            other = next(s for s in sides if s is not side)
+            if other.calculator_url:
+                side.remove_url = other.calculator_url
+                side.remove_words = f"Remove {side.name} (open {other.name} alone in the calculator)"
+        side.drops = [
+            {
+                "label": "preset" if k == "preset" else _label(k),
+                "url": comparison_address(preset, shared, _with(own, side.letter, {k: None}), n),
+            }
+            for k, _ in side.given
+        ]
     valid = [s for s in sides if s.results]
     rows = _rows(valid) if valid and valid[0] is sides[0] else []
     chart_rows = [
@@ -269,7 +352,12 @@ def index() -> tuple[str, int]:
         for r in s.results
     ]
     address = comparison_address(preset, shared, own, n)
+    scenario_words, loss_text = _scenario_words(sides, preset, shared)
     context.update(
+        scenario_words=scenario_words,
+        loss_words=loss_text,
+        address_pairs=_address_pairs(address),
+        picker=PICKER,
         errors=[],
         sides=sides,
         rows=rows,

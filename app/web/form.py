@@ -20,13 +20,14 @@ from pydantic import BaseModel, ValidationError
 from werkzeug.datastructures import MultiDict
 
 from app.web.query import SCENARIO_PARAMS, scenario_document, unknown
-from app.web.units import UNITS, UnitError, has_unit, to_base
+from app.web.units import UNITS, UnitError, has_unit, to_base, ungroup
 from model import PRESETS, Scenario
 from model.analysis.sweep import SweepRequest
 from model.analysis.sweep import values as sweep_values
 from model.scenario.errors import FieldSpec, Problem, problems, words
-from model.scenario.limits import MAX_WORK_UNITS, check, work_units
+from model.scenario.limits import MAX_WORK_UNITS, OBJECT_UNITS, check, page_loads, response_segments, work_units
 from model.scenario.overlay import overlay
+from model.scenario.schema import MAX_SEGMENTS
 
 #: Query parameters of the page besides the scenario's fields.
 PAGE_OPTIONS = ("preset", "sweep", "last", "mode")
@@ -93,8 +94,20 @@ class FormField:
 
     @property
     def allowed(self) -> str:
-        """What the field allows, in plain words (a blank field keeps the base's value): see :func:`must_be`."""
+        """What the field allows, in plain words (a blank field keeps the base's value): see :func:`must_be`; a page
+        size also says the whole page's limit (:data:`SEGMENT_LIMITED`)."""
+        if self.param in SEGMENT_LIMITED:
+            return f"{must_be(self.spec)}, {SEGMENT_LIMIT_WORDS}"
         return must_be(self.spec)
+
+
+#: The page's sizes, which the scenario's cap on response segments (``MAX_SEGMENTS``) limits together.
+SEGMENT_LIMITED = ("page.html_bytes", "page.object_size_bytes", "page.object_bytes")
+#: That cap in words, for those fields' help (the default segment size; the message of a page over it gives its own).
+SEGMENT_LIMIT_WORDS = (
+    f"and the whole page (HTML, objects and response headers) at most {MAX_SEGMENTS:,} packets: "
+    f"about {MAX_SEGMENTS * 1460 / 1e6:.1f} MB with 1,460-byte segments"
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -321,6 +334,24 @@ def plain(p: Problem, given: Mapping[str, str]) -> str:
     return f"{f.label} must be {must_be(f.spec)}; you gave {typed}."
 
 
+def costly_fields(s: Scenario) -> list[str]:
+    """The fields that make a prediction of ``s`` too much work (:func:`model.scenario.limits.work_units`), where its
+    message goes: the protocols, the part of the page that costs most (its objects' count, or the HTML's or the
+    objects' size) and the session's page loads if more than one."""
+    segments = response_segments(s)
+    objects = len(s.page.sizes()) + 1
+    per_object = sum(OBJECT_UNITS.get(p, 5) for p in s.protocols) * objects
+    mss = s.tcp.mss_bytes or 1460
+    html = -(-(s.http.response_header_bytes + s.page.html_bytes) // mss)
+    if per_object >= len(s.protocols) * segments:
+        page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_count"
+    elif 2 * html >= segments:
+        page = "page.html_bytes"
+    else:
+        page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_size_bytes"
+    return [page, "protocols", *(["session.pages"] if page_loads(s) > 1 else [])]
+
+
 def validate_doc(doc: dict[str, Any]) -> Scenario:
     return Scenario.model_validate(doc, strict=True)
 
@@ -367,21 +398,32 @@ def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
 
 
 def unit_of(param: str) -> str | None:
-    """The base unit of a field the form reads units for (``ms``, ``bit/s``, ``bytes``), else ``None``."""
+    """The base unit of a field the form reads units for (``ms``, ``bit/s``, ``bytes``, and ``fraction`` for a
+    dimensionless number from 0 to at most 1, which a percentage may give), else ``None``."""
     s = SCENARIO_PARAMS.get(param)
     if s is None:
         return None
-    unit = s.item.unit if s.kind == "array" and s.item is not None else s.unit
-    return unit if unit in UNITS else None
+    one = s.item if s.kind == "array" and s.item is not None else s
+    if one.unit in UNITS:
+        return one.unit
+    if one.kind == "number" and one.low is not None and one.low >= 0 and one.high is not None and one.high <= 1:
+        return "fraction"  # a probability or a ratio ("per packet", or none)
+    return None
 
 
 def _in_base_units(param: str, text: str) -> str:
-    """A field's text with the units people type (``10 Mbps``, ``64 KB``, ``80ms``) written in the field's base unit;
-    :class:`app.web.units.UnitError` if a part cannot be read. Lists convert item by item."""
-    unit = unit_of(param)
-    if unit is None or text == "":
+    """A field's text with the units people type (``10 Mbps``, ``64 KB``, ``80ms``, ``1 %``) written in the field's
+    base unit, and a single number's grouping commas (``1,000``) left out; :class:`app.web.units.UnitError` if a part
+    cannot be read. Lists convert item by item (a comma parts their values)."""
+    s = SCENARIO_PARAMS.get(param)
+    if s is None or text == "":
         return text
-    parts = text.split(",") if SCENARIO_PARAMS[param].kind == "array" else [text]
+    if s.kind in ("number", "integer"):
+        text = ungroup(text)
+    unit = unit_of(param)
+    if unit is None:
+        return text
+    parts = text.split(",") if s.kind == "array" else [text]
     return ",".join(query_text(to_base(part, unit)) if has_unit(part) else part for part in parts)
 
 
@@ -434,7 +476,8 @@ def read(args: MultiDict[str, str]) -> State:
                 unreadable[name] = v
                 continue
             if converted != v:
-                typed[name] = f"{v} (= {converted} {unit_of(name)})"
+                unit = unit_of(name)
+                typed[name] = f"{v} (= {converted}{f' {unit}' if unit and unit != 'fraction' else ''})"
             scenario_args.add(name, converted)
     doc, found = scenario_document(scenario_args, ())
     for p in found:
@@ -464,11 +507,43 @@ def read(args: MultiDict[str, str]) -> State:
         return state
     limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")
     if limit is not None:
-        state.add("", limit.message)
+        message = limit.message[:1].upper() + limit.message[1:] + "."  # "This prediction is too much work ..."
+        for where in costly_fields(scenario):
+            state.add(where, message)
         return state
     state.scenario = scenario
     state.canonical = canonical(state, scenario)
     return state
+
+
+def value_words(param: str, text: str) -> str:
+    """A field's value as a query gives it, for people: ``true`` -> ``on``, ``20`` -> ``20 ms``."""
+    f = FIELD_BY_PARAM.get(param)
+    if f is None:
+        return text
+    if f.spec.kind == "boolean" and text in ("true", "false"):
+        return "on" if text == "true" else "off"
+    unit = f.spec.unit if f.spec.kind in ("number", "integer") else ""
+    return f"{text} {unit}" if unit and text else text
+
+
+def describe(state: State) -> tuple[str, str]:
+    """A valid scenario in two lines for a chart's picture: what it is (its preset, and each field it changes, by
+    the form's labels) and its loss rate. ``("preset n97-wan; RTT 20 ms, Nagle off", "loss rate 0.01 (1 %) ...")``.
+    """
+    assert state.scenario is not None
+    changed = [(p, v) for p, v in state.canonical if p in FIELD_BY_PARAM]
+    what = f"preset {state.preset}" if state.preset else "the model's defaults"
+    if changed:
+        what += "; " + ", ".join(f"{FIELD_BY_PARAM[p].label} {value_words(p, v)}" for p, v in changed)
+    return what, loss_words(state.scenario.network.loss_rate)
+
+
+def loss_words(rate: float) -> str:
+    """A loss rate in words: ``loss rate 0.01 (1 %) per packet``, or ``no random loss``."""
+    if rate <= 0:
+        return "no random loss (loss rate 0)"
+    return f"loss rate {rate:g} ({rate * 100:.3g} %) per packet"
 
 
 def at_path(doc: Mapping[str, Any], param: str) -> Any:

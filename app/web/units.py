@@ -6,6 +6,11 @@ units per base unit, nothing else: a number (digits, a decimal point, an exponen
 one unit the table knows for the field's base unit. Prefixes are SI (k = 1,000, M = 1,000,000, G =
 1,000,000,000); ``Ki``, ``Mi``, ``Gi`` are the binary ones (1,024, ...). ``b`` is a bit and ``B`` a byte:
 ``MB/s`` is eight times ``Mb/s``; a bare prefix on a rate (``1.5M``) means bits per second.
+
+Numbers may be written with commas between groups of three digits, as the app prints them (``1,000``,
+``100,000,000 bytes``; :func:`ungroup`), except in a comma-separated list, where a comma parts the values. A
+fraction (a field with no unit whose values run from 0 to at most 1, such as ``network.loss_rate``) may be written
+as a percentage: ``1%`` and ``1 %`` are 0.01, as the field's help says.
 """
 
 from __future__ import annotations
@@ -14,7 +19,11 @@ import math
 import re
 from dataclasses import dataclass
 
-_QUANTITY = re.compile(r"([+-]?(?:\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?)\s*([A-Za-z\u00b5\u03bc/]*)")
+#: A number as people write it: digits (in groups of three parted by commas, or not), a decimal part, an exponent.
+_NUMBER_TEXT = r"[+-]?(?:\d{1,3}(?:,\d{3})+(?:\.\d*)?|\d+(?:\.\d*)?|\.\d+)(?:[eE][+-]?\d+)?"
+_QUANTITY = re.compile(rf"({_NUMBER_TEXT})\s*([A-Za-z\u00b5\u03bc/%]*)")
+#: A plain number written with commas between groups of three digits: ``1,000``, ``-12,345.5``.
+_GROUPED = re.compile(r"[+-]?\d{1,3}(?:,\d{3})+(?:\.\d*)?(?:[eE][+-]?\d+)?")
 
 _SI = {"": 1.0, "k": 1e3, "K": 1e3, "M": 1e6, "G": 1e9}
 _BINARY = {"Ki": 1024.0, "Mi": 1024.0**2, "Gi": 1024.0**3}
@@ -51,13 +60,24 @@ def _byte_units() -> dict[str, float]:
 
 
 #: The units each base unit accepts, with the factor to the base unit.
-UNITS: dict[str, dict[str, float]] = {"ms": _time_units(), "bit/s": _rate_units(), "bytes": _byte_units()}
+#: ``fraction``: a dimensionless field from 0 to at most 1 (a probability, a ratio), which a percentage may give.
+UNITS: dict[str, dict[str, float]] = {
+    "ms": _time_units(),
+    "bit/s": _rate_units(),
+    "bytes": _byte_units(),
+    "fraction": {"": 1.0, "%": 0.01},
+}
 
 #: What each base unit measures, for messages.
-KINDS = {"ms": "time", "bit/s": "rate", "bytes": "size"}
+KINDS = {"ms": "time", "bit/s": "rate", "bytes": "size", "fraction": "fraction"}
 
 #: Examples shown in messages, per base unit.
-EXAMPLES = {"ms": "80ms, 0.08 s", "bit/s": "10 Mbps, 1.5M, 56 kbit/s", "bytes": "64 KB, 1.5M, 64 KiB"}
+EXAMPLES = {
+    "ms": "80ms, 0.08 s",
+    "bit/s": "10 Mbps, 1.5M, 56 kbit/s",
+    "bytes": "64 KB, 1.5M, 64 KiB",
+    "fraction": "1 %, 0.5%",
+}
 
 
 @dataclass(frozen=True)
@@ -80,6 +100,7 @@ def to_base(text: str, unit: str) -> float:
     if m is None:
         raise UnitError(text, unit, f"write a number, then a unit if you like ({EXAMPLES[unit]})")
     number, suffix = m.groups()
+    number = number.replace(",", "")
     factor = table.get(suffix)
     if factor is None:
         hint = ""
@@ -92,6 +113,16 @@ def to_base(text: str, unit: str) -> float:
     return value
 
 
+def ungroup(text: str) -> str:
+    """A plain number written with grouping commas without them (``1,000`` -> ``1000``); any other text as it is.
+
+    >>> ungroup("100,000,000"), ungroup("1,5"), ungroup("1000")
+    ('100000000', '1,5', '1000')
+    """
+    stripped = text.strip()
+    return stripped.replace(",", "") if _GROUPED.fullmatch(stripped) else text
+
+
 def has_unit(text: str) -> bool:
     """Whether ``text`` is a number followed by a unit (or spaces): what the form converts. Anything else (a plain
     number, or text that is no number at all) goes to the field's own validation as it is."""
@@ -100,7 +131,9 @@ def has_unit(text: str) -> bool:
 
 
 def readable(value: float, unit: str) -> str:
-    """A base-unit value in the units people read: ``10 Mbit/s``, ``64 kB``, ``1.5 s``, ``80 ms``."""
+    """A base-unit value in the units people read: ``10 Mbit/s``, ``64 kB``, ``1.5 s``, ``80 ms``, ``1 %``."""
+    if unit == "fraction":
+        return f"{_short(value * 100)} %"
     if unit == "ms":
         if abs(value) >= 1000:
             return f"{_short(value / 1000)} s"

@@ -103,8 +103,10 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
         maximum=maximum,
         actual=units,
         message=(
-            f"{what} would cost {units:,} work units, at most {maximum:,} allowed ({name}); per protocol run "
-            "(and sweep point) a work unit is a response segment, and an object costs 0 to 5 (see /api/docs#limits)"
+            f"{what} is too much work for one request: it would cost {units:,} work units, at most {maximum:,} "
+            f"allowed ({name}). Each protocol asked for (and each sweep point) costs one unit per response packet "
+            "and up to 5 per object (HTTP/1.0 most): ask for fewer protocols, fewer objects or a smaller page "
+            "(see /api/docs#limits)"
         ),
     )
 

@@ -487,12 +487,23 @@ class Scenario(_Strict):
                     f"({self.quic.max_datagram_bytes - 30}) for h3: a window smaller than one QUIC packet's "
                     "data would never let a full packet leave"
                 )
+        html_segments = -(-(header + html) // mss)
         segments = self.session.pages * sum(-(-(header + size) // mss) for size in [html, *objects])
         legs = 3 if self.proxy.architecture == "split_proxy" else 1  # each segment is relayed over every leg
         if segments * legs > MAX_SEGMENTS:
+            # named by the field that takes most of the segments (the form marks it: app.web.form)
+            if 2 * html_segments * self.session.pages >= segments:
+                cause = "page.html_bytes"
+            elif self.page.object_bytes is not None:
+                cause = "page.object_bytes"
+            else:
+                cause = "page.object_size_bytes"
             across = " over the three legs of the split-proxy path" if legs > 1 else ""
+            pages = f", loaded {self.session.pages} times (session.pages)" if self.session.pages > 1 else ""
+            most = MAX_SEGMENTS // (self.session.pages * legs) * mss
             raise ValueError(
-                f"the page is too large to model: its responses take {segments * legs} segments of mss_bytes"
-                f"{across}, at most {MAX_SEGMENTS} allowed"
+                f"{cause} makes the page too large to model: its responses would take {segments * legs:,} segments "
+                f"(packets of at most {mss:,} bytes, the maximum segment size){pages}{across}, and at most "
+                f"{MAX_SEGMENTS:,} are allowed: about {most:,} bytes of HTML and objects together"
             )
         return self

@@ -76,3 +76,41 @@ def test_the_calculators_link_opens_a_valid_comparison(client: FlaskClient) -> N
     assert client.get(link).status_code == 200
     for api in re.findall(r'href="(/api/v1/predict[^"]*)"', page):
         assert client.get(unescape(api)).status_code == 200
+
+
+def test_a_cards_picker_sets_one_field_of_one_scenario(client: FlaskClient) -> None:
+    """Issue 25: opened from the calculator, B is a copy of A; its card's picker writes b.FIELD (no JavaScript)."""
+    page = client.get("/compare?preset=h96-lan&network.rtt_ms=20").get_data(as_text=True)
+    assert 'id="edit-b-field"' in page and 'id="edit-b-value"' in page and '<option value="tcp.nagle">' in page
+    r = client.get("/compare?preset=h96-lan&network.rtt_ms=20&edit=b&field=network.rtt_ms&value=200 ms")
+    assert r.status_code == 303
+    assert r.headers["Location"] == "/compare?preset=h96-lan&network.rtt_ms=20&b.network.rtt_ms=200+ms"
+    cells = _cells(client.get(r.headers["Location"]).get_data(as_text=True))
+    a_ms = float(cells[0][2][0].replace(",", ""))
+    b_ms = float(cells[len(cells) // 2][2][0].replace(",", ""))
+    assert b_ms > a_ms + 180 * 2  # each protocol takes several round trips more
+    # a blank value drops B's own setting again
+    r = client.get("/compare?preset=h96-lan&b.network.rtt_ms=200&edit=b&field=network.rtt_ms&value=")
+    assert r.status_code == 303 and r.headers["Location"] == "/compare?preset=h96-lan"
+
+
+@pytest.mark.parametrize(
+    ("query", "says"),
+    [
+        ("edit=z&field=network.rtt_ms&value=1", "edit must name one of the scenarios, a, b"),
+        ("edit=b&field=network.speed&value=1", "field must be a scenario field (like network.rtt_ms) or preset"),
+    ],
+)
+def test_a_bad_edit_is_named(client: FlaskClient, query: str, says: str) -> None:
+    r = client.get("/compare?preset=h96-lan&" + query)
+    assert r.status_code == 400
+    assert says in unescape(r.get_data(as_text=True))
+
+
+def test_a_scenario_can_be_removed_and_its_settings_dropped(client: FlaskClient) -> None:
+    page = unescape(client.get("/compare?preset=h96-lan&b.tcp.nagle=false").get_data(as_text=True))
+    # two scenarios: removing B leaves A, which the calculator shows alone
+    assert '<a href="/?preset=h96-lan">Remove B (open A alone in the calculator)</a>' in page
+    assert '<a href="/compare?preset=h96-lan">drop <span class="visually-hidden">B\'s </span>Nagle</a>' in page
+    page = unescape(client.get("/compare?preset=h96-lan&b.tcp.nagle=false&n=3").get_data(as_text=True))
+    assert '<a href="/compare?preset=h96-lan&b.tcp.nagle=false">Remove C</a>' in page

@@ -168,8 +168,8 @@ def test_comparisons_csv_matches_the_table(client: FlaskClient, slug: str) -> No
 
 def _cell_after(page: str, label: str) -> str:
     """The model cell of the comparison row whose case is ``label``."""
-    at = page.index(f"<td>{escape(label)}")
-    return re.search(r'<td class="num model">([^<]*)</td>', page[at:]).group(1)  # type: ignore[union-attr]
+    at = page.index(f'<td data-label="Case">{escape(label)}')
+    return re.search(r'<td class="num model" data-label="Model">([^<]*)</td>', page[at:]).group(1)  # type: ignore[union-attr]
 
 
 def _doc(name: str, protocol: str, **fields: Any) -> dict[str, Any]:
@@ -269,7 +269,7 @@ def test_stacks_page_is_beyond_the_seeds(client: FlaskClient) -> None:
     page = client.get("/experiments/stacks").text
     assert "beyond the seeds" in page and "Beyond the seeds" in page
     index = client.get("/experiments/").text
-    assert 'href="/experiments/stacks"' in index and "<td>beyond the seeds</td>" in index
+    assert 'href="/experiments/stacks"' in index and '<td data-label="Seed">beyond the seeds</td>' in index
     # Lighthouse's time to first byte, as tests/model/studies/test_lighthouse.py sets it up
     got = float(predict(E.ttfb_document("lighthouse-mobile", "persistent"))["results"][0]["page_load_ms"])
     assert 450 < got < 510

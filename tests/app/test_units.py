@@ -8,7 +8,7 @@ from html import unescape
 import pytest
 from flask.testing import FlaskClient
 
-from app.web.units import UnitError, has_unit, readable, to_base
+from app.web.units import UnitError, has_unit, readable, to_base, ungroup
 
 
 @pytest.mark.parametrize(
@@ -99,3 +99,53 @@ def test_the_api_stays_in_base_units(client: FlaskClient) -> None:
     r = client.get("/api/v1/predict?network.bandwidth_bps=10Mbps")
     assert r.status_code == 422
     assert r.get_json()["errors"][0]["path"] == "network.bandwidth_bps"
+
+
+@pytest.mark.parametrize(
+    ("text", "unit", "base"),
+    [
+        ("1%", "fraction", 0.01),
+        ("1 %", "fraction", 0.01),
+        ("0.5%", "fraction", 0.005),
+        ("1,000 ms", "ms", 1000),
+        ("100,000,000 bytes", "bytes", 100_000_000),
+        ("1,544,000 bps", "bit/s", 1_544_000),
+    ],
+)
+def test_percentages_and_grouped_digits(text: str, unit: str, base: float) -> None:
+    """Issue 25: the help writes "0.01 is 1 %" and the app prints "1,000": both read back."""
+    assert to_base(text, unit) == pytest.approx(base)
+
+
+def test_ungroup_only_takes_commas_between_groups_of_three() -> None:
+    assert ungroup("1,000") == "1000" and ungroup(" 100,000,000 ") == "100000000" and ungroup("-1,234.5") == "-1234.5"
+    assert ungroup("1,00") == "1,00" and ungroup("1,5") == "1,5" and ungroup("10,0000") == "10,0000"
+    assert ungroup("1000") == "1000" and ungroup("fast") == "fast"
+    with pytest.raises(UnitError, match="'%' is not a unit of time"):
+        to_base("10%", "ms")
+
+
+@pytest.mark.parametrize(
+    ("given", "address"),
+    [
+        ("network.loss_rate=1%25", "network.loss_rate=0.01"),
+        ("network.loss_rate=1+%25", "network.loss_rate=0.01"),
+        ("page.object_count=1,000&page.object_size_bytes=100", "page.object_count=1000"),
+        ("page.html_bytes=100,000", "page.html_bytes=100000"),
+        ("network.rtt_ms=1,000", "network.rtt_ms=1000"),
+    ],
+)
+def test_the_form_reads_percentages_and_grouped_digits(client: FlaskClient, given: str, address: str) -> None:
+    r = client.get(f"/?preset=n97-wan&{given}")
+    assert r.status_code == 303, unescape(r.get_data(as_text=True))[:2000]
+    assert address in r.headers["Location"]
+
+
+def test_a_percentage_out_of_range_says_what_it_became(client: FlaskClient) -> None:
+    r = client.get("/?network.loss_rate=30%25")
+    assert r.status_code == 400
+    assert "you gave 30% (= 0.3)" in unescape(r.get_data(as_text=True))
+    # a count takes no percentage, and a list's commas still part its values
+    assert client.get("/?page.object_count=10%25").status_code == 400
+    r = client.get("/?page.object_bytes=1,500")
+    assert r.status_code == 200 and 'placeholder="1,500">1,500<' in r.get_data(as_text=True)  # valid: two objects

@@ -149,3 +149,46 @@ def test_fits_and_axe_clean(page: Page, window: tuple[int, int], view: str) -> N
     page.wait_for_timeout(100)
     assert not axe_violations(page)
     assert page.locator("h1").count() == 1
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+def test_scenario_b_from_the_calculator_can_be_edited_and_removed(page: Page, window: tuple[int, int]) -> None:
+    """Issue 25: B starts as a copy of A; its card's field picker changes one of its fields, each setting it changes
+    can be dropped, and B removed (back to the calculator with A)."""
+    use_window(page, window)
+    page.goto("/?preset=h96-lan")
+    page.wait_for_function(PLOTS_DRAWN)
+    page.get_by_role("link", name=re.compile("Compare this scenario side by side")).click()
+    page.wait_for_function(PLOTS_DRAWN)
+    card = page.locator("#scenario-b")
+    card.get_by_label("Field", exact=True).select_option("network.rtt_ms")
+    card.get_by_label("Value", exact=True).fill("200 ms")
+    card.get_by_role("button", name="Set in B").click()
+    page.wait_for_function(PLOTS_DRAWN)
+    expect(page).to_have_url(re.compile(r"/compare\?preset=h96-lan&b\.network\.rtt_ms=200\+ms$"))
+    expect(page.locator("#scenario-b .changes")).to_have_text("RTT: 200 ms")
+    rows = page.evaluate(ROWS)
+    a = [_ms(r[2]) for r in rows if r[0] == "A"]
+    b = [_ms(r[2]) for r in rows if r[0] == "B"]
+    assert len(a) == len(b) and all(y > x + 300 for x, y in zip(a, b, strict=True)), (a, b)
+    assert horizontal_overflow(page)["document"] <= window[0]
+    assert not axe_violations(page)
+    page.get_by_role("link", name="Drop B's RTT").click()
+    page.wait_for_function(PLOTS_DRAWN)
+    expect(page).to_have_url(re.compile(r"/compare\?preset=h96-lan$"))
+    page.get_by_role("link", name=re.compile(r"Remove B \(open A alone in the calculator\)")).click()
+    page.wait_for_function(PLOTS_DRAWN)
+    expect(page).to_have_url(re.compile(r"/\?preset=h96-lan$"))
+    expect(page.locator("#calc")).to_be_visible()
+
+
+def test_a_bad_value_in_the_picker_is_named_on_its_card(page: Page, browser_log: BrowserLog) -> None:
+    browser_log.allow(r"status of 400")
+    page.goto("/compare?preset=h96-lan")
+    page.wait_for_function(PLOTS_DRAWN)
+    card = page.locator("#scenario-b")
+    card.get_by_label("Field", exact=True).select_option("network.loss_rate")
+    card.get_by_label("Value", exact=True).fill("30 %")
+    card.get_by_role("button", name="Set in B").click()
+    expect(page.locator("#scenario-b .errors")).to_contain_text("Loss rate must be a number between 0 and 0.2")
+    expect(page.locator("#scenario-b .errors")).to_contain_text("you gave 30 % (= 0.3)")

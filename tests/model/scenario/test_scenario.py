@@ -105,3 +105,19 @@ def test_h3_needs_a_window_of_one_quic_packet() -> None:
         )
     doc = {"protocols": ["h3"], "tcp": {"receive_window_bytes": 8970}, "quic": {"max_datagram_bytes": 9000}}
     assert predict(doc)["results"][0]["page_load_ms"] > 0
+
+
+def test_a_page_over_the_segment_cap_is_named_by_its_field_in_words() -> None:
+    """Issue 25: the message names the field that makes the page too large and what the cap means in bytes."""
+    with pytest.raises(ValidationError) as caught:
+        Scenario.model_validate({"page": {"html_bytes": 100_000_000}})
+    message = str(caught.value)
+    assert "page.html_bytes makes the page too large to model" in message
+    assert "segments (packets of at most 1,460 bytes, the maximum segment size)" in message
+    assert "at most 10,000 are allowed: about 14,600,000 bytes of HTML and objects together" in message
+    with pytest.raises(ValidationError) as caught:
+        Scenario.model_validate({"page": {"object_count": 1000, "object_size_bytes": 100_000}})
+    assert "page.object_size_bytes makes the page too large" in str(caught.value)
+    with pytest.raises(ValidationError) as caught:
+        Scenario.model_validate({"page": {"object_bytes": [10_000_000, 10_000_000]}})
+    assert "page.object_bytes makes the page too large" in str(caught.value)
