@@ -28,7 +28,8 @@ def _line(r: dict[str, Any]) -> str:
     return (
         f"{r['id']:>5} {r['protocol']:<16} real {r['real_ms']:10.2f} ms (spread {spread:6.2f})  model {r['model_ms']:10.2f}"
         f"  error {100 * r['error']:+7.2f}%  (raw {100 * r['raw_error']:+7.2f}%)  packets {r['real_packets']}/"
-        f"{r['model_packets']}  relay late {r['relay_late_us']} us"
+        f"{r['model_packets']}  relay late {r['relay_late_us']} us  noisy loads again {len(r.get('rejected_loads', []))}"
+        + (f"  NOISE: {r['noise']}" if r.get("noise") else "")
     )
 
 
