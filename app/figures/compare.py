@@ -77,6 +77,20 @@ def _layout(**extra: Any) -> dict[str, Any]:
     return {**BASE_LAYOUT, "template": TEMPLATE, **extra}
 
 
+def _current_line(x: float) -> dict[str, Any]:
+    """The dotted vertical line at the scenario's own value of a swept field (x in the axis' units)."""
+    return {
+        "type": "line",
+        "xref": "x",
+        "yref": "paper",
+        "x0": x,
+        "x1": x,
+        "y0": 0,
+        "y1": 1,
+        "line": {"dash": "dot", "color": "#333333", "width": 1},
+    }
+
+
 def breakdown_bar(results: Sequence[Mapping[str, Any]]) -> Figure:
     """Each protocol's time that leads (:func:`model.analysis.leading.leading_ms`: with loss, the expected time) as
     a stacked bar of its parts (:func:`model.analysis.leading.parts_ms`: the breakdown's, then loss's own; ms)."""
@@ -189,18 +203,7 @@ def sweep_lines(
     shapes = []
     annotations = []
     if current is not None:
-        shapes.append(
-            {
-                "type": "line",
-                "xref": "x",
-                "yref": "paper",
-                "x0": current,
-                "x1": current,
-                "y0": 0,
-                "y1": 1,
-                "line": {"dash": "dot", "color": "#333333", "width": 1},
-            }
-        )
+        shapes.append(_current_line(current))
         annotations.append(
             {
                 # an annotation on a log axis is placed by the log of its value (a shape by the value)
@@ -280,18 +283,7 @@ def loss_lines(out: Mapping[str, Any], current: float) -> Figure:
                 "type": "log" if log_y else "linear",
                 **(log_ticks(times) if log_y else {"rangemode": "tozero"}),
             },
-            shapes=[
-                {
-                    "type": "line",
-                    "xref": "x",
-                    "yref": "paper",
-                    "x0": current,
-                    "x1": current,
-                    "y0": 0,
-                    "y1": 1,
-                    "line": {"dash": "dot", "color": "#333333", "width": 1},
-                }
-            ],
+            shapes=[_current_line(current)],
             annotations=[
                 {
                     "x": math.log10(current),
