@@ -133,7 +133,11 @@ def _suggestion(cause: str, protocol: str, scenario: Scenario) -> tuple[str, str
     if cause == "slow_start_idle":
         return "try a larger initial window (tcp.initial_window_segments)", None
     if cause == "tls_setup":
-        return "try TLS off, or TLS 1.3", "tls"
+        if protocol == "h3":  # QUIC carries TLS 1.3 in its own handshake: there is no TLS to turn off
+            return "QUIC always carries TLS 1.3: try resuming the session with 0-RTT early data (tls.resumption)", None
+        if p.tls == "1.2":
+            return "try TLS 1.3 (a round trip fewer), or TLS off", "tls"
+        return "try resuming the session with 0-RTT early data (tls.resumption), or TLS off", "tls"
     if cause == "request" and protocol == "persistent":
         return "try pipelining", "pipelining"
     if cause in (LOSS_PARTS["handshake"], LOSS_PARTS["timeouts"]) and protocol in ("http10", "http10_parallel"):

@@ -83,3 +83,31 @@ def test_part_names() -> None:
     assert part_name("delayed_ack_stall") == "delayed ACK stall" == plain("delayed_ack_stall")
     assert part_name("some_new_part") == "some new part"  # a part the breakdown gains later reads as itself
     assert set(LOSS_CAUSES) == set(LOSS_PARTS.values())
+
+
+@pytest.mark.parametrize(
+    ("protocol", "version", "expect", "toggle"),
+    [
+        ("h3", "none", "QUIC always carries TLS 1.3: try resuming the session", None),
+        ("http10", "1.2", "try TLS 1.3 (a round trip fewer), or TLS off", "tls"),
+        ("http10", "1.3", "try resuming the session with 0-RTT early data (tls.resumption), or TLS off", "tls"),
+    ],
+)
+def test_tls_suggestion_fits_the_protocol_and_version(
+    protocol: str, version: str, expect: str, toggle: str | None
+) -> None:
+    """h3's TLS is QUIC's own (it cannot be turned off) and TLS 1.3 is not a suggestion where it already runs: on
+    main before 2026-11-28 every TLS setup cause said "try TLS off, or TLS 1.3", for h3 and for TLS 1.3 too."""
+    scenario = Scenario.model_validate(
+        {
+            "protocols": [protocol],
+            "network": {"rtt_ms": 200, "bandwidth_bps": 100_000_000},
+            "tls": {"version": version, "resumption": "none"},
+            "page": {"html_bytes": 1000, "object_count": 1, "object_size_bytes": 1000},
+        }
+    )
+    (r,) = predict(scenario)["results"]
+    w = why(r, scenario)
+    assert w.cause == "tls_setup", w.text
+    assert expect in w.text
+    assert w.toggle == toggle
