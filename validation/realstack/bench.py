@@ -504,7 +504,7 @@ def noise_allowance_ms(rec: dict[str, Any]) -> float:
         return 0.0
     up_ms, _, down_ms, _ = path_of(rec["doc"])
     p99 = max((x for x in rec.get("relay_late_p99_us", []) if x is not None), default=0.0) / 1000.0
-    return 2.0 * rec["real_ms"] / (up_ms + down_ms) * p99
+    return float(2.0 * rec["real_ms"] / (up_ms + down_ms) * p99)
 
 
 def noise(real: dict[str, Any]) -> list[str]:
