@@ -77,6 +77,7 @@ __all__ = [
     "expand",
     "failed_scenarios",
     "load_design",
+    "pending_shards",
     "provenance",
     "read_study",
     "run_shard",
@@ -481,10 +482,23 @@ def _write(path: Path, table: pa.Table, info: dict[str, Any]) -> None:
         tmp.unlink(missing_ok=True)
 
 
-def run_shard(design: Design, shard: int, shard_size: int, out: str | os.PathLike[str]) -> str:
+def pending_shards(design: Design, out: str | os.PathLike[str], shard_size: int = 10_000) -> list[int]:
+    """The shards of ``design`` not yet in the folder ``out`` (made if need be), in order: what a (re)run has to
+    do. :class:`StudyError` if ``out`` holds shards of another study or the design is bad."""
+    found = design_problems(design)
+    if found:
+        raise StudyError("\n".join(found))
+    if shard_size < 1:
+        raise StudyError(f"shard_size: {shard_size} is not allowed; allowed: a whole number, at least 1")
+    Path(out).mkdir(parents=True, exist_ok=True)
+    shards = range(math.ceil(scenario_count(design) / shard_size))
+    return [k for k in shards if not _done(shard_path(out, k), design, shard_size)]
+
+
+def run_shard(shard: int, design: Design, *, shard_size: int, out: str | os.PathLike[str]) -> str:
     """Shard ``shard`` of ``design`` (scenarios ``shard * shard_size`` on, ``shard_size`` of them) predicted and
-    written to ``out`` (:func:`shard_path`), unless it is there already: one task of a study on Dask
-    (docs/dask.md). Returns the file's path."""
+    written to ``out`` as :func:`shard_path` names it after the shard, unless it is there already: one task of a
+    study on Dask (docs/dask.md). Returns the file's path."""
     path = shard_path(out, shard)
     if _done(path, design, shard_size):
         return str(path)
@@ -567,11 +581,11 @@ def run_study(
     n = scenario_count(design)
     shards = range(math.ceil(n / shard_size))
     if out is not None:
-        Path(out).mkdir(parents=True, exist_ok=True)
-        todo = [k for k in shards if not _done(shard_path(out, k), design, shard_size)]
+        todo = pending_shards(design, out, shard_size)
     else:
         todo = list(shards)
-    done_before = sum(min(shard_size, n - k * shard_size) for k in shards if k not in set(todo))
+    pending = set(todo)
+    done_before = sum(min(shard_size, n - k * shard_size) for k in shards if k not in pending)
     show = n >= 1000 and sys.stderr.isatty() if progress is None else progress
     tables: dict[int, pa.Table] = {}
     with contextlib.ExitStack() as stack:
