@@ -32,10 +32,12 @@ Pure: the model, numpy, pandas, pyarrow, SALib and tqdm (its progress bar on sta
 
 from __future__ import annotations
 
+import collections
 import contextlib
 import difflib
 import functools
 import hashlib
+import itertools
 import json
 import math
 import multiprocessing
@@ -43,7 +45,7 @@ import os
 import signal
 import sys
 from collections.abc import Iterator, Sequence
-from concurrent.futures import ProcessPoolExecutor
+from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
@@ -90,6 +92,8 @@ __all__ = [
 MAX_STUDY_SCENARIOS = 100_000_000
 #: Scenarios a worker process predicts per task (``jobs`` > 1): few hand-overs, a progress bar that moves.
 CHUNK_SCENARIOS = 250
+#: Tasks per worker process sent ahead of the one whose rows are taken next (``jobs`` > 1).
+IN_FLIGHT_PER_JOB = 4
 #: The Parquet metadata key of a shard's provenance (:func:`provenance`).
 METADATA_KEY = b"latency_lab"
 
@@ -546,6 +550,22 @@ def _pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
         pool.shutdown(wait=True, cancel_futures=True)
 
 
+def _in_order(
+    pool: ProcessPoolExecutor, key: str, tasks: Sequence[tuple[int, int, int]], ahead: int
+) -> Iterator[dict[str, list[Any]]]:
+    """The rows of each task, in order, from ``pool``, with at most ``ahead`` tasks sent and not yet taken (memory
+    stays bounded whatever the study's size)."""
+    window: collections.deque[Future[dict[str, list[Any]]]] = collections.deque()
+    todo = iter(tasks)
+    for _, a, b in itertools.islice(todo, ahead):
+        window.append(pool.submit(_rows, key, a, b))
+    while window:
+        done = window.popleft().result()
+        for _, a, b in itertools.islice(todo, 1):
+            window.append(pool.submit(_rows, key, a, b))
+        yield done
+
+
 def _merge(parts: Sequence[dict[str, list[Any]]]) -> dict[str, list[Any]]:
     out: dict[str, list[Any]] = {k: [] for k in parts[0]}
     for part in parts:
@@ -600,8 +620,7 @@ def run_study(
         ]
         if jobs > 1 and len(tasks) > 1:
             pool = stack.enter_context(_pool(min(jobs, len(tasks))))
-            futures = [pool.submit(_rows, key, a, b) for _, a, b in tasks]
-            results: Iterator[dict[str, list[Any]]] = (f.result() for f in futures)
+            results: Iterator[dict[str, list[Any]]] = _in_order(pool, key, tasks, IN_FLIGHT_PER_JOB * jobs)
         else:
             results = (_rows(key, a, b) for _, a, b in tasks)
         parts: list[dict[str, list[Any]]] = []

@@ -220,9 +220,9 @@ def test_a_rerun_reads_the_shards_written_and_runs_only_the_missing(tmp_path: Pa
 
 def test_two_processes_give_the_same_frame(tmp_path: Path) -> None:
     d = load_design(
-        {"kind": "random", "samples": 600, "seed": 1, "protocols": ["persistent"],
+        {"kind": "random", "samples": 300, "seed": 1, "protocols": ["persistent"],
          "fields": {"network.rtt_ms": {"low": 0, "high": 200}}}
     )  # fmt: skip
     one = run_study(d, progress=False)
-    two = run_study(d, tmp_path, jobs=2, shard_size=400, progress=False)
+    two = run_study(d, tmp_path, jobs=2, shard_size=200, progress=False)
     pd.testing.assert_frame_equal(one, two)
