@@ -226,3 +226,12 @@ def test_two_processes_give_the_same_frame(tmp_path: Path) -> None:
     one = run_study(d, progress=False)
     two = run_study(d, tmp_path, jobs=2, shard_size=200, progress=False)
     pd.testing.assert_frame_equal(one, two)
+
+
+def test_a_progress_bar_on_standard_error_when_asked(capsys: pytest.CaptureFixture[str]) -> None:
+    d = grid(network__rtt_ms=[0, 10, 20])
+    run_study(d, progress=True)
+    err = capsys.readouterr().err
+    assert "study: 100%" in err and "3/3" in err
+    run_study(d)  # not a terminal: no bar by default
+    assert capsys.readouterr().err == ""
