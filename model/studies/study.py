@@ -66,6 +66,7 @@ from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
 from model.analysis.tables import LOSS_COLUMNS
 from model.scenario import limits
 from model.scenario.errors import FieldSpec, problems, validate_scenario, words
+from model.scenario.json_input import JsonInputError, check_depth
 from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol
 from model.studies.presets import PRESETS
@@ -157,6 +158,21 @@ def _value_problem(where: str, v: Scalar, s: FieldSpec) -> str | None:
     return None
 
 
+def _base_problems(design: Design) -> list[str]:
+    """The problems of the base scenario (the preset with ``scenario`` on it) in fields the design does not vary:
+    every scenario of the study would have them. A problem of the whole (no field) is left to each scenario's row:
+    a varied field may mend it."""
+    try:
+        check_depth(design.scenario)
+    except JsonInputError as exc:
+        return [f"scenario: {p.text}" for p in exc.problems]
+    try:
+        validate_scenario(_base_document(design))
+    except ValidationError as exc:
+        return [f"scenario.{p.text}" for p in problems(exc) if p.path and p.path not in design.fields]
+    return []
+
+
 def design_problems(design: Design) -> list[str]:
     """What is wrong with ``design`` (one line each, naming the place and what it allows); [] if nothing."""
     out: list[str] = []
@@ -206,6 +222,8 @@ def design_problems(design: Design) -> list[str]:
                 out.append(f"fields.{name}: low ({axis.low:g}) is above high ({axis.high:g})")
             if axis.spacing == "log" and axis.low <= 0:
                 out.append(f"fields.{name}.low: log spacing needs low above 0")
+    if not out:
+        out.extend(_base_problems(design))
     if not out:
         n = scenario_count(design)
         if n > MAX_STUDY_SCENARIOS:

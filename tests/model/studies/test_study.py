@@ -103,6 +103,12 @@ def test_sobol_is_saltellis_scheme_from_salib() -> None:
     assert got == [(float(r), float(b)) for r, b in matrix.tolist()]
 
 
+def test_a_bad_base_field_that_the_design_varies_is_mended_by_it() -> None:
+    d = load_design({"scenario": {"network": {"rtt_ms": -5}}, "fields": {"network.rtt_ms": {"values": [1]}}})
+    [(_, doc)] = list(expand(d))
+    assert doc["network"]["rtt_ms"] == 1
+
+
 @pytest.mark.parametrize(
     ("spec", "message"),
     [
@@ -122,6 +128,11 @@ def test_sobol_is_saltellis_scheme_from_salib() -> None:
         ({"kind": "grid", "fields": {"network.rtt_ms": {"low": 0, "high": 10}}}, "a grid design needs values"),
         ({"preset": "h96-lam", "fields": {"network.rtt_ms": {"values": [1]}}}, "did you mean 'h96-lan'?"),
         ({"fields": {"network.rtt_ms": {"values": [1]}}, "sample": 3}, "sample: Extra inputs are not permitted"),
+        (
+            {"scenario": {"network": {"bandwidth_bps": -1}}, "fields": {"network.rtt_ms": {"values": [1]}}},
+            "scenario.network.bandwidth_bps: Input should be greater than or equal to 1000 (got -1); "
+            "allowed: a number from 1,000 to 100,000,000,000 bit/s",
+        ),
     ],
 )
 def test_bad_designs_name_the_place_and_what_it_allows(spec: dict[str, object], message: str) -> None:
