@@ -1,4 +1,5 @@
-"""The model's command line: ``python -m model predict`` and ``python -m model presets``.
+"""The model's command line: ``python -m model predict``, ``study``, ``exercise`` and ``presets`` (installed, the
+``latency-lab`` command: each message names the command as it was called).
 
 ``predict FILE`` reads a scenario (a JSON object) or a what-if batch (a JSON array of them) and
 prints the output document (or an array of them) as JSON, or as CSV with ``--format csv``.
@@ -10,9 +11,17 @@ Input is read and validated exactly as the JSON API reads a body: strict JSON
 
 ``predict --jsonl FILE`` (or a FILE named ``*.jsonl``) streams JSON Lines: one scenario a line in,
 one output document a line out, in input order, each written as soon as it and the lines before it
-are done; the first bad line stops the stream (exit 2, naming the line). ``--jobs N`` predicts in N
-worker processes. :func:`predict_document` is the one-scenario entry for distributed runs (a Dask
-bag over JSON Lines files: docs/dask.md).
+are done; a bad line is recorded (on stderr, naming the line, and in its place in the output as
+``{"line": N, "problems": [...]}``) and the stream goes on; the exit status is 2 if any line was bad.
+``--jobs N`` predicts in N worker processes; ``--omit events,objects`` leaves those lists out of each result.
+:func:`predict_document` is the one-scenario entry for distributed runs (a Dask bag over JSON Lines files:
+docs/dask.md).
+
+``study DESIGN --out DIR`` runs a study (:mod:`model.studies.study`) into Parquet shards in DIR, resuming from
+the shards already there.
+
+SIGINT (Ctrl-C) and SIGTERM stop a run cleanly: the worker processes are stopped and waited for, no traceback,
+exit status 130 or 143; a closed output pipe (``| head -1``) stops it quietly with status 141.
 """
 
 from __future__ import annotations
@@ -28,6 +37,7 @@ import json
 import multiprocessing
 import os
 import queue
+import signal
 import stat
 import sys
 import threading
@@ -51,6 +61,14 @@ from model.scenario.schema import Scenario
 from model.studies.presets import PRESETS
 
 PROG = "python -m model"
+#: What a result's lists ``--omit`` can leave out.
+OMITTABLE = ("events", "objects")
+
+
+def prog_name(argv0: str | None = None) -> str:
+    """The command as it was called: ``latency-lab`` (the installed command) or ``python -m model``."""
+    name = os.path.basename(sys.argv[0] if argv0 is None else argv0)
+    return "latency-lab" if name.startswith("latency-lab") else PROG
 
 
 class UserError(Exception):
@@ -165,8 +183,27 @@ def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool 
         raise UserError(exc.limit.message) from None
 
 
+def _omitted(document: Prediction, omit: Sequence[str]) -> Prediction:
+    """``document`` without the lists ``omit`` names (:data:`OMITTABLE`) in each result."""
+    for r in document["results"]:
+        for key in omit:
+            r.pop(key, None)  # type: ignore[misc]
+    return document
+
+
+def _predict_omitting(
+    scenario: Scenario, omit: Sequence[str], packets: bool = False, formulas: bool = False
+) -> Prediction:
+    return _omitted(_predict_budgeted(scenario, packets, formulas), omit)
+
+
 def predict_document(
-    scenario: Any, *, preset: str | None = None, packets: bool = False, formulas: bool = False
+    scenario: Any,
+    *,
+    preset: str | None = None,
+    packets: bool = False,
+    formulas: bool = False,
+    omit: Sequence[str] = (),
 ) -> Prediction:
     """The output document of one scenario document: the public entry for distributed runs (docs/dask.md).
 
@@ -175,7 +212,8 @@ def predict_document(
     the calculator and the API do), validates it and predicts it within one request's work budget. Bad input raises
     :class:`UserError`, one line per problem in the command line's words (``network.rtt_ms: ...``),
     without a location: the caller knows where the scenario came from. A plain module-level function
-    of its arguments, so it pickles by name into worker processes (``--jobs``) and Dask workers.
+    of its arguments, so it pickles by name into worker processes (``--jobs``) and Dask workers. ``omit``:
+    result lists to leave out (``events``, ``objects``).
     """
     if not isinstance(scenario, dict):
         raise UserError(f"the input must be a scenario (a JSON object), not {_json_type(scenario)}")
@@ -185,10 +223,16 @@ def predict_document(
         raise UserError("\n".join(p.text for p in exc.problems)) from None
     base = preset_document(preset) if preset is not None else None
     [valid] = validate(scenario_documents(scenario, base, "the input"), batch=False)
-    return _predict_budgeted(valid, packets, formulas)
+    return _omitted(_predict_budgeted(valid, packets, formulas), omit)
 
 
-def _predict_line(line: bytes | str, preset: str | None = None, packets: bool = False, formulas: bool = False) -> str:
+def _predict_line(
+    line: bytes | str,
+    preset: str | None = None,
+    packets: bool = False,
+    formulas: bool = False,
+    omit: Sequence[str] = (),
+) -> str:
     """One JSON Lines line (a scenario) in, its output document out as one line of compact JSON (no newline).
 
     What a worker of ``predict --jsonl`` runs; bad input raises :class:`UserError` without the line number.
@@ -198,13 +242,20 @@ def _predict_line(line: bytes | str, preset: str | None = None, packets: bool = 
     except UnicodeDecodeError as exc:
         raise UserError(f"cannot read: not UTF-8 text ({exc.reason} at byte {exc.start})") from None
     data = loads_input(text, one_line=True)
-    document = predict_document(data, preset=preset, packets=packets, formulas=formulas)
+    document = predict_document(data, preset=preset, packets=packets, formulas=formulas, omit=omit)
     return dumps(document)
 
 
 def _located(prefix: str, exc: UserError) -> UserError:
     """``exc`` with ``prefix`` (where the input was: ``[3]: ``, ``<stdin>: line 4: ``) before each of its lines."""
     return UserError("\n".join(f"{prefix}{line}" for line in str(exc).splitlines()))
+
+
+def _worker_signals() -> None:
+    """In a worker process: Ctrl-C reaches the whole process group, and is the parent's to handle (it stops the
+    pool and waits for the workers); SIGTERM stops a worker at once, as by default."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    signal.signal(signal.SIGTERM, signal.SIG_DFL)
 
 
 @contextlib.contextmanager
@@ -220,7 +271,7 @@ def _process_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
         context.set_forkserver_preload([__name__])
     else:  # pragma: no cover - Windows
         context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context)
+    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_signals)
     try:
         yield pool
     finally:
@@ -238,16 +289,18 @@ IN_FLIGHT_PER_JOB = 4
 Line = tuple[int, bytes | str]  # a line of input and its number (from 1)
 
 
-def _run_chunk(work: Callable[[bytes | str], str], lines: list[Line]) -> tuple[list[str], tuple[int, UserError] | None]:
-    """``work`` on each line in turn (in a worker process): the results up to the first bad line, and that
-    line's number and error (None if none was bad)."""
-    results: list[str] = []
+Outcome = tuple[int, "str | UserError"]  # a line's number and its output line, or what was wrong with it
+
+
+def _run_chunk(work: Callable[[bytes | str], str], lines: list[Line]) -> list[Outcome]:
+    """``work`` on each line in turn (in a worker process): each line's number and result, or its error."""
+    out: list[Outcome] = []
     for n, line in lines:
         try:
-            results.append(work(line))
+            out.append((n, work(line)))
         except UserError as exc:
-            return results, (n, exc)
-    return results, None
+            out.append((n, exc))
+    return out
 
 
 def _chunks(lines: Iterable[Line], size: int) -> Iterator[list[Line]]:
@@ -271,44 +324,49 @@ def _stream_in_order(
     work: Callable[[bytes | str], str],
     lines: Iterable[Line],
     write: Callable[[str], None],
-    where: Callable[[int], str],
+    bad: Callable[[int, UserError], None],
     jobs: int = 1,
     chunk: int = 1,
-) -> None:
-    """``write(work(line))`` for each numbered line, in input order, as each result is ready.
+) -> int:
+    """``write(work(line))`` for each numbered line, in input order, as each result is ready; for a line whose
+    ``work`` raises :class:`UserError`, ``bad(n, error)`` in its place, and on. Returns how many lines were bad.
 
     With ``jobs`` > 1 ``work`` runs in that many worker processes, on ``chunk`` lines at a time, with at
     most :data:`IN_FLIGHT_PER_JOB` chunks per worker ahead of the writing. A thread of this process
     writes, so a result is written as soon as it and those before it are done, whether or not more
-    input has come. A :class:`UserError` from line ``n`` is raised with ``where(n)`` before each of its
-    lines, after every line before it has been written; nothing after it is written and no more input is
-    read (with ``jobs`` > 1: once the line being read, if any, has come).
+    input has come. A :class:`UserError` from reading the input (not UTF-8 is a bad line; an unreadable file is
+    not) is raised after every line before it has been written.
     """
+    count = 0
     if jobs == 1:
         for n, line in lines:
             try:
                 result = work(line)
             except UserError as exc:
-                raise _located(where(n), exc) from None
+                bad(n, exc)
+                count += 1
+                continue
             write(result)
-        return
-    window: queue.Queue[Future[tuple[list[str], tuple[int, UserError] | None]] | None]
+        return count
+    window: queue.Queue[Future[list[Outcome]] | None]
     window = queue.Queue(maxsize=IN_FLIGHT_PER_JOB * jobs)
-    failed: list[BaseException] = []  # the writer's first failure: a bad line, or stdout gone
+    failed: list[BaseException] = []  # the writer's first failure: stdout gone, the pool stopped
 
     def writer() -> None:
+        nonlocal count
         while (future := window.get()) is not None:
             if failed:
+                future.cancel()
                 continue  # drain without waiting, so that the reader never blocks on a full window
             try:
-                results, bad = future.result()
-                for result in results:
-                    write(result)
+                for n, result in future.result():
+                    if isinstance(result, UserError):
+                        bad(n, result)
+                        count += 1
+                    else:
+                        write(result)
             except BaseException as exc:  # e.g. BrokenPipeError: raised again in the reading thread
                 failed.append(exc)
-            else:
-                if bad is not None:
-                    failed.append(_located(where(bad[0]), bad[1]))
 
     unreadable: UserError | None = None
     with _process_pool(jobs) as pool:
@@ -321,6 +379,9 @@ def _stream_in_order(
                 window.put(pool.submit(_run_chunk, work, part))
         except UserError as exc:  # reading failed: the lines before it are written first (or fail first)
             unreadable = exc
+        except BaseException as exc:  # interrupted (Ctrl-C, SIGTERM): the writer stops, the pool is stopped
+            failed.append(exc)
+            raise
         finally:
             window.put(None)
             thread.join()
@@ -328,6 +389,7 @@ def _stream_in_order(
         raise failed[0]
     if unreadable is not None:
         raise unreadable
+    return count
 
 
 def _is_regular_file(stream: IO[Any]) -> bool:
@@ -390,6 +452,8 @@ def cmd_predict(args: argparse.Namespace) -> int:
     batch = isinstance(data, list)
     scenarios = validate(scenario_documents(data, base, source), batch)
     work = functools.partial(_predict_budgeted, packets=args.packets, formulas=args.formulas)
+    if args.omit:
+        work = functools.partial(_predict_omitting, omit=tuple(args.omit), packets=args.packets, formulas=args.formulas)
     with contextlib.ExitStack() as stack:
         if args.jobs > 1 and len(scenarios) > 1:
             pool = stack.enter_context(_process_pool(min(args.jobs, len(scenarios))))
@@ -410,20 +474,54 @@ def cmd_predict(args: argparse.Namespace) -> int:
 
 
 def cmd_predict_jsonl(args: argparse.Namespace) -> int:
-    """``predict --jsonl``: one output line per input line, in order, each flushed as it is written; the
-    first bad line stops the stream (what came before it is printed, then the error)."""
+    """``predict --jsonl``: one output line per input line, in order, each flushed as it is written; a bad line
+    is recorded (its problems on stderr, and ``{"line": N, "problems": [...]}`` in its place in the output) and
+    the stream goes on; exit status 2 if any line was bad."""
     if args.preset is not None:
         preset_document(args.preset)  # an unknown preset fails before any input is read
     name = "<stdin>" if args.file == "-" else args.file
-    work = functools.partial(_predict_line, preset=args.preset, packets=args.packets, formulas=args.formulas)
+    work = functools.partial(
+        _predict_line, preset=args.preset, packets=args.packets, formulas=args.formulas, omit=args.omit
+    )
 
     def write(line: str) -> None:
         sys.stdout.write(line + "\n")
         sys.stdout.flush()
 
+    def bad(n: int, exc: UserError) -> None:
+        lines = str(exc).splitlines()
+        sys.stderr.write("".join(f"{args.prog} predict: error: {name}: line {n}: {line}\n" for line in lines))
+        sys.stderr.flush()
+        write(dumps({"line": n, "problems": lines}))
+
     with _lines(args.file) as (lines, regular):
         chunk = CHUNK_LINES if regular else 1
-        _stream_in_order(work, lines, write, lambda n: f"{name}: line {n}: ", jobs=args.jobs, chunk=chunk)
+        count = _stream_in_order(work, lines, write, bad, jobs=args.jobs, chunk=chunk)
+    return 2 if count else 0
+
+
+def cmd_study(args: argparse.Namespace) -> int:
+    """``study``: run a design (model.studies.study) into Parquet shards in ``--out``; a summary line on stdout."""
+    from model.studies import study  # pandas, pyarrow: imported for this command only
+
+    try:
+        design = study.load_design(read_json(args.design))
+        study.run_study(
+            design,
+            args.out,
+            shard_size=args.shard_size,
+            jobs=args.jobs,
+            progress=None if args.progress is None else args.progress,
+            frame=False,
+        )
+        failed = study.failed_scenarios(args.out)
+    except study.StudyError as exc:
+        raise UserError(str(exc)) from None
+    except OSError as exc:
+        raise UserError(f"{args.out}: cannot write: {exc.strerror or exc}") from None
+    n = study.scenario_count(design)
+    shards = -(-n // args.shard_size)
+    sys.stdout.write(f"{n:,} scenarios in {shards:,} shards in {args.out}; {failed:,} failed (see the error column)\n")
     return 0
 
 
@@ -448,6 +546,30 @@ def cmd_presets(args: argparse.Namespace) -> int:
     for p in PRESETS.values():
         sys.stdout.write(f"{p.name:<{width}}  {p.title}; {p.citation}\n")
     return 0
+
+
+def _omit(text: str) -> list[str]:
+    """``--omit``'s value: a comma-separated list of :data:`OMITTABLE`."""
+    names = [t.strip() for t in text.split(",") if t.strip()]
+    wrong = [t for t in names if t not in OMITTABLE]
+    if wrong or not names:
+        raise argparse.ArgumentTypeError(
+            f"must be one or more of {', '.join(OMITTABLE)}, separated by commas, not {text!r}"
+        )
+    return list(dict.fromkeys(names))
+
+
+def _whole(what: str) -> Callable[[str], int]:
+    def parse(text: str) -> int:
+        try:
+            n = int(text)
+        except ValueError:
+            n = 0
+        if n < 1:
+            raise argparse.ArgumentTypeError(f"must be a whole number of {what}, at least 1, not {text!r}")
+        return n
+
+    return parse
 
 
 def _jobs(text: str) -> int:
@@ -507,10 +629,10 @@ def cmd_exercise(args: argparse.Namespace) -> int:
     return 0 if verdict is None or verdict.correct else 1
 
 
-def build_parser() -> argparse.ArgumentParser:
-    """The argument parser of ``python -m model``."""
+def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
+    """The argument parser of ``python -m model`` (``prog``: the command as it was called, :func:`prog_name`)."""
     parser = argparse.ArgumentParser(
-        prog=PROG,
+        prog=prog,
         description="latency-lab's model: predict page load times of HTTP over TCP for what-if scenarios.",
     )
     parser.add_argument(
@@ -532,17 +654,18 @@ def build_parser() -> argparse.ArgumentParser:
         "  FILE (or standard input, -) is read one line at a time, never whole: each non-blank line is one\n"
         "  scenario (a JSON object; --preset merges under each). Each line's output document is printed as\n"
         "  one line of JSON, in input order, flushed as soon as it and the lines before it are done. The\n"
-        "  first bad line (invalid JSON, a bad field, over the work limit) stops the stream: the documents\n"
-        "  of the lines before it are printed, then its problems on stderr ('FILE: line N: field: ...'),\n"
-        "  and the exit status is 2. --format csv does not go with JSON Lines.\n"
+        "  bad line (invalid JSON, a bad field, over the work limit) is recorded and the stream goes on: its\n"
+        "  problems on stderr ('FILE: line N: field: ...') and, in its place in the output, a line\n"
+        '  {"line": N, "problems": [...]}; the exit status is then 2. --format csv does not go with JSON Lines.\n'
+        "  Ctrl-C or SIGTERM stops the run and its workers (status 130, 143); a closed pipe stops it quietly (141).\n"
         "\n"
         "examples:\n"
-        f"  {PROG} predict scenario.json\n"
-        f'  echo \'{{"network": {{"rtt_ms": 20}}}}\' | {PROG} predict -\n'
-        f"  {PROG} predict --preset h96-lan\n"
-        f"  {PROG} predict --preset pm94-remote --format csv batch.json\n"
-        f"  {PROG} predict --jobs 4 scenarios.jsonl > results.jsonl\n"
-        f"  ./make_scenarios | {PROG} predict --jsonl --preset h96-lan - | ./analyse",
+        f"  {prog} predict scenario.json\n"
+        f'  echo \'{{"network": {{"rtt_ms": 20}}}}\' | {prog} predict -\n'
+        f"  {prog} predict --preset h96-lan\n"
+        f"  {prog} predict --preset pm94-remote --format csv batch.json\n"
+        f"  {prog} predict --jobs 4 scenarios.jsonl > results.jsonl\n"
+        f"  ./make_scenarios | {prog} predict --jsonl --preset h96-lan - | ./analyse",
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     p.add_argument(
@@ -556,7 +679,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="NAME",
         help="start from this preset: FILE's fields are merged on top (nested objects merge, arrays replace; a given "
         "network.rtt_ms replaces its one-way delays, page.object_count or object_size_bytes its object list); "
-        f"see '{PROG} presets'",
+        f"see '{prog} presets'",
     )
     p.add_argument(
         "--format",
@@ -579,6 +702,14 @@ def build_parser() -> argparse.ArgumentParser:
         help="predict in N worker processes (default: 1, in this process); the output keeps the input's order. "
         "For JSON Lines and for an array of scenarios",
     )
+    p.add_argument(
+        "--omit",
+        type=_omit,
+        default=[],
+        metavar="LISTS",
+        help=f"leave these lists out of each result, comma-separated: {', '.join(OMITTABLE)} (most of a document's "
+        "size; the times, breakdown, counts and expected time with loss stay)",
+    )
     p.add_argument("--packets", action="store_true", help="include each result's packet schedule (JSON only)")
     p.add_argument(
         "--formulas",
@@ -586,6 +717,41 @@ def build_parser() -> argparse.ArgumentParser:
         help="include each result's formula (text, LaTeX, MathML, with numbers) and the glossary (JSON only)",
     )
     p.set_defaults(handler=cmd_predict, parser=p)
+
+    st = sub.add_parser(
+        "study",
+        help="run a study (a design of many scenarios) into Parquet shards",
+        description="Run the study DESIGN (a JSON file: a grid, random or Sobol design of scenario fields; see "
+        "model.studies.study) and write one row per scenario and protocol to Parquet shards in --out "
+        "(shard-00000.parquet, ...), with the version, engine and design in each file's metadata. Shards already in "
+        "--out for the same design are kept (a rerun resumes); a failed scenario is a row with its error. Problems "
+        "in the design exit with status 2.",
+        epilog="example design (grid):\n"
+        '  {"preset": "n97-wan", "protocols": ["http10", "persistent", "h2"],\n'
+        '   "fields": {"network.rtt_ms": {"values": [10, 50, 100]}, "page.object_count": {"values": [1, 10, 40]}}}\n'
+        'random: "kind": "random", "samples": N, "seed": S, each field {"low": A, "high": B} or '
+        '{"values": [...]};\n'
+        'sobol: "kind": "sobol", "samples": N (a power of 2: N x (fields + 2) scenarios), each field low and high.\n\n'
+        f"  {prog} study design.json --out results/ --jobs 2",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    st.add_argument("design", metavar="DESIGN", help="the design, a JSON file (- reads standard input)")
+    st.add_argument("--out", required=True, metavar="DIR", help="the folder of the Parquet shards (made if need be)")
+    st.add_argument("--jobs", type=_jobs, default=1, metavar="N", help="worker processes (default: 1)")
+    st.add_argument(
+        "--shard-size",
+        type=_whole("scenarios"),
+        default=10_000,
+        metavar="N",
+        help="scenarios per shard (default: 10,000); a rerun must give the same",
+    )
+    st.add_argument(
+        "--progress",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="show a progress bar on stderr (default: on a terminal, for 1,000 scenarios or more)",
+    )
+    st.set_defaults(handler=cmd_study, parser=st)
 
     pe = sub.add_parser(
         "exercise",
@@ -609,11 +775,48 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+class Terminated(BaseException):
+    """SIGTERM arrived: raised in the main thread, so that every ``finally`` runs (the worker pool is stopped)."""
+
+
+def _on_sigterm(signum: int, frame: Any) -> None:
+    signal.signal(signal.SIGTERM, signal.SIG_IGN)  # once: the way out is under way
+    raise Terminated
+
+
+@contextlib.contextmanager
+def _clean_exit() -> Iterator[list[int]]:
+    """SIGTERM raised as :class:`Terminated` in the main thread while the body runs; the exit status to use
+    instead of the body's in the list yielded: 130 after Ctrl-C, 143 after SIGTERM, 141 when stdout was closed
+    (``| head -1``), with no traceback and no output after it."""
+    status: list[int] = []
+    on_main = threading.current_thread() is threading.main_thread()
+    previous = signal.signal(signal.SIGTERM, _on_sigterm) if on_main else None
+    try:
+        yield status
+        sys.stdout.flush()
+    except KeyboardInterrupt:
+        status.append(130)
+    except Terminated:
+        status.append(143)
+    except BrokenPipeError:
+        status.append(141)
+    finally:
+        if on_main:
+            signal.signal(signal.SIGTERM, previous if previous is not None else signal.SIG_DFL)
+    if status and status[0] == 141:
+        # The reader went away: stdout goes nowhere from now on, so that flushing it at exit raises nothing.
+        with contextlib.suppress(OSError, ValueError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """Run the command line with ``argv`` (default ``sys.argv[1:]``); returns the exit status."""
-    parser = build_parser()
+    prog = prog_name()
+    parser = build_parser(prog)
     try:
         args = parser.parse_args(argv)
+        args.prog = prog
         if args.command == "predict":
             if args.file is None and args.preset is None:
                 args.parser.error("give a FILE (- for standard input) or --preset NAME, or both")
@@ -629,12 +832,16 @@ def main(argv: Sequence[str] | None = None) -> int:
                 args.parser.error("--packets needs --format json (a packet schedule is not a CSV row)")
             if args.formulas and args.format == "csv":
                 args.parser.error("--formulas needs --format json (a formula is not a CSV cell)")
+            if args.omit and args.format == "csv":
+                args.parser.error("--omit needs --format json (a CSV row has no events or objects)")
     except SystemExit as exc:  # argparse's usage errors (status 2) and --help (status 0)
         return exc.code if isinstance(exc.code, int) else (0 if exc.code is None else 2)
-    try:
-        status: int = args.handler(args)
-    except UserError as exc:
-        for line in str(exc).splitlines():
-            sys.stderr.write(f"{PROG} {args.command}: error: {line}\n")
-        return 2
-    return status
+    status = 0
+    with _clean_exit() as stopped:
+        try:
+            status = args.handler(args)
+        except UserError as exc:
+            for line in str(exc).splitlines():
+                sys.stderr.write(f"{prog} {args.command}: error: {line}\n")
+            status = 2
+    return stopped[0] if stopped else status

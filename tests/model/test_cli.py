@@ -361,7 +361,9 @@ def test_jsonl_skips_blank_lines_but_counts_them(run: Run) -> None:
     text = '\n{"network": {"rtt_ms": 5}}\n   \n\n{"network": {"rtt_ms": -5}}\n'
     status, out, err = run("predict", "--jsonl", "-", stdin=text)
     assert status == 2
-    assert [d["scenario"]["network"]["rtt_ms"] for d in lines_of(out)] == [5]
+    docs = lines_of(out)
+    assert docs[0]["scenario"]["network"]["rtt_ms"] == 5
+    assert docs[1]["line"] == 5 and len(docs) == 2
     assert "error: <stdin>: line 5: network.rtt_ms: " in err
 
 
@@ -388,16 +390,19 @@ def test_jsonl_jobs_2_keeps_the_input_order(run: Run, tmp_path: Path, source: st
         (json.dumps(OVER_LIMIT), f"line 3: this request needs more than the {limits.MAX_ENGINE_STEPS:,} model steps"),
     ],
 )
-def test_jsonl_bad_line_stops_the_stream_naming_the_line(
+def test_jsonl_bad_line_is_recorded_and_the_stream_goes_on(
     run: Run, tmp_path: Path, jobs: str, line: str, expected: str
 ) -> None:
     text = jsonl([{"network": {"rtt_ms": 1}}, {"network": {"rtt_ms": 2}}]) + line + "\n" + jsonl(MIXED)
     file = write(tmp_path, text, "bad.jsonl")
     status, out, err = run("predict", "--jobs", jobs, file)
-    assert status == 2
-    # what came before the bad line is printed, nothing after it
-    assert [d["scenario"]["network"]["rtt_ms"] for d in lines_of(out)] == [1, 2]
-    assert len(err.splitlines()) == 1
+    assert status == 2  # some line was bad
+    docs = lines_of(out)
+    # every line has its line in the output, in order: the bad one a record of its problems
+    assert [d["scenario"]["network"]["rtt_ms"] for d in docs[:2]] == [1, 2]
+    assert docs[2]["line"] == 3
+    assert [f"python -m model predict: error: {file}: line 3: {p}" for p in docs[2]["problems"]] == err.splitlines()
+    assert [d["scenario"]["network"]["rtt_ms"] for d in docs[3:]] == [s["network"]["rtt_ms"] for s in MIXED]
     assert err.startswith(f"python -m model predict: error: {file}: {expected}")
     assert "Traceback" not in err
 
@@ -412,40 +417,64 @@ def test_jsonl_jobs_2_bad_line_deep_in_the_stream(run: Run, tmp_path: Path, sour
         name = "<stdin>"
         status, out, err = run("predict", "--jsonl", "--jobs", "2", "-", stdin=jsonl(lines))
     assert status == 2
-    assert lines_of(out) == [predict(s) for s in MIXED[:29]]
+    docs = lines_of(out)
+    assert docs[:29] == [predict(s) for s in MIXED[:29]]
+    assert docs[29]["line"] == 30
+    assert docs[30:] == [predict(s) for s in MIXED[30:]]
     assert err.startswith(f"python -m model predict: error: {name}: line 30: this request needs more than")
+    assert len(err.splitlines()) == 1
 
 
-class EndlessInput(io.TextIOBase):
-    """Standard input that never ends (each read makes a line), line ``bad`` a bad scenario; counts the reads."""
+class LongInput(io.TextIOBase):
+    """Standard input of ``end`` lines made one at a time as they are read, line ``bad`` a bad scenario; counts the
+    reads."""
 
-    def __init__(self, bad: int) -> None:
+    def __init__(self, bad: int, end: int) -> None:
         super().__init__()
         self.bad = bad
+        self.end = end
         self.lines_read = 0
 
     def readable(self) -> bool:
         return True
 
     def readline(self, size: int | None = -1) -> str:
+        if self.lines_read == self.end:
+            return ""
         self.lines_read += 1
         rtt = -1 if self.lines_read == self.bad else self.lines_read
         return json.dumps({"protocols": ["h2"], "network": {"rtt_ms": rtt}}) + "\n"
 
 
-@pytest.mark.parametrize(("jobs", "most"), [("1", 3), ("2", 3 + IN_FLIGHT_PER_JOB * 2 + 2)])
-def test_jsonl_reads_as_it_goes_and_stops_at_a_bad_line(
-    capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch, jobs: str, most: int
-) -> None:
+class CountingOutput(io.StringIO):
+    """Standard output that notes, at each line written, how many lines of ``source`` had been read."""
+
+    def __init__(self, source: LongInput) -> None:
+        super().__init__()
+        self.source = source
+        self.read_at_write: list[int] = []
+
+    def write(self, text: str) -> int:
+        self.read_at_write.extend([self.source.lines_read] * text.count("\n"))
+        return super().write(text)
+
+
+@pytest.mark.parametrize(("jobs", "ahead"), [("1", 0), ("2", IN_FLIGHT_PER_JOB * 2 + 2)])
+def test_jsonl_reads_as_it_goes_past_a_bad_line(monkeypatch: pytest.MonkeyPatch, jobs: str, ahead: int) -> None:
     """The input is never read whole: one line at a time (with --jobs, at most a bounded window ahead of the
-    output: model.cli.IN_FLIGHT_PER_JOB chunks of one line per worker), and no further than a bad line."""
-    endless = EndlessInput(bad=3)
-    monkeypatch.setattr(sys, "stdin", endless)
+    output: model.cli.IN_FLIGHT_PER_JOB chunks of one line per worker), and a bad line does not stop it."""
+    source = LongInput(bad=3, end=40)
+    out = CountingOutput(source)
+    monkeypatch.setattr(sys, "stdin", source)
+    monkeypatch.setattr(sys, "stdout", out)
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
     assert main(["predict", "--jsonl", "--jobs", jobs, "-"]) == 2
-    out, err = capsys.readouterr()
-    assert [d["scenario"]["network"]["rtt_ms"] for d in lines_of(out)] == [1, 2]
-    assert "<stdin>: line 3: network.rtt_ms: " in err
-    assert 3 <= endless.lines_read <= most
+    docs = lines_of(out.getvalue())
+    assert len(docs) == 40 and docs[2] == {"line": 3, "problems": [docs[2]["problems"][0]]}
+    assert [d["scenario"]["network"]["rtt_ms"] for d in docs if "line" not in d] == [n for n in range(1, 41) if n != 3]
+    assert "<stdin>: line 3: network.rtt_ms: " in sys.stderr.getvalue()
+    for k, read in enumerate(out.read_at_write, start=1):  # line k written when at most k + ahead had been read
+        assert k <= read <= k + ahead
 
 
 def test_jsonl_not_utf8_names_the_line(run: Run, tmp_path: Path) -> None:
@@ -453,7 +482,7 @@ def test_jsonl_not_utf8_names_the_line(run: Run, tmp_path: Path) -> None:
     path.write_bytes(b'{}\n{"page": "\xe9"}\n')
     status, out, err = run("predict", str(path))
     assert status == 2
-    assert len(lines_of(out)) == 1
+    assert len(lines_of(out)) == 2 and lines_of(out)[1]["line"] == 2
     assert f"{path}: line 2: cannot read: not UTF-8" in err
 
 
@@ -602,7 +631,8 @@ def test_subprocess_jsonl_streams(jobs: str) -> None:
 def test_subprocess_jsonl_bad_line_exits_2() -> None:
     proc = _cli("predict", "--jsonl", "--jobs", "2", "-", stdin=jsonl([{}, {"network": {"rtt_ms": -5}}, {}]))
     assert proc.returncode == 2
-    assert len(proc.stdout.splitlines()) == 1
+    assert len(proc.stdout.splitlines()) == 3
+    assert json.loads(proc.stdout.splitlines()[1])["line"] == 2
     assert proc.stderr.startswith("python -m model predict: error: <stdin>: line 2: network.rtt_ms: ")
     assert "Traceback" not in proc.stderr
 

@@ -1,20 +1,26 @@
-"""A million-scenario study past one machine: a Dask bag over JSON Lines files, each scenario through
-``model.cli.predict_document`` on a local cluster of worker processes (docs/dask.md shows the same code)."""
+"""A million-scenario study past one machine, on a local cluster of worker processes (docs/dask.md shows the same
+code): a Dask bag over JSON Lines files, each scenario through ``model.cli.predict_document``; and a study
+(model.studies.study) as a bag of its shards, one task each (``run_shard``), Parquet out, resumed on a rerun."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
+import io
 import json
 import logging
+import os
 from collections.abc import Iterator
 from pathlib import Path
 
 import dask.bag as db
+import pandas as pd
 import pytest
-from distributed import Client, LocalCluster
+from distributed import Client, LocalCluster, progress
 
 from model import predict
 from model.cli import UserError, predict_document
+from model.studies.study import Design, load_design, pending_shards, read_study, run_shard, run_study, shard_path
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -24,6 +30,17 @@ def predict_files(inputs: str, outputs: str) -> list[str]:
     client; write the output documents as JSON Lines to ``outputs`` (one file per input file, in order)."""
     bag = db.read_text(inputs).map(json.loads).map(predict_document).map(json.dumps)
     return bag.to_textfiles(outputs, last_endline=True)
+
+
+def run_study_on_dask(design: Design, out: str, shard_size: int = 10_000) -> list[str]:
+    """Run ``design`` on the Dask cluster of the current client, one task per shard of ``shard_size`` scenarios;
+    each task writes its shard to ``out`` (``shard-00003.parquet`` for shard 3). The shards already there are
+    skipped (a rerun resumes). Shows the progress; returns the paths written."""
+    todo = pending_shards(design, out, shard_size)
+    bag = db.from_sequence(todo, npartitions=max(len(todo), 1))
+    done = bag.map(run_shard, design=design, shard_size=shard_size, out=out).persist()
+    progress(done)
+    return done.compute()
 
 
 @pytest.fixture(scope="module")
@@ -75,6 +92,36 @@ def test_dask_map_of_parsed_scenarios_and_a_bad_one(client: Client) -> None:
         bad.compute()
 
 
+STUDY = {
+    "kind": "random",
+    "samples": 60,
+    "seed": 5,
+    "protocols": ["http10", "persistent", "h2"],
+    "fields": {"network.rtt_ms": {"low": 0, "high": 300}, "page.object_count": {"low": 0, "high": 12}},
+}
+
+
+def test_a_study_on_dask_is_one_task_a_shard_and_resumes(client: Client, tmp_path: Path) -> None:
+    design = load_design(STUDY)
+    out = str(tmp_path / "study")
+    shown = io.StringIO()
+    with contextlib.redirect_stdout(shown):
+        written = run_study_on_dask(design, out, shard_size=20)
+    assert [Path(p).name for p in written] == ["shard-00000.parquet", "shard-00001.parquet", "shard-00002.parquet"]
+    assert "100% Completed" in shown.getvalue()  # the progress bar, at its end
+    pd.testing.assert_frame_equal(read_study(out), run_study(design, progress=False))
+    # a rerun does only the shards not written: here shard 1, the others keep their (old) time
+    for k in (0, 2):
+        os.utime(shard_path(out, k), ns=(1_000_000_000, 1_000_000_000))
+    shard_path(out, 1).unlink()
+    with contextlib.redirect_stdout(io.StringIO()):
+        again = run_study_on_dask(design, out, shard_size=20)
+    assert [Path(p).name for p in again] == ["shard-00001.parquet"]
+    assert [shard_path(out, k).stat().st_mtime_ns for k in (0, 2)] == [1_000_000_000] * 2
+    pd.testing.assert_frame_equal(read_study(out), run_study(design, progress=False))
+
+
 def test_docs_show_the_code_the_test_runs() -> None:
     doc = (ROOT / "docs" / "dask.md").read_text(encoding="utf-8")
     assert inspect.getsource(predict_files) in doc
+    assert inspect.getsource(run_study_on_dask) in doc
