@@ -1082,14 +1082,15 @@ def test_cross_field_rules_are_documented(client: FlaskClient) -> None:
 def test_the_loss_analysis_draws_from_the_step_budget(client: FlaskClient) -> None:
     """With network.loss_rate above 0 the expected cost of loss reads each run's schedule; that work is charged to
     the request's step budget (LOSS_STEP_COST per step) before it runs. A page the budget holds without loss is
-    refused with it (422 max_engine_steps) instead of taking about three times as long."""
+    refused with it, and before anything runs: the work estimate prices a lossy run (RUN_COSTS["loss"]), so the 422
+    names max_work_units (issue 26; it was the budget's max_engine_steps, after seconds of running)."""
     from model.scenario import limits
 
     page = {"protocols": list(SEED_PROTOCOLS), "page": {"object_count": 1000, "object_size_bytes": 2000}}
     lossless = client.post(P, json=page)
     assert lossless.status_code == 200, lossless.get_data(as_text=True)[:300]
     body = problem(client.post(P, json={**page, "network": {"loss_rate": 0.01}}), 422)
-    assert body["limit"]["name"] == "max_engine_steps" and body["limit"]["maximum"] == limits.MAX_ENGINE_STEPS
+    assert body["limit"]["name"] == "max_work_units" and body["limit"]["maximum"] == limits.MAX_WORK_UNITS
     small = client.post(
         P, json={**page, "page": {"object_count": 100, "object_size_bytes": 2000}, "network": {"loss_rate": 0.01}}
     )
