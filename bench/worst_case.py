@@ -11,7 +11,15 @@ slower. Finally the slowest request of each route is timed again (median of repe
 
 Routes: ``predict`` (POST /api/v1/predict), ``packets`` (the same with ``packets=true``), ``formula`` (POST
 /api/v1/formulas/{protocol}), ``sweep`` (POST /api/v1/sweep), ``page`` (GET /, the calculator: a prediction, the
-sweep plot and the figures), ``explain`` (GET /explain, the teaching panel of one protocol).
+sweep plot and the figures), ``explain`` (GET /explain, the teaching panel of one protocol), and ``lossy_sweep`` and
+``lossy_page``: a sweep and a calculator page whose scenarios always have random loss (lossy runs cost the most per
+work unit).
+
+The refusals are searched too (issue 26: a refusal is decided by the work estimate before anything runs, in under
+50 ms): every 4xx answer met is counted, those a step budget stopped while running (their problem names
+``max_engine_steps`` or ``max_packets_engine_steps``) apart, and the slowest refusal of each route is timed again
+(median of repeats). The report ends with the slowest accepted request and the slowest refusal, with the date and the
+load average at the start and the end.
 
     python bench/worst_case.py                      # every route, 90 s of search each
     python bench/worst_case.py --routes predict --seconds 300 --json worst.json
@@ -209,7 +217,7 @@ class Timer:
         self.client = app.test_client()
         self.sent = 0
         self.crashes: list[dict[str, Any]] = []
-        self.last_stopped = 0  # 1 if the last request was stopped by the step budget while running
+        self.last_stopped = 0  # 1 if the last request was stopped by a step budget while running (*_engine_steps)
 
     def time(self, req: Request) -> tuple[int, float]:
         """The status and the seconds of CPU the request took (see :meth:`wall`)."""
@@ -233,7 +241,7 @@ class Timer:
             self.crashes.append({"request": req.document(), "error": f"{type(exc).__name__}: {exc}"})
             return 500, time.process_time() - c0, time.perf_counter() - t0
         status = response.status_code
-        self.last_stopped = int(status in (400, 422) and b"max_engine_steps" in response.get_data())
+        self.last_stopped = int(status in (400, 422) and b"engine_steps" in response.get_data())
         if status >= 500:
             self.crashes.append({"request": req.document(), "error": response.get_data(as_text=True)[:300]})
         return status, time.process_time() - c0, time.perf_counter() - t0

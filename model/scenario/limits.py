@@ -6,12 +6,17 @@ request and header; on HTTP/1.0 a connection of its own) costs packets, and each
 so a limit is a property of the request (the same request is always accepted or always refused),
 not of how busy the server is:
 
-    work units = sum over protocol runs of page loads x legs x (response segments + k x (objects + 1))
+    work units = sum over protocol runs of
+                 factor x page loads x legs x (response pieces + k x (objects + 1)) + fixed
 
 where ``objects + 1`` counts the HTML document, ``k`` is the protocol's :data:`OBJECT_UNITS` (an
 object costs HTTP/1.0 a connection, a pipelined request almost nothing), a session loads the page
 ``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
-every protocol at every point. ``python bench/api_load.py
+every protocol at every point. The response pieces are its segments, or the server's writes or DATA
+frames where those are smaller, and long requests' extra segments (:func:`response_pieces`).
+``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 12 times a
+plain one and a fixed part; issue 26), so that the estimate refuses, before anything runs, every
+request the step budget below would stop while running. ``python bench/api_load.py
 --calibrate`` prints the measured µs per unit for a spread of pages and protocols: about 10 to 20 µs
 on the 2-core reference machine, so :data:`MAX_WORK_UNITS` is about one second of model time. It
 leaves room for the issue's benchmark sweep (200 points, five protocols, a 10-object page: 51,400
@@ -83,11 +88,36 @@ def legs(s: Scenario) -> int:
     return 3 if getattr(proxy, "architecture", "direct") == "split_proxy" else 1
 
 
+#: Protocols whose server interleaves responses in DATA frames of ``multiplex.frame_bytes``.
+FRAMED = frozenset({"h2", "h3"})
+
+
+def response_pieces(s: Scenario, protocol: str) -> int:
+    """What the server of ``protocol`` sends the page in: its :func:`response_segments`, or where they are smaller
+    than a segment its application writes (``http.server_write_bytes``) or, on HTTP/2 and HTTP/3, its DATA frames
+    (``multiplex.frame_bytes``), each of them a step of the engine; and every request's segments past its first
+    (``http.request_bytes`` over ``tcp.mss_bytes``). The same as :func:`response_segments` for the defaults."""
+    mss = s.tcp.mss_bytes or 1460
+    piece = mss
+    write = s.http.server_write_bytes
+    if 0 < write < piece:
+        piece = write
+    if protocol in FRAMED and s.multiplex.frame_bytes < piece:
+        piece = s.multiplex.frame_bytes
+    sizes = s.page.sizes()
+    requests = (len(sizes) + 1) * (-(-s.http.request_bytes // mss) - 1)
+    if piece == mss:
+        return response_segments(s) + requests
+    header = s.http.response_header_bytes
+    return sum(-(-(header + size) // piece) for size in [s.page.html_bytes, *sizes]) + requests
+
+
 def base_units(s: Scenario, protocol: str) -> int:
-    """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments and objects, on every
-    leg (a lossless run on the native engine costs this many work units)."""
+    """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
+    frames, :func:`response_pieces`) and objects, on every leg (a lossless run on the native engine costs this many
+    work units)."""
     objects = len(s.page.sizes()) + 1
-    return page_loads(s) * legs(s) * (response_segments(s) + OBJECT_UNITS.get(protocol, 5) * objects)
+    return page_loads(s) * legs(s) * (response_pieces(s, protocol) + OBJECT_UNITS.get(protocol, 5) * objects)
 
 
 #: What a run costs per base unit (:func:`base_units`) and per run, in work units, by the kind of run
@@ -137,9 +167,11 @@ def work_units(s: Scenario) -> int:
     :func:`run_units`, with the page's counts taken once."""
     objects = len(s.page.sizes()) + 1
     per_load = page_loads(s) * legs(s)
-    segments = response_segments(s)
+    pieces = {framed: response_pieces(s, "h2" if framed else "http10") for framed in {p in FRAMED for p in s.protocols}}
     factor, fixed = RUN_COSTS[run_kind(s)]
-    return sum(per_load * (segments + OBJECT_UNITS.get(p, 5) * objects) * factor + fixed for p in s.protocols)
+    return sum(
+        per_load * (pieces[p in FRAMED] + OBJECT_UNITS.get(p, 5) * objects) * factor + fixed for p in s.protocols
+    )
 
 
 def costly_fields(s: Scenario) -> list[str]:

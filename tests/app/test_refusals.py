@@ -156,3 +156,37 @@ def test_the_cli_refuses_a_lossy_prediction_before_running(
     assert f"at most {MAX_WORK_UNITS:,} allowed (max_work_units)" in err
     assert "Traceback" not in err
     assert runs.count == 0
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        {
+            "protocols": ["getall"],
+            "page": {"html_bytes": 11_000_000, "object_bytes": []},
+            "http": {"server_write_bytes": 1},
+        },
+        {  # found by bench/worst_case.py: 100-byte DATA frames, each a step; refused by the budget after 0.16 s
+            "protocols": ["h2", "h3"],
+            "network": {"loss_rate": 0.01},
+            "tcp": {"mss_bytes": 38123},
+            "multiplex": {"frame_bytes": 100},
+            "page": {"html_bytes": 2_371_165, "object_count": 66, "object_size_bytes": 46737},
+        },
+        {  # 64 KiB requests in 100-byte segments
+            "protocols": ["http10"],
+            "tcp": {"mss_bytes": 100},
+            "http": {"request_bytes": 65536},
+            "page": {"html_bytes": 1000, "object_count": 1000, "object_size_bytes": 500},
+        },
+    ],
+    ids=["one-byte-writes", "small-frames", "large-requests"],
+)
+def test_writes_frames_and_requests_smaller_than_a_segment_are_counted_up_front(
+    uncached: FlaskClient, runs: Runs, doc: dict[str, Any]
+) -> None:
+    """What the step budget counts beside segments (the server's writes, HTTP/2 and HTTP/3 DATA frames, a request's
+    segments past its first) is in the estimate too, so such a page is refused before it runs."""
+    body = _limit_problem(uncached.post("/api/v1/predict", json=doc))
+    assert "(max_work_units)" in body["errors"][0]["message"]
+    assert runs.count == 0
