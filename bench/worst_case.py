@@ -41,7 +41,11 @@ wall-clock times were 2 to 3 times the CPU times); the requests are in bench/wor
     page         773      295     11    0.559    0.529   0.554    1.142
     explain      737      301      4    0.455    0.386   0.407    0.888
 
-Earlier searches the same day, before the fixes they led to, found over a second of CPU: /explain 1.14 s (a
+The run of 2026-11-28 (20 s a route, load 13-17, with the lossy routes and the refusals) is in docs/measurements.md
+("Refusals up front and the server's cost"): every refusal but two under 50 ms of CPU (sweep 51 ms, packets 52 ms),
+one refusal by the budget while running (now refused by the estimate), and /explain over a second (2.3 s).
+
+Earlier searches the same day as the table above, before the fixes they led to, found over a second of CPU: /explain 1.14 s (a
 quadratic scan in the ladder's Nagle holds), the calculator page 1.08 s (a lossy page: the loss analysis was not
 counted in the step budget), a packets=true prediction 0.97 s median, 1.07 s max (87,000 packets in a 43 MB answer,
 now max_packets_engine_steps), and two 500s (the teaching panel of any split-proxy path; a sweep range overflowing to
