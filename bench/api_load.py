@@ -37,6 +37,7 @@ import threading
 import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -62,6 +63,7 @@ class WrkResult:
     non_2xx: int = 0
     socket_errors: int = 0
     raw: str = ""
+    worker_cpu_s: float = float("nan")  # CPU seconds the server's workers spent during the run (user + system)
 
 
 @dataclass
@@ -119,6 +121,29 @@ def wrk(
         cmd, capture_output=True, text=True, check=True, env={**os.environ, **(env or {})}, timeout=seconds + 60
     )
     return parse_wrk(name, out.stdout)
+
+
+def cpu_seconds(pids: list[int]) -> float:
+    """User and system CPU seconds of ``pids`` so far (from /proc; 0 for a process gone)."""
+    tick = os.sysconf("SC_CLK_TCK")
+    total = 0
+    for pid in pids:
+        try:
+            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
+    return total / tick
+
+
+def measured(master: int, run: Callable[[], WrkResult]) -> WrkResult:
+    """``run()`` with the CPU its server's workers spent meanwhile: per request, what the server costs whatever else
+    the machine runs (a busy machine slows the requests, not the CPU each takes)."""
+    pids = worker_pids(master)
+    before = cpu_seconds(pids)
+    r = run()
+    r.worker_cpu_s = cpu_seconds(pids) - before
+    return r
 
 
 def worker_pids(master: int) -> list[int]:
@@ -241,12 +266,19 @@ def verdict(ok: bool) -> str:
 def report(results: list[WrkResult], memory: Memory) -> None:
     print(
         f"\n{'run':<18}{'requests':>9}{'req/s':>9}{'p50 ms':>9}{'p99 ms':>9}{'max ms':>9}{'non-2xx':>9}{'sock err':>9}"
+        f"{'cpu ms/req':>11}{'idle req/s':>11}"
     )
+    cores = os.cpu_count() or 1
     for r in results:
+        per = r.worker_cpu_s * 1000 / r.requests if r.requests else float("nan")
         print(
             f"{r.name:<18}{r.requests:>9}{r.rps:>9.1f}{r.p50_ms:>9.2f}{r.p99_ms:>9.2f}{r.max_ms:>9.1f}"
-            f"{r.non_2xx:>9}{r.socket_errors:>9}"
+            f"{r.non_2xx:>9}{r.socket_errors:>9}{per:>11.2f}{cores * 1000 / per if per > 0 else float('nan'):>11.0f}"
         )
+    print(
+        f"  (cpu ms/req: the workers' CPU per request; idle req/s: {cores} cores over it, what the server could answer "
+        "with the machine to itself, wrk's own CPU not counted)"
+    )
     by = {r.name: r for r in results}
     print("\nagainst the goals:")
     for name in ("predict-distinct", "predict-repeated"):
@@ -416,23 +448,35 @@ def main(argv: list[str] | None = None) -> int:
         sampler = threading.Thread(target=sample_memory, args=(proc.pid, stop, memory), daemon=True)
         sampler.start()
         results.append(
-            wrk(
-                "predict-distinct",
-                base,
-                args.duration,
-                args.connections,
-                BENCH / "wrk_unique_predict.lua",
-                {"BENCH_QUERY": PAGE_QUERY},
+            measured(
+                proc.pid,
+                lambda: wrk(
+                    "predict-distinct",
+                    base,
+                    args.duration,
+                    args.connections,
+                    BENCH / "wrk_unique_predict.lua",
+                    {"BENCH_QUERY": PAGE_QUERY},
+                ),
             )
         )
         stop.set()
         sampler.join()
         repeated = f"{base}/api/v1/predict?network.rtt_ms=70&{PAGE_QUERY}"
         wrk("warm-up", repeated, 2, args.connections)  # both workers' caches get the answer (not reported)
-        results.append(wrk("predict-repeated", repeated, args.short, args.connections))
-        results.append(wrk("sweep-distinct", base, args.short, 1, BENCH / "wrk_sweep.lua", {"BENCH_UNIQUE": "1"}))
+        results.append(measured(proc.pid, lambda: wrk("predict-repeated", repeated, args.short, args.connections)))
+        results.append(
+            measured(
+                proc.pid,
+                lambda: wrk("sweep-distinct", base, args.short, 1, BENCH / "wrk_sweep.lua", {"BENCH_UNIQUE": "1"}),
+            )
+        )
         wrk("warm-up", base, 5, args.connections, BENCH / "wrk_sweep.lua")  # a cold sweep per worker first
-        results.append(wrk("sweep-repeated", base, args.short, args.connections, BENCH / "wrk_sweep.lua"))
+        results.append(
+            measured(
+                proc.pid, lambda: wrk("sweep-repeated", base, args.short, args.connections, BENCH / "wrk_sweep.lua")
+            )
+        )
     finally:
         stop_server(proc)
     print(

@@ -175,7 +175,18 @@ def validate(docs: Sequence[dict[str, Any]], batch: bool) -> list[Scenario]:
 
 def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool = False) -> Prediction:
     """``predict`` within one request's work budget (the API's, :func:`model.scenario.limits.budget`); over it a
-    :class:`UserError` with the limit's message."""
+    :class:`UserError` with the limit's message. The work estimate refuses first, before anything runs (the API's
+    limits: :data:`~model.scenario.limits.MAX_WORK_UNITS`, with packets
+    :data:`~model.scenario.limits.MAX_PACKETS_WORK_UNITS`)."""
+    limit = (
+        limits.check(
+            limits.work_units(scenario), limits.MAX_PACKETS_WORK_UNITS, "max_packets_work_units", "this prediction"
+        )
+        if packets
+        else limits.check(limits.work_units(scenario), limits.MAX_WORK_UNITS, "max_work_units", "this prediction")
+    )
+    if limit is not None:
+        raise UserError(limit.message)
     try:
         with limits.request_budget(packets):  # one scenario, one request's budget (the API's)
             return predict(scenario, packets=packets, formulas=formulas)

@@ -37,6 +37,7 @@ from model.scenario.limits import (
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
     OBJECT_UNITS,
+    RUN_COSTS,
     TRACED_STEP_COST,
 )
 from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
@@ -75,8 +76,13 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "what": "Work of a prediction or a sweep: per protocol run (and sweep point) the response segments plus, "
             "per object (the HTML counts as one), "
             + ", ".join(f"{k} for {p}" for p, k in OBJECT_UNITS.items())
-            + "; times the session's page loads. About one second of model time on the 2-core reference machine. "
-            "Over it: 422 limit-exceeded.",
+            + "; times the session's page loads and, on a split-proxy path, 3 legs. A run's units are then priced by "
+            "its kind: "
+            + ", ".join(f"{kind} times {f} plus {c}" for kind, (f, c) in RUN_COSTS.items())
+            + " (loss: network.loss_rate above 0; fallback: a split-proxy path, which the native engine hands to the "
+            "Python one). About 0.6 s of "
+            "model time on the 2-core reference machine, whatever the kind. Checked before anything runs; over it: "
+            "422 limit-exceeded.",
         },
         {
             "name": "max_packets_work_units",

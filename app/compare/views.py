@@ -38,7 +38,7 @@ from app.web.query import SCENARIO_PARAMS
 from app.web.words import PROTOCOL_NAMES, TOGGLES, Why, why
 from model import PRESETS, ProtocolResult, Scenario, predict
 from model.analysis.leading import leading_ms, lossless_ms, lossy
-from model.scenario.limits import WorkLimitExceeded
+from model.scenario.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, costly_fields, work_units
 from model.scenario.params import resolve
 from model.studies.experiments import H96_CITATION, H96_ROWS
 
@@ -305,6 +305,13 @@ def index() -> tuple[str, int] | Response:
             if k != "preset":
                 args.add(k, v)
         sides.append(Side(letter, given, read(args)))
+    # the comparison is one request: its scenarios' work together, refused before any of them runs
+    units = sum(work_units(side.state.scenario) for side in sides if side.state.scenario is not None)
+    limit = check(units, MAX_WORK_UNITS, "max_work_units", f"comparing these {n} scenarios")
+    if limit is not None:
+        fields = sorted({f for side in sides if side.state.scenario for f in costly_fields(side.state.scenario)})
+        message = f"{limit.message[:1].upper()}{limit.message[1:]}; the fields that cost most: {', '.join(fields)}."
+        return render_template(template, errors=[message], sides=[], **context), 422
     status = 200
     try:
         for side in sides:

@@ -25,7 +25,7 @@ from model import PRESETS, Scenario
 from model.analysis.sweep import SweepRequest
 from model.analysis.sweep import values as sweep_values
 from model.scenario.errors import FieldSpec, Problem, problems, words
-from model.scenario.limits import MAX_WORK_UNITS, OBJECT_UNITS, check, page_loads, response_segments, work_units
+from model.scenario.limits import MAX_WORK_UNITS, check, costly_fields, work_units
 from model.scenario.overlay import overlay
 from model.scenario.schema import MAX_SEGMENTS
 
@@ -332,24 +332,6 @@ def plain(p: Problem, given: Mapping[str, str]) -> str:
         return f"{f.label}: value {index + 1} must be {must_be(f.spec.item)}; you gave {item}."
     typed = given.get(f.param) or p.got or "nothing"
     return f"{f.label} must be {must_be(f.spec)}; you gave {typed}."
-
-
-def costly_fields(s: Scenario) -> list[str]:
-    """The fields that make a prediction of ``s`` too much work (:func:`model.scenario.limits.work_units`), where its
-    message goes: the protocols, the part of the page that costs most (its objects' count, or the HTML's or the
-    objects' size) and the session's page loads if more than one."""
-    segments = response_segments(s)
-    objects = len(s.page.sizes()) + 1
-    per_object = sum(OBJECT_UNITS.get(p, 5) for p in s.protocols) * objects
-    mss = s.tcp.mss_bytes or 1460
-    html = -(-(s.http.response_header_bytes + s.page.html_bytes) // mss)
-    if per_object >= len(s.protocols) * segments:
-        page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_count"
-    elif 2 * html >= segments:
-        page = "page.html_bytes"
-    else:
-        page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_size_bytes"
-    return [page, "protocols", *(["session.pages"] if page_loads(s) > 1 else [])]
 
 
 def validate_doc(doc: dict[str, Any]) -> Scenario:

@@ -6,12 +6,17 @@ request and header; on HTTP/1.0 a connection of its own) costs packets, and each
 so a limit is a property of the request (the same request is always accepted or always refused),
 not of how busy the server is:
 
-    work units = sum over protocol runs of page loads x legs x (response segments + k x (objects + 1))
+    work units = sum over protocol runs of
+                 factor x page loads x legs x (response pieces + k x (objects + 1)) + fixed
 
 where ``objects + 1`` counts the HTML document, ``k`` is the protocol's :data:`OBJECT_UNITS` (an
 object costs HTTP/1.0 a connection, a pipelined request almost nothing), a session loads the page
 ``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
-every protocol at every point. ``python bench/api_load.py
+every protocol at every point. The response pieces are its segments, or the server's writes or DATA
+frames where those are smaller, and long requests' extra segments (:func:`response_pieces`).
+``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 12 times a
+plain one and a fixed part; issue 26), so that the estimate refuses, before anything runs, every
+request the step budget below would stop while running. ``python bench/api_load.py
 --calibrate`` prints the measured µs per unit for a spread of pages and protocols: about 10 to 20 µs
 on the 2-core reference machine, so :data:`MAX_WORK_UNITS` is about one second of model time. It
 leaves room for the issue's benchmark sweep (200 points, five protocols, a 10-object page: 51,400
@@ -83,15 +88,115 @@ def legs(s: Scenario) -> int:
     return 3 if getattr(proxy, "architecture", "direct") == "split_proxy" else 1
 
 
-def run_units(s: Scenario, protocol: str) -> int:
-    """Work units of one run of ``protocol`` on ``s``: every page load's segments and objects, on every leg."""
+#: Protocols whose server interleaves responses in DATA frames of ``multiplex.frame_bytes``.
+FRAMED = frozenset({"h2", "h3"})
+
+
+def response_pieces(s: Scenario, protocol: str) -> int:
+    """What the server of ``protocol`` sends the page in: its :func:`response_segments`, or where they are smaller
+    than a segment its application writes (``http.server_write_bytes``) or, on HTTP/2 and HTTP/3, its DATA frames
+    (``multiplex.frame_bytes``), each of them a step of the engine; and every request's segments past its first
+    (``http.request_bytes`` over ``tcp.mss_bytes``). The same as :func:`response_segments` for the defaults."""
+    mss = s.tcp.mss_bytes or 1460
+    piece = mss
+    write = s.http.server_write_bytes
+    if 0 < write < piece:
+        piece = write
+    if protocol in FRAMED and s.multiplex.frame_bytes < piece:
+        piece = s.multiplex.frame_bytes
+    sizes = s.page.sizes()
+    requests = (len(sizes) + 1) * (-(-s.http.request_bytes // mss) - 1)
+    if piece == mss:
+        return response_segments(s) + requests
+    header = s.http.response_header_bytes
+    return sum(-(-(header + size) // piece) for size in [s.page.html_bytes, *sizes]) + requests
+
+
+def base_units(s: Scenario, protocol: str) -> int:
+    """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
+    frames, :func:`response_pieces`) and objects, on every leg (a lossless run on the native engine costs this many
+    work units)."""
     objects = len(s.page.sizes()) + 1
-    return page_loads(s) * legs(s) * (response_segments(s) + OBJECT_UNITS.get(protocol, 5) * objects)
+    return page_loads(s) * legs(s) * (response_pieces(s, protocol) + OBJECT_UNITS.get(protocol, 5) * objects)
+
+
+#: What a run costs per base unit (:func:`base_units`) and per run, in work units, by the kind of run
+#: (:func:`run_kind`): ``(factor, fixed)``, so that ``run units = base units x factor + fixed``. A unit stands for
+#: about 10 µs of CPU (MAX_WORK_UNITS: about 0.6 s of model time) and for at most MAX_ENGINE_STEPS / MAX_WORK_UNITS =
+#: 20 of the step budget's steps, so the estimate refuses, before anything runs, every request the budget would stop
+#: while running. Calibrated by ``python bench/calibrate_costs.py --runs 150 --seed 5`` (150 random one-protocol
+#: scenarios a kind, 2026-11-28 02:10 UTC, load 3.7, the compiled and native engines built):
+#:
+#: - ``plain``: a lossless run on the native engine: 0.98 µs of CPU a base unit (median; 3.4 at the 80th
+#:   percentile), at most 5.0 budget steps a base unit: a factor of 1 (the estimate's older sense of a unit, kept);
+#: - ``fallback``: a lossless run the native engine hands to the Python engine (a split-proxy path): 12.1 µs a
+#:   base unit (14.1 at the 80th percentile), and the budget charges it :data:`FALLBACK_STEP_COST` a step, at most 44.8
+#:   steps a base unit: a factor of 3;
+#: - ``loss``: a run with ``network.loss_rate`` over 0 (the Python engine runs it and the expected cost of loss reads
+#:   its schedule, :data:`LOSS_STEP_COST` a step more): 25.5 µs a base unit (34.1 at the 80th percentile, 78 at most)
+#:   beyond a fixed 0.4 to 0.84 ms a run (the loss analysis of even a tiny page: 90 units), and at most 230 budget
+#:   steps a base unit: a factor of 12 (the budget's steps decide it; by time alone 4 would do).
+#:
+#: Re-measure after a change of what a kind costs (lossy runs on the native engine) and update these; the refusals
+#: stay decided by work units, never by a clock.
+RUN_COSTS: dict[str, tuple[int, int]] = {"plain": (1, 0), "fallback": (3, 0), "loss": (12, 90)}
+
+
+def run_kind(s: Scenario) -> str:
+    """The kind of run ``s`` makes, which :data:`RUN_COSTS` prices: ``"loss"`` (``network.loss_rate`` over 0),
+    ``"fallback"`` (lossless, but the native engine, in charge, hands it to the Python engine: a split-proxy path,
+    :func:`fallback_reason`) or ``"plain"`` (a lossless run on the engine in charge: the native one, or without it
+    the compiled or Python engine, whose budget MAX_WORK_UNITS was first sized for)."""
+    if s.network.loss_rate > 0:
+        return "loss"
+    if _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is not None:
+        return "fallback"
+    return "plain"
+
+
+def run_units(s: Scenario, protocol: str) -> int:
+    """Work units of one run of ``protocol`` on ``s``: its :func:`base_units`, priced by its kind (:data:`RUN_COSTS`),
+    so that a unit stands for about the same CPU time and budget steps whichever engine and analysis run it."""
+    factor, fixed = RUN_COSTS[run_kind(s)]
+    return base_units(s, protocol) * factor + fixed
 
 
 def work_units(s: Scenario) -> int:
-    """Work units of predicting ``s`` for each of its protocols."""
-    return sum(run_units(s, protocol) for protocol in s.protocols)
+    """Work units of predicting ``s`` for each of its protocols (the estimate every front end checks before it runs
+    anything: the same scenario is always accepted or always refused, however busy the machine). The sum of
+    :func:`run_units`, with the page's counts taken once."""
+    objects = len(s.page.sizes()) + 1
+    per_load = page_loads(s) * legs(s)
+    pieces = {framed: response_pieces(s, "h2" if framed else "http10") for framed in {p in FRAMED for p in s.protocols}}
+    factor, fixed = RUN_COSTS[run_kind(s)]
+    return sum(
+        per_load * (pieces[p in FRAMED] + OBJECT_UNITS.get(p, 5) * objects) * factor + fixed for p in s.protocols
+    )
+
+
+def costly_fields(s: Scenario) -> list[str]:
+    """The fields that make a prediction of ``s`` too much work (:func:`work_units`), where its
+    message goes: the protocols, the part of the page that costs most (its objects' count, or the HTML's or the
+    objects' size), the session's page loads if more than one, the loss rate if over 0 (a lossy run costs several
+    times a lossless one: :data:`RUN_COSTS`) and a split-proxy path's architecture."""
+    segments = response_segments(s)
+    objects = len(s.page.sizes()) + 1
+    per_object = sum(OBJECT_UNITS.get(p, 5) for p in s.protocols) * objects
+    mss = s.tcp.mss_bytes or 1460
+    html = -(-(s.http.response_header_bytes + s.page.html_bytes) // mss)
+    if per_object >= len(s.protocols) * segments:
+        page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_count"
+    elif 2 * html >= segments:
+        page = "page.html_bytes"
+    else:
+        page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_size_bytes"
+    return [
+        page,
+        "protocols",
+        *(["session.pages"] if page_loads(s) > 1 else []),
+        *(["network.loss_rate"] if s.network.loss_rate > 0 else []),
+        *(["proxy.architecture"] if s.proxy.architecture == "split_proxy" else []),
+    ]
 
 
 def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
@@ -105,8 +210,10 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
         message=(
             f"{what} is too much work for one request: it would cost {units:,} work units, at most {maximum:,} "
             f"allowed ({name}). Each protocol asked for (and each sweep point) costs one unit per response packet "
-            "and up to 5 per object (HTTP/1.0 most): ask for fewer protocols, fewer objects or a smaller page "
-            "(see /api/docs#limits)"
+            "and up to 5 per object (HTTP/1.0 most), times "
+            f"{RUN_COSTS['loss'][0]} plus {RUN_COSTS['loss'][1]} with network.loss_rate over 0 and times "
+            f"{RUN_COSTS['fallback'][0]} on a split-proxy path: ask for fewer protocols, fewer objects, a smaller "
+            "page or no loss (see /api/docs#limits)"
         ),
     )
 
@@ -194,11 +301,11 @@ def fallback_reason(s: Scenario) -> str | None:
 
 
 def run_cost(s: Scenario) -> int:
-    """:func:`work_units` of ``s`` in the native engine's terms: as they are where the native engine runs ``s``, times
+    """:func:`base_units` of ``s`` in the native engine's terms: as they are where the native engine runs ``s``, times
     :data:`FALLBACK_STEP_COST` where the Python engine does (the native one is not built, or hands ``s`` over), and
     with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot) then stands for
     about the same time on any engine."""
-    units = work_units(s)
+    units = sum(base_units(s, protocol) for protocol in s.protocols)
     native = _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None
     if native:
         return units

@@ -24,7 +24,7 @@ import copy
 from collections.abc import Mapping
 from typing import Any
 
-from model.scenario.schema import DEFAULT_OBJECT_BYTES, Scenario
+from model.scenario.schema import DEFAULT_OBJECT_BYTES, Page
 
 __all__ = ["copy_json", "deep_merge", "mean_size", "overlay"]
 
@@ -66,12 +66,15 @@ def deep_merge(base: Mapping[str, Any], override: Mapping[str, Any]) -> dict[str
 
 
 def _base_sizes(base: Mapping[str, Any], page: Mapping[str, Any]) -> list[Any] | None:
-    """The base page's object sizes: as its document lists them, else as the schema fills them in (defaults)."""
+    """The base page's object sizes: as its document lists them, else as the schema fills them in (defaults).
+
+    Only the base's page is validated (the sizes are the page's alone): validating the whole base scenario here cost
+    every calculator and API request a second validation of it (issue 26)."""
     sizes = page.get("object_bytes")
     if isinstance(sizes, list):
         return sizes
     try:
-        return Scenario.model_validate(base).page.sizes()
+        return Page.model_validate(base.get("page", {})).sizes()
     except ValueError:  # an invalid base: its own problems are reported when the result is validated
         return None
 

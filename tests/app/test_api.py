@@ -946,20 +946,21 @@ def test_an_internal_error_is_a_problem_too(monkeypatch: pytest.MonkeyPatch) -> 
         client.get("/?network.rtt_ms=71")
 
 
-def test_a_runaway_is_stopped_by_the_engine_budget(client: FlaskClient) -> None:
+def test_a_runaway_is_refused_before_it_runs(client: FlaskClient) -> None:
     """Issue 14's first critical reproduction: a small valid body whose 11 million one-byte writes held a worker
-    for 30 s; the estimate lets it through, the engine's step budget refuses it as a limit problem."""
+    for 30 s. The engine's step budget stopped it while running; the estimate now counts the server's writes where
+    they are smaller than a segment and refuses it first (issue 26), as a limit problem naming max_work_units."""
     body = {"protocols": ["getall"], "page": {"html_bytes": 11_000_000, "object_bytes": []}}
     body["http"] = {"server_write_bytes": 1}
     r = client.post("/api/v1/predict", json=body)
     assert r.status_code == 422
     assert r.mimetype == "application/problem+json"
     doc = r.get_json()
-    assert doc["limit"]["name"] == "max_engine_steps"
-    assert "max_engine_steps" in doc["errors"][0]["message"]
+    assert doc["limit"]["name"] == "max_work_units"
+    assert "max_work_units" in doc["errors"][0]["message"]
     page = client.get("/?http.server_write_bytes=1&page.html_bytes=3000000")
     assert page.status_code == 400
-    assert "max_engine_steps" in page.get_data(as_text=True)
+    assert "max_work_units" in page.get_data(as_text=True)
 
 
 # --- what the OpenAPI document says the server accepts ---------------------------------------------------------
@@ -1082,14 +1083,15 @@ def test_cross_field_rules_are_documented(client: FlaskClient) -> None:
 def test_the_loss_analysis_draws_from_the_step_budget(client: FlaskClient) -> None:
     """With network.loss_rate above 0 the expected cost of loss reads each run's schedule; that work is charged to
     the request's step budget (LOSS_STEP_COST per step) before it runs. A page the budget holds without loss is
-    refused with it (422 max_engine_steps) instead of taking about three times as long."""
+    refused with it, and before anything runs: the work estimate prices a lossy run (RUN_COSTS["loss"]), so the 422
+    names max_work_units (issue 26; it was the budget's max_engine_steps, after seconds of running)."""
     from model.scenario import limits
 
     page = {"protocols": list(SEED_PROTOCOLS), "page": {"object_count": 1000, "object_size_bytes": 2000}}
     lossless = client.post(P, json=page)
     assert lossless.status_code == 200, lossless.get_data(as_text=True)[:300]
     body = problem(client.post(P, json={**page, "network": {"loss_rate": 0.01}}), 422)
-    assert body["limit"]["name"] == "max_engine_steps" and body["limit"]["maximum"] == limits.MAX_ENGINE_STEPS
+    assert body["limit"]["name"] == "max_work_units" and body["limit"]["maximum"] == limits.MAX_WORK_UNITS
     small = client.post(
         P, json={**page, "page": {"object_count": 100, "object_size_bytes": 2000}, "network": {"loss_rate": 0.01}}
     )
@@ -1105,17 +1107,22 @@ def test_the_loss_analysis_draws_from_the_step_budget(client: FlaskClient) -> No
 
 def test_packets_have_their_own_step_budget(client: FlaskClient) -> None:
     """A prediction listing every packet gets MAX_PACKETS_ENGINE_STEPS (its answer is about 500 bytes a packet):
-    a page whose requests the work estimate does not count (50 KB each, 300 tiny objects, seven protocols) is refused
-    with packets, by name, and answered without them. Before, it made about 87,000 packets, a 43 MB answer."""
+    a page of large requests (50 KB each, 300 tiny objects, seven protocols) is refused with packets, by name, and
+    answered without them. Before, it made about 87,000 packets, a 43 MB answer. The work estimate counts a request's
+    segments past its first since issue 26, so it is refused before it runs (max_packets_work_units); the step
+    budget stays the backstop."""
     from model.scenario import limits
 
     doc = {"protocols": list(ALL_PROTOCOLS), "http": {"request_bytes": 50_000}}
     doc["page"] = {"object_count": 300, "object_size_bytes": 5}
     body = problem(client.post(P + "?packets=true", json=doc), 422)
-    assert body["limit"]["name"] == "max_packets_engine_steps"
-    assert body["limit"]["maximum"] == limits.MAX_PACKETS_ENGINE_STEPS < body["limit"]["actual"]
-    assert "max_packets_engine_steps" in body["detail"]
-    assert client.post(P, json=doc).status_code == 200
+    assert body["limit"]["name"] == "max_packets_work_units"
+    assert body["limit"]["maximum"] == limits.MAX_PACKETS_WORK_UNITS < body["limit"]["actual"]
+    assert "max_packets_work_units" in body["detail"]
+    with pytest.raises(limits.WorkLimitExceeded, match="max_packets_engine_steps"), limits.request_budget(packets=True):
+        predict(doc, packets=True)  # the backstop, without the estimate
+    # without packets, three of the protocols (all seven: 71,000 work units, over max_work_units)
+    assert client.post(P, json={**doc, "protocols": ["http10", "persistent", "h2"]}).status_code == 200
     small = client.post(
         P + "?packets=true",
         json={**doc, "protocols": ["persistent"], "page": {"object_count": 20, "object_size_bytes": 5}},
@@ -1124,5 +1131,5 @@ def test_packets_have_their_own_step_budget(client: FlaskClient) -> None:
     # the command line applies the same budget
     from model.cli import UserError, predict_document
 
-    with pytest.raises(UserError, match="max_packets_engine_steps"):
+    with pytest.raises(UserError, match="max_packets_work_units"):
         predict_document(doc, packets=True)

@@ -53,12 +53,17 @@ def test_each_scenario_is_the_calculators_scenario(client: FlaskClient) -> None:
         ("a.network.rtt_ms=1&a.network.rtt_ms=2", 400, "given 2 times"),
         ("a.page.object_count=1000&a.page.object_size_bytes=100000000", 400, "bytes"),
         ("b.protocols=", 400, "Protocols"),
-        (  # six scenarios each within the calculator's limit, together past one request's step budget (lossy, so
-            # each runs on the Python engine at its cost in native steps: model.scenario.limits.FALLBACK_STEP_COST)
+        (  # each of six lossy scenarios past the calculator's limit alone: refused before any runs
             "page.object_count=1000&page.object_size_bytes=8000&protocols=http10,http10_parallel,persistent,"
             "pipelined,getall,h2,h3&network.loss_rate=0.01&n=6",
+            400,
+            "(max_work_units)",
+        ),
+        (  # six lossy scenarios each within the calculator's limit, together past it: refused before any runs
+            # (model.scenario.limits.RUN_COSTS prices a lossy run), naming the limit, its maximum and the costly fields
+            "page.object_count=100&network.loss_rate=0.02&n=6",
             422,
-            "(max_engine_steps)",
+            "at most 60,000 allowed (max_work_units)",
         ),
     ],
 )

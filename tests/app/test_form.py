@@ -44,5 +44,5 @@ def test_too_much_work_is_marked_on_the_protocols_and_the_objects(client: FlaskC
     for param in ("page.object_count", "protocols", "session.pages"):
         error = _error(html, param)
         assert error.startswith("This prediction is too much work for one request"), (param, error)
-        assert "ask for fewer protocols, fewer objects or a smaller page" in error
+        assert "ask for fewer protocols, fewer objects, a smaller page or no loss" in error
     assert not _error(html, "page.html_bytes")

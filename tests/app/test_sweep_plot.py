@@ -57,7 +57,9 @@ def test_lossy_points_cost_what_the_python_engine_and_the_loss_analysis_take() -
         {"page": {"object_count": 10, "object_size_bytes": 3000}, "network": {"loss_rate": 0.01}}
     )
     units = limits.work_units(lossless)
-    assert limits.work_units(lossy) == units
+    assert units == sum(limits.base_units(lossy, p) for p in lossy.protocols)
+    factor, fixed = limits.RUN_COSTS["loss"]
+    assert limits.work_units(lossy) == units * factor + fixed * len(lossy.protocols)  # the estimate prices loss
     if native.available():
         assert limits.run_cost(lossless) == units
     assert limits.run_cost(lossy) == units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)

@@ -17,7 +17,6 @@ import pytest
 
 from model import PRESETS, predict
 from model.cli import IN_FLIGHT_PER_JOB, UserError, main, predict_document
-from model.scenario import limits
 from model.scenario.errors import allowed
 from model.scenario.overlay import deep_merge
 
@@ -331,7 +330,8 @@ MIXED = [
     for i in range(40)
 ]
 
-#: A valid scenario the engine's step budget refuses (model.scenario.limits): a 3 MB page in one-byte writes.
+#: A valid scenario the work estimate refuses before anything runs (model.scenario.limits: it counts the server's
+#: writes where they are smaller than a segment): a 3 MB page in one-byte writes.
 OVER_LIMIT = {"http": {"server_write_bytes": 1}, "page": {"html_bytes": 3_000_000}}
 
 
@@ -387,7 +387,7 @@ def test_jsonl_jobs_2_keeps_the_input_order(run: Run, tmp_path: Path, source: st
         ('{"network": {"rtt": 5}}', "line 3: network.rtt: "),
         ('{"network": {"rtt_ms": 5},}', "line 3: invalid JSON: "),
         ("[{}]", "line 3: the input must be a scenario (a JSON object), not an array"),
-        (json.dumps(OVER_LIMIT), f"line 3: this request needs more than the {limits.MAX_ENGINE_STEPS:,} model steps"),
+        (json.dumps(OVER_LIMIT), "line 3: this prediction is too much work for one request: it would cost"),
     ],
 )
 def test_jsonl_bad_line_is_recorded_and_the_stream_goes_on(
@@ -421,7 +421,7 @@ def test_jsonl_jobs_2_bad_line_deep_in_the_stream(run: Run, tmp_path: Path, sour
     assert docs[:29] == [predict(s) for s in MIXED[:29]]
     assert docs[29]["line"] == 30
     assert docs[30:] == [predict(s) for s in MIXED[30:]]
-    assert err.startswith(f"python -m model predict: error: {name}: line 30: this request needs more than")
+    assert err.startswith(f"python -m model predict: error: {name}: line 30: this prediction is too much work")
     assert len(err.splitlines()) == 1
 
 
@@ -516,7 +516,7 @@ def test_batch_with_jobs_2_equals_one_process(run: Run) -> None:
     assert json.loads(out) == [predict(s) for s in MIXED[:12]]
     status, out, err = run("predict", "--jobs", "2", "-", stdin=json.dumps([{}, {}, OVER_LIMIT, {}]))
     assert (status, out) == (2, "")
-    assert "error: [2]: this request needs more than" in err
+    assert "error: [2]: this prediction is too much work for one request" in err
 
 
 def test_predict_document_is_predict_within_the_budget() -> None:
@@ -525,7 +525,7 @@ def test_predict_document_is_predict_within_the_budget() -> None:
     assert predict_document(override, preset="h96-lan") == predict(deep_merge(PRESETS["h96-lan"].document, override))
     with pytest.raises(UserError, match=r"^network\.rtt_ms: .*\nnetwork\.bandwidth_bps: "):
         predict_document({"network": {"rtt_ms": -1, "bandwidth_bps": "x"}})
-    with pytest.raises(UserError, match="max_engine_steps"):
+    with pytest.raises(UserError, match=r"at most 60,000 allowed \(max_work_units\)"):
         predict_document(OVER_LIMIT)
     with pytest.raises(UserError, match="must be a scenario"):
         predict_document([SCENARIO])

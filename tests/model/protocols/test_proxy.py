@@ -196,8 +196,15 @@ def test_a_split_page_is_limited_by_its_relayed_segments() -> None:
 
 
 def test_split_paths_cost_three_legs_of_work() -> None:
-    """The API's work estimate (model.scenario.limits) counts every segment on each of the three legs."""
-    from model.scenario.limits import work_units
+    """The API's work estimate (model.scenario.limits) counts every segment on each of the three legs, and prices a
+    split path's run as the Python engine's (it runs it: RUN_COSTS["fallback"])."""
+    from model.scenario.limits import RUN_COSTS, base_units, run_kind, work_units
 
-    direct, split = (work_units(Scenario.model_validate(_doc(a))) for a in ("direct", "split_proxy"))
-    assert split == 3 * direct
+    direct, split = (Scenario.model_validate(_doc(a)) for a in ("direct", "split_proxy"))
+    for protocol in direct.protocols:
+        assert base_units(split, protocol) == 3 * base_units(direct, protocol)
+    from model.analysis import native
+
+    assert run_kind(split) == ("fallback" if native.available() else "plain")
+    factor, fixed = RUN_COSTS[run_kind(split)]
+    assert work_units(split) == sum(3 * base_units(direct, p) * factor + fixed for p in direct.protocols)

@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import time
+from typing import Any
 
 import pytest
 
-from model import predict
+from model import Scenario, predict
 from model.scenario import limits
 
 #: Requests the work estimate used to let through and that held a worker for 30 s (issue 14, critical).
@@ -111,3 +112,68 @@ def test_a_runaway_is_refused_naming_the_engines_budget(engine: str) -> None:
     with pytest.raises(limits.WorkLimitExceeded) as outside:  # outside a budget: the same default
         predict(RUNAWAYS[0])
     assert outside.value.limit.maximum == steps
+
+
+# --- the estimate refuses up front what the budget would stop (issue 26) ---------------------------------------
+
+#: Pages of each costly kind of run (model.scenario.limits.RUN_COSTS): lossy on a direct and a split path, split
+#: without loss, with many small objects or a large HTML document.
+UP_FRONT_CASES = [
+    {"network": {"loss_rate": 0.01}, "protocols": ["http10"], "page": {"object_size_bytes": 300}},
+    {"network": {"loss_rate": 0.05}, "protocols": ["h2", "getall"], "page": {"object_size_bytes": 20_000}},
+    {"network": {"loss_rate": 0.002}, "protocols": ["persistent"], "page": {"object_size_bytes": 1}},
+    {"proxy": {"architecture": "split_proxy"}, "protocols": ["http10_parallel"], "page": {"object_size_bytes": 2000}},
+    {
+        "proxy": {"architecture": "split_proxy"},
+        "network": {"loss_rate": 0.01},
+        "protocols": ["pipelined"],
+        "page": {"object_size_bytes": 5000},
+    },
+]
+
+
+def _largest_accepted(doc: dict[str, Any]) -> Scenario:
+    """``doc`` with the most objects (up to the schema's) whose work units are within MAX_WORK_UNITS."""
+    from model.scenario.schema import MAX_OBJECTS
+
+    def scenario(count: int) -> Scenario:
+        return Scenario.model_validate({**doc, "page": {**doc["page"], "object_count": count}})
+
+    low, high = 0, MAX_OBJECTS
+    while low < high:
+        mid = (low + high + 1) // 2
+        try:
+            fits = limits.work_units(scenario(mid)) <= limits.MAX_WORK_UNITS
+        except ValueError:  # over the scenario's own segment cap
+            fits = False
+        low, high = (mid, high) if fits else (low, mid - 1)
+    return scenario(low)
+
+
+@pytest.mark.skipif(
+    limits.MAX_ENGINE_STEPS != limits.ENGINE_STEPS["native"], reason="RUN_COSTS is calibrated with the native engine"
+)
+@pytest.mark.parametrize("doc", UP_FRONT_CASES)
+def test_what_the_estimate_accepts_the_budget_never_stops(doc: dict[str, Any]) -> None:
+    """The largest page of each kind the work estimate accepts runs to the end within one request's step budget: a
+    refusal is decided before anything runs, never by the budget while running (with the native engine in charge,
+    the README's setup, for which RUN_COSTS is calibrated)."""
+    s = _largest_accepted(doc)
+    assert limits.work_units(s) <= limits.MAX_WORK_UNITS
+    with limits.budget():
+        predict(s)
+        assert limits.allowance() >= 0
+
+
+def test_work_units_price_each_run_by_its_kind() -> None:
+    """A lossy run costs RUN_COSTS["loss"] of its base units, so the lossy page is over the limit and the same page
+    without loss is not; ``work_units`` is the sum of ``run_units``."""
+    lossless = Scenario.model_validate({"page": {"object_count": 999, "object_size_bytes": 2544}})
+    lossy = Scenario.model_validate({**lossless.model_dump(), "network": {"loss_rate": 0.01}})
+    assert limits.run_kind(lossy) == "loss"
+    factor, fixed = limits.RUN_COSTS["loss"]
+    for p in lossy.protocols:
+        assert limits.run_units(lossy, p) == limits.base_units(lossless, p) * factor + fixed
+    for s in (lossless, lossy):
+        assert limits.work_units(s) == sum(limits.run_units(s, p) for p in s.protocols)
+    assert limits.work_units(lossless) <= limits.MAX_WORK_UNITS < limits.work_units(lossy)
