@@ -27,7 +27,7 @@ def compiled_modules() -> tuple[str, ...]:
 
 #: The native engine (C++, model/engine/native/): its binding and its sources.
 NATIVE = "model.engine.native._native"
-NATIVE_SOURCES = ("_native.pyx", "tcp.cpp", "session.cpp", "secure.cpp", "streams.cpp", "walk.cpp")
+NATIVE_SOURCES = ("_native.pyx", "tcp.cpp", "session.cpp", "secure.cpp", "streams.cpp", "walk.cpp", "loss.cpp")
 
 
 def extensions() -> list[Extension]:

@@ -66,10 +66,12 @@ NATIVE_SOURCES: tuple[str, ...] = (
     "secure.cpp",
     "streams.cpp",
     "walk.cpp",
+    "loss.cpp",
     "engine.hpp",
     "params.hpp",
     "tcp.hpp",
     "session.hpp",
+    "loss.hpp",
     "api.hpp",
 )
 

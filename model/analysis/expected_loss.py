@@ -92,6 +92,7 @@ __all__ = [
     "chain_atoms",
     "chances",
     "expected",
+    "from_native",
     "lossless_from_counts",
     "lossless_structure",
     "max_terms",
@@ -461,6 +462,40 @@ def lossless_from_counts(
         segments=segments,
         dack=p.dack_ms,
         others=(),
+        w_max=p.rwnd / p.mss,
+        ack_segments=max(p.dack_segments, 1),
+        page_syns=tuple(page_syns),
+    )
+
+
+def from_native(
+    p: Params,
+    protocol: str,
+    numbers: tuple[int, list[int], list[int], list[tuple[Any, ...]], list[tuple[int, int, float, int]]],
+) -> Structure:
+    """:func:`structure` from what the native engine read off its own schedule (``model/engine/native/loss.cpp``,
+    this module's functions and :func:`model.mechanisms.loss_recovery.penalty` written again in C++; equal on every
+    scenario it runs, ``tests/model/engine/test_engine_backends.py``): the SYN exchanges on the page's path, its
+    connections, the SYN exchanges page by page, the runs (each ``(chain, *Run's fields)``, chain -1 the page's
+    path, else an index into the other connections) and the other connections ``(connection, syns, slack, page)``."""
+    syns, connections, page_syns, rows, others = numbers
+    path: list[Run] = []
+    own: list[list[Run]] = [[] for _ in others]
+    for chain, *fields in rows:
+        (path if chain < 0 else own[chain]).append(Run(*fields))
+    return Structure(
+        syns=syns,
+        runs=tuple(path),
+        rtt=p.d_up + p.d_down,
+        rto=p.rto_ms,
+        ack_delay=p.quic_ack_delay,
+        connections=tuple(connections),
+        independent_streams=protocol == "h3",
+        segments=sum(r.count for r in path),
+        dack=p.dack_ms,
+        others=tuple(
+            Parallel(c, n, tuple(runs), slack, page) for (c, n, slack, page), runs in zip(others, own, strict=True)
+        ),
         w_max=p.rwnd / p.mss,
         ack_segments=max(p.dack_segments, 1),
         page_syns=tuple(page_syns),

@@ -1,9 +1,10 @@
 """Predictions on the native engine (:mod:`model.engine.native`): its numbers made into the output document.
 
 The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature but
-two, for which :func:`model.scenario.limits.fallback_reason` names why the Python engine runs instead (the test
-``tests/model/engine/test_native.py`` lists them): a split-proxy path (seed 003) and a loss rate above 0 (the loss
-analysis, :mod:`model.analysis.expected_loss`, reads the whole schedule). The sentences of the events are written
+one, for which :func:`model.scenario.limits.fallback_reason` names why the Python engine runs instead (the test
+``tests/model/engine/test_native.py`` lists it): a split-proxy path (seed 003). With a loss rate above 0 it also reads
+its schedule for the loss analysis (``model/engine/native/loss.cpp``, :func:`model.analysis.expected_loss.structure`
+in C++; :func:`model.analysis.expected_loss.from_native` makes its numbers a ``Structure``). The sentences of the events are written
 here from the numbers the engine recorded, by the functions the Python engine uses (:mod:`model.engine.words`), and
 the document is assembled by :func:`model.analysis.predict.document`, so both engines answer in the same words.
 """
@@ -69,7 +70,7 @@ def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
     """Run ``protocol``'s schedule within the request's step budget (:class:`_native.Run`)."""
     assert _native is not None
     start = limits.allowance()
-    r = _native.run(prep.c, protocol, start, packets)
+    r = _native.run(prep.c, protocol, start, packets, prep.p.loss > 0)
     if r.status == 1:  # over the step budget (model.engine.core.Engine.over_budget)
         raise limits.exceeded(limits.MAX_ENGINE_STEPS - start + r.steps)
     if r.status == 2:  # pragma: no cover - every object completes (tests/model/analysis/test_fuzz.py)
@@ -79,13 +80,22 @@ def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
 
 
 def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWithLoss]:
-    """The ``expected_with_loss`` block of a run (at a loss rate of 0: the native engine runs no lossy scenario)."""
+    """The ``expected_with_loss`` block of a run: with loss from what the engine read off its schedule
+    (:func:`model.analysis.expected_loss.from_native`), at a loss rate of 0 from its counts."""
 
     def loss(page_load_ms: float) -> ExpectedWithLoss:
         p = prep.p
-        structure = expected_loss.lossless_from_counts(
-            p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
-        )
+        if p.loss > 0:
+            # charged to the request's step budget as the same run on the Python engine is (its steps at
+            # FALLBACK_STEP_COST, and LOSS_STEP_COST times that for the analysis; the engine spent its steps once):
+            # the closed forms that cost each run are still Python's, and the budget keeps every lossy request
+            # refused or accepted as before (model.scenario.limits.run_cost likewise)
+            limits.charge((limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST) - 1) * r.steps)
+            structure = expected_loss.from_native(p, protocol, r.loss)
+        else:
+            structure = expected_loss.lossless_from_counts(
+                p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
+            )
         return cast(ExpectedWithLoss, expected(structure, p.loss, page_load_ms))
 
     return loss

@@ -90,6 +90,7 @@ def position_timeout_probability(p: float, m: int) -> float:
     return float(sum(math.comb(m, j) * (1 - p) ** j * p ** (m - j) for j in range(3)))
 
 
+@functools.lru_cache(maxsize=4096)  # called per run, a few times each, with few distinct (p, m): a lossy page's costing
 def repair_timeout_probability(p: float, m: int) -> float:
     """Probability that a lost TCP segment followed by ``m`` others of its flow is repaired only by a timeout
     (dimensionless): ``1 - (1 - Q_m)(1 - p)``.
@@ -229,6 +230,7 @@ def _key(w: float) -> float:
     return FINE_WINDOW * BIN_RATIO ** round(math.log(w / FINE_WINDOW, BIN_RATIO))
 
 
+@functools.lru_cache(maxsize=8192)  # asked per run for the same rests and windows again and again (steady_ms)
 def after_loss_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
     """Expected time to send the ``rest`` segments of a transfer after a loss in a window of ``w0`` segments,
     more losses following, each segment lost independently with probability ``p`` (ms).

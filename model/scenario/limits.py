@@ -291,12 +291,11 @@ def python_step_cost(traced: bool = False) -> int:
 
 def fallback_reason(s: Scenario) -> str | None:
     """Why ``s`` runs on the Python engine when the native engine is built, or ``None`` if the native one runs it: a
-    split-proxy path (seed 003; ``split_proxy``) or a loss rate above 0 (``loss``: the loss analysis reads every
-    packet of the schedule). ``tests/model/engine/test_native.py`` holds the list. The one home of this rule."""
+    split-proxy path (seed 003; ``split_proxy``). A loss rate above 0 runs natively (the native engine reads the
+    schedule for the loss analysis itself, model/engine/native/loss.cpp). ``tests/model/engine/test_native.py`` holds
+    the list. The one home of this rule."""
     if s.proxy.architecture == "split_proxy":
         return "split_proxy"
-    if s.network.loss_rate > 0:
-        return "loss"
     return None
 
 
@@ -306,7 +305,8 @@ def run_cost(s: Scenario) -> int:
     with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot) then stands for
     about the same time on any engine."""
     units = sum(base_units(s, protocol) for protocol in s.protocols)
-    native = _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None
+    # a lossy run is charged as on the Python engine still, on either engine (model.analysis.native charges it so)
+    native = _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None and s.network.loss_rate == 0
     if native:
         return units
     # the loss analysis reads the run's schedule, LOSS_STEP_COST a step more (as the step budget charges it)

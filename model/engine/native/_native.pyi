@@ -20,5 +20,6 @@ class Run:
     conn_syns: list[int]
     conn_syn_t: list[float]
     packets: list[tuple[Any, ...]]
+    loss: tuple[int, list[int], list[int], list[tuple[Any, ...]], list[tuple[int, int, float, int]]]
 
-def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False) -> Run: ...
+def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False, loss: bool = False) -> Run: ...

@@ -220,12 +220,15 @@ cdef class Run:
     cdef public list on_path
     cdef public list conn_segments, conn_syns, conn_syn_t
     cdef public list packets
+    cdef public tuple loss  # with ``loss``: expected_loss.structure's numbers (_loss_numbers)
 
 
-def run(Prepared prepared, str protocol, long long allowance, bint packets=False):
-    """Run ``protocol``'s schedule on the prepared scenario within ``allowance`` engine steps."""
+def run(Prepared prepared, str protocol, long long allowance, bint packets=False, bint loss=False):
+    """Run ``protocol``'s schedule on the prepared scenario within ``allowance`` engine steps (with ``loss``, also
+    reading what the loss analysis needs off it: :attr:`Run.loss`)."""
     cdef Output out
     cdef int proto = PROTOCOLS[protocol]
+    ll_want_loss(out, loss)
     with nogil:
         run_session(prepared.c, proto, allowance, packets, out)
     cdef Run r = Run()
@@ -275,4 +278,54 @@ def run(Prepared prepared, str protocol, long long allowance, bint packets=False
                 (pk.dir, pk.conn, KINDS[pk.kind], pk.n, pk.wire, pk.fin, pk.obj, pk.t_q, pk.t_s, pk.t_a,
                  pk.held if pk.has_held else None)
             )
+    if loss:
+        r.loss = _loss_numbers(out)
     return r
+
+
+# ------------------------------------------------------------------------------ the loss analysis (loss.hpp)
+cdef extern from "loss.hpp" namespace "ll":
+    cdef struct LossRun:
+        int chain
+        long long before, count, w
+        cbool quic, initial_pto
+        double slack
+        long long streams, follow, burst_before, to_rounds, to_stalls, fr_rounds, fr_stalls, rest
+        double rest_ms
+        long long page
+        double rto
+
+    cdef cppclass LossOut:
+        long long syns
+        vector[int] connections
+        vector[long long] page_syns
+        vector[LossRun] runs
+        vector[int] par_conn
+        vector[long long] par_syns, par_page
+        vector[double] par_slack
+
+
+cdef extern from *:
+    """
+    static inline void ll_want_loss(ll::Output& o, bool want) { o.want_loss = want; }
+    static inline const ll::LossOut& ll_loss(const ll::Output& o) { return o.loss; }
+    """
+    void ll_want_loss(Output& o, cbool want)
+    const LossOut& ll_loss(const Output& o)
+
+
+cdef tuple _loss_numbers(const Output& out):
+    """(syns, connections, page_syns, runs, others): ``runs`` each ``(chain, *loss_recovery.Run's fields in order)``,
+    chain -1 the page's path, else an index into ``others``, each ``(connection, syns, slack, page)``."""
+    cdef const LossOut* lo = &ll_loss(out)
+    cdef size_t i
+    cdef LossRun x
+    runs = []
+    for i in range(lo.runs.size()):
+        x = lo.runs[i]
+        runs.append(
+            (x.chain, x.before, x.count, x.w, x.quic, x.initial_pto, x.slack, x.streams, x.follow, x.burst_before,
+             x.to_rounds, x.to_stalls, x.fr_rounds, x.fr_stalls, x.rest, x.rest_ms, x.page, x.rto)
+        )
+    others = [(lo.par_conn[i], lo.par_syns[i], lo.par_slack[i], lo.par_page[i]) for i in range(lo.par_conn.size())]
+    return (lo.syns, list(lo.connections), list(lo.page_syns), runs, others)

@@ -4,6 +4,7 @@
 
 #include <array>
 
+#include "loss.hpp"
 #include "session.hpp"
 
 namespace ll {
@@ -30,6 +31,9 @@ struct Output {
   std::vector<double> conn_syn_t;
   // the packets (``packets=True``)
   std::vector<Packet> pkts;
+  // expected_loss.structure's numbers (set want_loss before the run: a loss rate above 0)
+  bool want_loss = false;
+  LossOut loss;
 };
 
 inline void run_session(const Params& params, int protocol, long long allowance, bool want_packets, Output& out) {
@@ -84,6 +88,7 @@ inline void run_session(const Params& params, int protocol, long long allowance,
     out.conn_syn_t.push_back(c->has_syn_t ? c->syn_t : 0.0);
   }
   if (want_packets) out.pkts = eng.packets;
+  if (out.want_loss) loss_structure(s, protocol == 6, out.loss);  // 6: h3 (_native.pyx's PROTOCOLS)
 }
 
 }  // namespace ll

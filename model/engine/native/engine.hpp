@@ -9,8 +9,9 @@
 // reads (the sentences of the events) is built afterwards in Python from the numbers recorded here
 // (model/engine/native/__init__.py), by the same functions the Python engine uses.
 //
-// Not covered (the scenario then runs on the Python engine, model.engine.native.fallback_reason): split
-// proxies (seed 003), network.loss_rate > 0 (the loss analysis reads the whole schedule) and traced runs.
+// Not covered (the scenario then runs on the Python engine, model.scenario.limits.fallback_reason): split
+// proxies (seed 003) and traced runs. With network.loss_rate > 0 the loss analysis's reading of the schedule runs
+// here too (loss.cpp).
 // Compiled with -ffp-contract=off (setup.py) so that no multiply-add is fused: the sums round as Python's do.
 #pragma once
 

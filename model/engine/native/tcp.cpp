@@ -197,6 +197,7 @@ void Endpoint::restart(double t) {  // tcp.Endpoint._restart (seed 000, 2.4)
     }
     if (restart_w < cwnd) {
       conn->session->record_restart(this, t, idle, cwnd, restart_w);
+      restart_t.push_back(t);
       cwnd = restart_w;
     }
   } else if (idle_restart == IR_PACED && cwnd > 1) {
@@ -252,6 +253,7 @@ void Endpoint::rtt_sample(double t, double sent) {  // model.mechanisms.rto (RFC
     value = std::max(rto_min, srtt + std::max(g, v));
   }
   rto = std::min(value, profile.rto_max_ms);
+  rto_log.emplace_back(t, rto);
 }
 
 void Endpoint::paced_output(double t) {

@@ -68,6 +68,10 @@ struct Endpoint {
   long long obj_i = 0;
   double end_n = 0.0, nxt_n = 0.0;
   long long segments = 0;
+  // what the loss analysis reads (tcp.Endpoint.rto_log, restart_t): each RTT sample's time and the timeout it set,
+  // and when the window restarted after idling
+  std::vector<std::pair<double, double>> rto_log;
+  std::vector<double> restart_t;
   // receiver
   double rcv = 0, rcv_n = 0.0, un_bytes = 0.0;
   long long un_segs = 0;

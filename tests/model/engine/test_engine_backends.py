@@ -10,7 +10,10 @@ and an exception on one side only, or a different one, is a difference too. The 
 - every scenario of the validation grid (:func:`validation.grid.scenarios`: the plain-TCP, TLS, Fast
   Open and False Start blocks) with all seven protocols, and the ns-3 trace tests' scenarios (``tests/validation/data``);
 - :data:`RANDOM` seeded random scenarios of :func:`tests.model.scenarios.every_feature` (every field of the
-  schema): 2,000 by default, 10,000 with ``DIFFERENTIAL_FULL=1``.
+  schema): 2,000 by default, 10,000 with ``DIFFERENTIAL_FULL=1``;
+- :data:`RANDOM` more of them, each with a loss rate above 0 (:func:`lossy`): the native engine reads the schedule
+  for the loss analysis itself (model/engine/native/loss.cpp), so ``expected_with_loss`` is compared run by run
+  (the presets' and the grid's lossy scenarios are among the cases above too).
 
 The compiled side runs every case twice in this process (the second pass in reverse order): a result
 that changes between two runs of the same engine is reported as flaky. The reference subprocess runs
@@ -25,6 +28,7 @@ import importlib
 import json
 import os
 import pkgutil
+import random
 import subprocess
 import sys
 import time
@@ -47,7 +51,10 @@ FULL = os.environ.get("DIFFERENTIAL_FULL", "") == "1"
 #: Random every_feature scenarios: CI runs 2,000, DIFFERENTIAL_FULL=1 the issue's 10,000.
 RANDOM = 10_000 if FULL else 2_000
 RANDOM_SEED = 20261125
-GROUPS = ("presets", "grid", "random")
+LOSSY_SEED = 20261128
+#: The loss rates :func:`lossy` draws from (the loss grid's, and the tail up to 0.2 every_feature draws too).
+LOSS_RATES = (1e-4, 0.001, 0.005, 0.01, 0.02, 0.03, 0.05, 0.1, 0.2)
+GROUPS = ("presets", "grid", "random", "lossy")
 #: Differences shown per failing group.
 SHOWN = 20
 
@@ -84,6 +91,20 @@ def cases() -> list[tuple[str, str, dict[str, Any]]]:
     for path in sorted((ROOT / "tests" / "validation" / "data").glob("*.json")):
         out.append(("grid", path.name, _allowed(json.loads(path.read_text(encoding="utf-8")))))
     out += [("random", f"every_feature[{k}]", doc) for k, doc in enumerate(every_feature(RANDOM, RANDOM_SEED))]
+    out += [("lossy", f"lossy[{k}]", doc) for k, doc in enumerate(lossy(RANDOM, LOSSY_SEED))]
+    return out
+
+
+def lossy(n: int, seed: int) -> list[dict[str, Any]]:
+    """``n`` random scenarios of every feature, each with a loss rate above 0 (drawn from :data:`LOSS_RATES` where
+    :func:`every_feature` drew none), the same for the same seed."""
+    rng = random.Random(seed)
+    out = []
+    for doc in every_feature(n, seed):
+        network = doc.setdefault("network", {})
+        if not network.get("loss_rate"):
+            network["loss_rate"] = rng.choice(LOSS_RATES)
+        out.append(doc)
     return out
 
 

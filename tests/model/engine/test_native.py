@@ -20,9 +20,9 @@ from model.scenario.schema import ALL_PROTOCOLS, Scenario
 from tests.model.scenarios import every_feature
 
 #: The features the native engine does not cover: a scenario with any of them runs on the Python engine. The issue's
-#: goal is none; these two remain (split proxies, seed 003, relay between two connections; a loss rate above 0 makes
-#: the loss analysis read the whole schedule's packets).
-FALLBACK_FEATURES = {"split_proxy", "loss"}
+#: goal is none; this one remains (split proxies, seed 003, relay between two connections). Loss runs natively since
+#: issue 29 (the native engine reads its schedule for the loss analysis, model/engine/native/loss.cpp).
+FALLBACK_FEATURES = {"split_proxy"}
 
 
 def _both(doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch, **kw: Any) -> tuple[Any, Any]:
@@ -45,7 +45,7 @@ def test_exactly_these_features_fall_back() -> None:
         s = Scenario.model_validate(doc)
         p = resolve(s)
         reason = limits.fallback_reason(s)
-        expected = "split_proxy" if p.proxy is not None else "loss" if p.loss > 0 else None
+        expected = "split_proxy" if p.proxy is not None else None
         assert reason == expected, doc
         if reason is None:
             runs_native += 1
