@@ -49,7 +49,10 @@ def only_problem(document: Any) -> Problem:
         # Literal choices
         (("tcp", "profile"), "'bsd', 'ns3', 'rfc5681' or 'linux'"),
         (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
-        (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'persistent_parallel', 'h2' or 'h3'"),
+        (
+            ("protocols", 0),
+            "'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'persistent_parallel', 'h2' or 'h3'",
+        ),
         # arrays, objects
         (
             ("protocols",),
