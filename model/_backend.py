@@ -32,6 +32,7 @@ COMPILED: tuple[str, ...] = (
     "model.protocols.base",
     "model.protocols.http10",
     "model.protocols.http10_parallel",
+    "model.protocols.persistent_parallel",
     "model.protocols.persistent",
     "model.protocols.pipelined",
     "model.protocols.getall",

@@ -25,7 +25,7 @@ from typing import Any
 
 from model.scenario.schema import MAX_SEGMENTS, Scenario
 from validation.compare import COUNT_KEYS, compare
-from validation.sim import PACKET_OVERHEAD_BYTES, SIMULATED_PROTOCOLS, SimulationError, Simulator
+from validation.sim import GRID_PROTOCOLS, PACKET_OVERHEAD_BYTES, SimulationError, Simulator
 
 #: The grid's random seed (the issue's number): change it and every figure in the report changes.
 SEED = 3
@@ -319,7 +319,7 @@ def _draw(rng: random.Random, ru: float, bu: float) -> dict[str, Any]:
         http["server_think_ms"] = round(rng.uniform(0, 20), 3)
         http["client_think_ms"] = round(rng.uniform(0, 20), 3)
         http["connection_overhead_ms"] = round(rng.uniform(0, 10), 3)
-    doc: dict[str, Any] = {"protocols": list(SIMULATED_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
+    doc: dict[str, Any] = {"protocols": list(GRID_PROTOCOLS), "network": net, "tcp": tcp, "http": http}
     doc["page"] = _page(rng)
     while _segments(doc) > MAX_SEGMENTS:  # the model's cap: draw the page again
         doc["page"] = _page(rng)

@@ -264,6 +264,7 @@ struct Setup
     uint32_t mux_request = 40, frame = 16384; // h2 (model/protocols/multiplex.py): later requests' size, DATA frame size
     bool quickack = true; // ns-3's own behaviour: ACK the first data segment of a connection at once
     bool pipeline_one = false; // pipelined: the object requests in one write (model http.pipeline_writes "one")
+    bool preconnect = false;   // persistent_parallel: the other connections open at the start (model http.preconnect)
     std::string protocol = "http10";
     std::vector<uint64_t> sizes; // html first, then the objects
     uint64_t sndbuf = 1u << 20;
@@ -319,6 +320,7 @@ ParseSetup(const std::string& text)
         else if (key == "request") in >> c.request;
         else if (key == "quickack") { int v; in >> v; c.quickack = v != 0; }
         else if (key == "pipeline_one") { int v; in >> v; c.pipeline_one = v != 0; }
+        else if (key == "preconnect") { int v; in >> v; c.preconnect = v != 0; }
         else if (key == "header") in >> c.header;
         else if (key == "header_flush") { int v; in >> v; c.header_flush = v != 0; }
         else if (key == "write") in >> c.write;
@@ -438,7 +440,9 @@ class Sim
     std::map<const Socket*, int> m_sock2conn;
     std::vector<int64_t> m_start, m_end;
     std::vector<int> m_objconn;
-    std::vector<int> m_pending; // http10_parallel: names not yet launched
+    std::vector<int> m_pending; // http10_parallel: names not yet launched; persistent_parallel: not yet asked for
+    std::vector<int> m_free;    // persistent_parallel: open connections with no request outstanding
+    uint32_t m_extra = 0;       // persistent_parallel: connections opened beside the HTML's
     int m_done_count = 0;
     int m_pool_next = 0;
     int m_pool_accepted = 0;
@@ -818,6 +822,11 @@ class Sim
         {
             StreamRequests(id, {0}, Think());
         }
+        else if (m_c.protocol == "persistent_parallel")
+        {
+            if (c.pending_names.empty()) Ready(id); // preconnected
+            else Request(id, c.pending_names, Think());
+        }
         else // persistent, pipelined: the HTML first
         {
             Request(id, {0}, Think());
@@ -1118,6 +1127,32 @@ class Sim
         {
             if (n + 1 < total) Request(id, {n + 1}, Think());
         }
+        else if (p == "persistent_parallel")
+        {
+            // model/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once the
+            // HTML has arrived; this connection takes the next waiting one, then (after the HTML) the idle
+            // connections take theirs in order and new ones open while fewer than parallel are open
+            if (n == 0)
+                for (int i = 1; i < total; i++) m_pending.push_back(i);
+            Ready(id);
+            if (n == 0)
+            {
+                while (!m_pending.empty() && !m_free.empty())
+                {
+                    int k = m_free.front();
+                    m_free.erase(m_free.begin());
+                    Ready(k);
+                }
+                while (!m_pending.empty() && 1 + m_extra < m_c.parallel)
+                {
+                    int next = m_pending.front();
+                    m_pending.erase(m_pending.begin());
+                    m_extra++;
+                    m_start[next] = Now(); // as the model's fetch_on_new_connection: asked for when opened
+                    Fetch({next}, false);
+                }
+            }
+        }
         else if (p == "h2")
         {
             if (n == 0 && total > 1)
@@ -1146,6 +1181,40 @@ class Sim
         }
     }
 
+    // persistent_parallel: connection id is free: it asks for the next waiting object, or idles
+    void Ready(int id)
+    {
+        if (m_pending.empty())
+        {
+            m_free.push_back(id);
+            return;
+        }
+        int next = m_pending.front();
+        m_pending.erase(m_pending.begin());
+        Request(id, {next}, Think());
+    }
+
+    // persistent_parallel with preconnect (model Pool.preconnect): the other connections open beside the HTML's
+    void Preconnect()
+    {
+        while (1 + m_extra < m_c.parallel)
+        {
+            m_extra++;
+            if (!m_c.handshake)
+            {
+                int id = m_pool_next++;
+                NS_ABORT_MSG_IF(id >= static_cast<int>(m_conns.size()), "connection pool exhausted");
+                m_conns[id].close_after = false;
+                m_out << "OPEN " << Now() << " " << id << "\n";
+                OnOpen(id);
+            }
+            else
+            {
+                NewConn(false);
+            }
+        }
+    }
+
     void Launch()
     {
         int n = m_pending.front();
@@ -1167,6 +1236,7 @@ class Sim
         else
         {
             Fetch({0}, false);
+            if (p == "persistent_parallel" && m_c.preconnect) Preconnect();
         }
     }
 };
@@ -1335,6 +1405,8 @@ Sim::Run()
         // handshake "none": every connection the protocol will use is opened before the page starts
         bool http10 = c.protocol == "http10" || c.protocol == "http10_parallel";
         m_pool_size = http10 ? static_cast<int>(nobj) : 1;
+        if (c.protocol == "persistent_parallel")
+            m_pool_size = c.preconnect ? static_cast<int>(c.parallel) : static_cast<int>(std::min<size_t>(c.parallel, nobj));
         for (int i = 0; i < m_pool_size; i++) NewConn(false);
     }
     Simulator::Stop(Seconds(c.stop_s));

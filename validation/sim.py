@@ -37,9 +37,12 @@ from model.scenario.params import Params, resolve
 from model.scenario.schema import SEED_PROTOCOLS, Scenario
 from validation.analyze import analyze
 
-#: The protocols the harness runs: the seeds' five and HTTP/2 (streams on one TCP connection, model/protocols/multiplex.py).
-#: h3 is refused: ns-3 3.44 has no QUIC.
-SIMULATED_PROTOCOLS = (*SEED_PROTOCOLS, "h2")
+#: The validation grid's protocols (validation.grid; its results are stored in docs/validation/grid.json): the
+#: seeds' five and HTTP/2 (streams on one TCP connection, model/protocols/multiplex.py).
+GRID_PROTOCOLS = (*SEED_PROTOCOLS, "h2")
+#: The protocols the harness runs: the grid's and persistent_parallel (issue 28: it joins the grid when the grid's
+#: results are next regenerated; tests/validation/test_ns3.py compares it). h3 is refused: ns-3 3.44 has no QUIC.
+SIMULATED_PROTOCOLS = (*GRID_PROTOCOLS, "persistent_parallel")
 
 #: Bytes ns-3's point-to-point link puts on the wire beyond the TCP payload (IP 20 + TCP 20 + PPP 2).
 PACKET_OVERHEAD_BYTES = 42
@@ -70,6 +73,10 @@ def unsupported(p: Params) -> list[str]:
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
     if getattr(p, "pages", 1) != 1:
         out.append("session.pages > 1 (the harness loads one page)")
+    if getattr(p, "preconnect", False) and (p.dns_ms > 0 or _handshake(p) == "fast_open"):
+        out.append(
+            "http.preconnect with a DNS lookup or tcp.handshake 'fast_open' (the harness preconnects at the start)"
+        )
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out
@@ -137,6 +144,7 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
         ("stop_s", repr(stop_s)),
         ("quickack", int(quickack)),
         ("pipeline_one", int(getattr(p, "pipeline_one_write", False))),
+        ("preconnect", int(getattr(p, "preconnect", False))),
     ]
     fields.extend(_secure_fields(p))
     text = " ".join(f"{k} {v}" for k, v in fields)

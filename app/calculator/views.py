@@ -169,8 +169,11 @@ def form_context(state: State) -> dict[str, Any]:
         "errors": state.errors,
         "general_errors": state.errors.get("", []),
         "mode": state.mode,
-        # HTTP/1.0 with parallel connections needs their number: in view when that protocol is chosen
-        "simple_fields": [*SIMPLE_FIELDS, *(["http.parallel_connections"] if "http10_parallel" in chosen else [])],
+        # parallel connections need their number: in view when such a protocol is chosen
+        "simple_fields": [
+            *SIMPLE_FIELDS,
+            *(["http.parallel_connections"] if {"http10_parallel", "persistent_parallel"} & set(chosen) else []),
+        ],
         "friendly_names": FRIENDLY_NAMES,
         "mode_url": _mode_url(state),
     }

@@ -22,6 +22,7 @@ PROTOCOL_COLOURS: dict[str, str] = {
     "persistent": "#009E73",
     "pipelined": "#0072B2",
     "getall": "#D55E00",
+    "persistent_parallel": "#000000",
 }
 
 #: Shared layout for every figure (fonts, margins, white background).

@@ -26,6 +26,7 @@ PROTOCOL_NAMES: dict[str, str] = {
     "persistent": "persistent HTTP/1.1",
     "pipelined": "pipelined HTTP/1.1",
     "getall": "GETALL",
+    "persistent_parallel": "persistent HTTP/1.1, parallel connections",
     "h2": "HTTP/2",
     "h3": "HTTP/3",
 }
@@ -37,6 +38,7 @@ FRIENDLY_NAMES: dict[str, str] = {
     "persistent": "HTTP/1.1 keep-alive (one connection, one request at a time)",
     "pipelined": "HTTP/1.1 pipelining (requests sent without waiting)",
     "getall": "one request for the whole page (GETALL)",
+    "persistent_parallel": "HTTP/1.1 as browsers use it (several keep-alive connections at once)",
     "h2": "HTTP/2 (streams on one connection)",
     "h3": "HTTP/3 (QUIC)",
 }
@@ -140,6 +142,8 @@ def _suggestion(cause: str, protocol: str, scenario: Scenario) -> tuple[str, str
         return "try resuming the session with 0-RTT early data (tls.resumption), or TLS off", "tls"
     if cause == "request" and protocol == "persistent":
         return "try pipelining", "pipelining"
+    if cause == "connection_setup" and protocol == "persistent_parallel" and not p.preconnect:
+        return "try opening the connections at the click (http.preconnect), or HTTP/2 (one connection)", None
     if cause in (LOSS_PARTS["handshake"], LOSS_PARTS["timeouts"]) and protocol in ("http10", "http10_parallel"):
         return "try a persistent connection (fewer handshakes, longer windows to repair in)", None
     if cause == LOSS_PARTS["timeouts"] and protocol == "persistent":

@@ -317,14 +317,18 @@ def textbook(p: Params, protocol: str) -> dict[str, Any] | None:
     """The page load time in Kurose & Ross's form ("Computer Networking", the latency of HTTP over TCP), with the
     scenario's numbers, where it applies: a direct path with one round-trip time, no TLS, DNS or proxy, one page,
     a three-way handshake; HTTP/1.0 (a connection per object, one after another: each object in slow start),
-    persistent (one connection, a round trip per object after the first) or pipelined (one round trip for all
-    the objects after the first), the last two without slow start as the textbook counts them.
+    persistent (one connection, a round trip per object after the first), pipelined (one round trip for all
+    the objects after the first) or persistent_parallel with its connections opened at the click
+    (``http.preconnect``: one round trip per wave of ``m`` objects, ``ceil(n / m)`` of them, as Kurose & Ross's
+    DNS-and-HTTP problem counts "persistent HTTP with m parallel connections"), the last three without slow
+    start as the textbook counts them.
 
     ``O`` is each response (header and body, bytes), ``S`` the segment size, ``R`` the rate. Returns ``{"form",
     "rows": [{"object", "O", "ms", "numbers", ...}], "ms", "assumes"}`` or None where the form does not apply.
     """
     if (
-        protocol not in ("http10", "persistent", "pipelined")
+        protocol not in ("http10", "persistent", "pipelined", "persistent_parallel")
+        or (protocol == "persistent_parallel" and not p.preconnect)
         or not p.symmetric_delay
         or p.proxy is not None
         or p.tls != "none"
@@ -351,13 +355,22 @@ def textbook(p: Params, protocol: str) -> dict[str, Any] | None:
             )
             rows.append(x)
     else:
+        wave = p.parallel if protocol == "persistent_parallel" else 1
         if protocol == "persistent":
             form = "2 RTT + O_0/R, then RTT + O_i/R for each further object"
+        elif protocol == "persistent_parallel":
+            form = (
+                f"2 RTT + O_0/R, then one RTT for each wave of m = {wave} objects on the open connections "
+                "(⌈n/m⌉ waves) and the sum of their O_i/R"
+            )
         else:
             form = "2 RTT + O_0/R, then one RTT for all the further objects and the sum of their O_i/R"
         for i, (name, o_bytes) in enumerate(sizes):
             o_r = o_bytes * 8000.0 / rate
-            trips = 2 if i == 0 else (1 if protocol == "persistent" or i == 1 else 0)
+            if protocol == "persistent_parallel":
+                trips = 2 if i == 0 else (1 if (i - 1) % wave == 0 else 0)
+            else:
+                trips = 2 if i == 0 else (1 if protocol == "persistent" or i == 1 else 0)
             rows.append(
                 {
                     "object": name,

@@ -9,7 +9,7 @@ TLS and QUIC handshakes as packets (:mod:`~model.protocols.secure_setup`) and sp
 
 from __future__ import annotations
 
-from model.protocols import getall, h2, h3, http10, http10_parallel, persistent, pipelined
+from model.protocols import getall, h2, h3, http10, http10_parallel, persistent, persistent_parallel, pipelined
 from model.protocols.base import Driver
 
 SCHEDULES: dict[str, Driver] = {
@@ -18,6 +18,7 @@ SCHEDULES: dict[str, Driver] = {
     "persistent": persistent.run,
     "pipelined": pipelined.run,
     "getall": getall.run,
+    "persistent_parallel": persistent_parallel.run,
     "h2": h2.run,
     "h3": h3.run,
 }

@@ -8,9 +8,9 @@ cdef class ObjectRecord:
     cdef public int page, connection
 
 cdef class Session:
-    cdef public object q, p, start, keep_conn, driver, cwnd_cache, relay
+    cdef public object q, p, start, keep_conn, driver, cwnd_cache, relay, pool_state
     cdef public Engine eng
-    cdef public list conns, page_names, events, page_start, page_end
+    cdef public list conns, pool, page_names, events, page_start, page_end
     cdef public dict objects
     cdef public int restarts, page, page_left, client_leg, tls_handshakes, dns_lookups
     cdef public long long tls_bytes

@@ -68,6 +68,8 @@ class Session:
         self.page_end: list[Packet] = []
         self.page_left = len(self.page_names[0])
         self.keep_conn: Connection | None = None  # the persistent connection, while it is open
+        self.pool: list[Connection] = []  # persistent_parallel: its other persistent connections, while open
+        self.pool_state: Any = None  # persistent_parallel: its Pool (model.protocols.persistent_parallel)
         self.driver: Driver | None = None
         self.cwnd_cache: int | None = None  # fast start: the window of the last connection used
         # split proxies (seed 003): the client's connections go to the local proxy, which relays
@@ -113,6 +115,8 @@ class Session:
         self.relay = None
         self.driver = None
         self.keep_conn = None
+        self.pool.clear()
+        self.pool_state = None
 
     def _object_done(self, rec: ObjectRecord, t: Any, pkt: Packet) -> None:
         if rec.page != self.page:  # pragma: no cover - pages do not overlap
@@ -126,7 +130,10 @@ class Session:
         p = self.p
         if self.keep_conn is not None and p.idle_timeout is not None and p.user_think > p.idle_timeout:
             self.eng.at(t + p.idle_timeout, self._idle_close, self.keep_conn)
+            for conn in self.pool:  # persistent_parallel's other connections idle as long
+                self.eng.at(t + p.idle_timeout, self._idle_close, conn)
             self.keep_conn = None
+            self.pool.clear()
         start = Point(t + p.user_think, pkt, None, "request")
         self.eng.at(start.t, self._next_page, start)
 
@@ -241,14 +248,17 @@ class Session:
     def _client_write(self, t: Any, conn: Connection, nbytes: Any, name: str, point: Point) -> None:
         conn.client.write(t, nbytes, name, point)
 
-    def fetch_on_new_connection(self, names: list[str], point: Point, on_done: DoneFn) -> Connection:
-        """Open a connection for one request (HTTP/1.0 style); the server closes after responding."""
+    def fetch_on_new_connection(
+        self, names: list[str], point: Point, on_done: DoneFn, close_after: bool = True
+    ) -> Connection:
+        """Open a connection for one request: HTTP/1.0 style, the server closing after responding, or with
+        ``close_after`` false a persistent connection that stays open (persistent_parallel)."""
         mode = self.open_mode()
         for name in names:
             if self.objects[name].start is None:
                 self.objects[name].start = point.t
         point = secure_setup.after_lookup(self, point)
-        conn = self.new_connection(close_after=True)
+        conn = self.new_connection(close_after=close_after)
         ready = secure_setup.secure(self, conn, mode, lambda pt: self.request(conn, names, self.think(pt), on_done))
         if mode in ("ttcp", "fast_open"):
             self._ttcp(conn, point, lambda: ready(point), mode)

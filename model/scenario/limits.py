@@ -43,6 +43,7 @@ OBJECT_UNITS: dict[str, int] = {
     "persistent": 2,
     "pipelined": 1,
     "getall": 0,
+    "persistent_parallel": 2,
     "h2": 1,
     "h3": 1,
 }

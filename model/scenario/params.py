@@ -81,6 +81,7 @@ class Params:
     quic_ack_delay: float = 25.0
     rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; model.mechanisms.rto)
     pipeline_one_write: bool = False  # http.pipeline_writes "one": the pipelined requests in one write
+    preconnect: bool = False  # http.preconnect: persistent_parallel opens its connections at the click
     loss: float = 0.0  # probability each packet is lost (network.loss_rate); only model.analysis.expected_loss uses it
 
 
@@ -129,6 +130,7 @@ def resolve(s: Scenario) -> Params:
         header_flush=h.header_flush,
         flush_persistent_only=h.header_flush_persistent_only,
         pipeline_one_write=h.pipeline_writes == "one",
+        preconnect=h.preconnect,
         write=h.server_write_bytes,
         server_think=h.server_think_ms,
         client_think=h.client_think_ms,

@@ -15,7 +15,7 @@ from pydantic import BaseModel, ConfigDict, Field, model_validator
 from model.scenario.content import effective_page
 from model.scenario.profiles import PROFILES, ProfileName
 
-Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall", "h2", "h3"]
+Protocol = Literal["http10", "http10_parallel", "persistent", "pipelined", "getall", "persistent_parallel", "h2", "h3"]
 #: The seeds' protocols over HTTP/1.x (the default set of a scenario).
 SEED_PROTOCOLS: tuple[Protocol, ...] = (
     "http10",
@@ -26,7 +26,9 @@ SEED_PROTOCOLS: tuple[Protocol, ...] = (
 )
 #: Today's multiplexed protocols (issue 7): HTTP/2 over TCP, HTTP/3 over QUIC.
 MODERN_PROTOCOLS: tuple[Protocol, ...] = ("h2", "h3")
-ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + MODERN_PROTOCOLS
+#: HTTP/1.1 as browsers use it (issue 28): up to http.parallel_connections persistent connections at once.
+BROWSER_PROTOCOLS: tuple[Protocol, ...] = ("persistent_parallel",)
+ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + BROWSER_PROTOCOLS + MODERN_PROTOCOLS
 
 #: Limits that keep every prediction well under a second (documented in the README).
 MAX_OBJECTS = 1000
@@ -183,7 +185,17 @@ class Http(_Strict):
     connection_overhead_ms: float = Field(
         0.0, ge=0, le=60_000, description="Extra host time per new connection before its first request is served (ms)."
     )
-    parallel_connections: int = Field(4, ge=1, le=64, description="Simultaneous connections for http10_parallel.")
+    parallel_connections: int = Field(
+        4,
+        ge=1,
+        le=64,
+        description="Simultaneous connections for http10_parallel and persistent_parallel (browsers: 6 per origin).",
+    )
+    preconnect: bool = Field(
+        False,
+        description="persistent_parallel: open all http.parallel_connections connections at the click, beside "
+        "the HTML's (a browser's preconnect), so they are ready when the HTML has arrived.",
+    )
     pipeline_writes: Literal["each", "one"] = Field(
         "each",
         description="How the pipelined client writes its object requests after the HTML: each (one write per "
@@ -420,7 +432,8 @@ class Scenario(_Strict):
         max_length=len(ALL_PROTOCOLS),
         json_schema_extra={"uniqueItems": True},  # the validator refuses a repeat
         description="The protocols to compare, each once: http10 (one connection per object), http10_parallel, "
-        "persistent, pipelined, getall (the seeds' five, the default), h2 (HTTP/2 streams on one TCP connection), "
+        "persistent, pipelined, getall (the seeds' five, the default), persistent_parallel (persistent connections "
+        "in parallel, as browsers), h2 (HTTP/2 streams on one TCP connection), "
         "h3 (HTTP/3 over QUIC).",
     )
     network: Network = Field(default_factory=lambda: Network())
@@ -470,7 +483,7 @@ class Scenario(_Strict):
                 raise ValueError(
                     f"protocols {', '.join(streams)} cannot be used with proxy.architecture 'split_proxy' "
                     "(the split proxies relay HTTP/1.x); allowed: http10, http10_parallel, persistent, "
-                    "pipelined, getall"
+                    "pipelined, getall, persistent_parallel"
                 )
         header = self.http.response_header_bytes
         html, objects = self.page.transferred(self.http.html_compression_ratio)

@@ -283,8 +283,8 @@ BAD: list[Bad] = [
     Bad("unknown formula field", "POST", F, {"http": {"think_ms": 1}}, path="http.think_ms"),
     Bad("presets take no query", "GET", "/api/v1/presets?x=1", path="x"),
     # empty lists
-    Bad("no protocols", "POST", P, {"protocols": []}, path="protocols", allowed="1 to 7 items"),
-    Bad("no protocols (query)", "GET", P + "?protocols=", path="protocols", allowed="1 to 7 items"),
+    Bad("no protocols", "POST", P, {"protocols": []}, path="protocols", allowed="1 to 8 items"),
+    Bad("no protocols (query)", "GET", P + "?protocols=", path="protocols", allowed="1 to 8 items"),
     Bad("no sweep values", "POST", S, {"field": "network.rtt_ms", "values": []}, path="values", allowed="1 to 1,000"),
     Bad("no sweep protocols", "POST", S, {"field": "network.rtt_ms", "values": [1], "protocols": []}, path="protocols"),
     # sweep semantics

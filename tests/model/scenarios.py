@@ -5,7 +5,7 @@ from __future__ import annotations
 import random
 from typing import Any
 
-from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS
+from model.scenario.schema import ALL_PROTOCOLS, BROWSER_PROTOCOLS, SEED_PROTOCOLS
 
 
 def spread(n: int, seed: int = 7) -> list[dict[str, Any]]:
@@ -145,6 +145,7 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
     _maybe(rng, http, "html_compression_ratio", [1.0, 0.8, 0.35, 0.01], 0.3)
     _maybe(rng, http, "connection_overhead_ms", [0, 3, 6])
     _maybe(rng, http, "parallel_connections", [1, 2, 4, 6, 8, 64])
+    _maybe(rng, http, "preconnect", [True, False])
 
     page: dict[str, Any] = {"html_bytes": rng.choice([0, 1, 1000, 6000, rng.randint(1, 16_000)])}
     how = rng.random()
@@ -197,7 +198,7 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         # 3,510 and 3,511: at and just over QUIC's anti-amplification allowance for 1,200-byte datagrams
         _maybe(rng, tls, "server_flight_bytes", [100, 1000, 3510, 3511, 4000, 12_000])
         doc["tls"] = tls
-    allowed = list(SEED_PROTOCOLS) if split else list(ALL_PROTOCOLS)
+    allowed = [*SEED_PROTOCOLS, *BROWSER_PROTOCOLS] if split else list(ALL_PROTOCOLS)
     if not split and rng.random() < 0.5:  # HTTP/2 and HTTP/3 fields
         mux: dict[str, Any] = {}
         _maybe(rng, mux, "frame_bytes", [100, 1000, 1460, 16_384, 16_777_215])

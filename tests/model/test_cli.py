@@ -544,7 +544,7 @@ def test_predict_document_is_predict_within_the_budget() -> None:
         (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
         (
             ("protocols",),
-            "an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'",
+            "an array of 1 to 8 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'persistent_parallel', 'h2' or 'h3'",
         ),
         (("page", "object_bytes", 3), "a whole number of bytes"),
         (("network", "nonsense"), None),

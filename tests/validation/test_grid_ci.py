@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 
 from validation import grid as G
-from validation.sim import SIMULATED_PROTOCOLS
+from validation.sim import GRID_PROTOCOLS
 
 pytestmark = [pytest.mark.validation]
 
@@ -30,7 +30,7 @@ def test_grid_is_fixed_and_spans_the_issue() -> None:
     assert len(grid) >= 300
     docs = [g["doc"] for g in grid]
     assert all(d["tcp"]["profile"] == "ns3" for d in docs)
-    assert all(d["protocols"] == list(SIMULATED_PROTOCOLS) for d in docs)
+    assert all(d["protocols"] == list(GRID_PROTOCOLS) for d in docs)
     rtts = [
         d["network"]["rtt_ms"]
         if "rtt_ms" in d["network"]
@@ -122,7 +122,7 @@ def test_ci_subset_covers_every_protocol_and_mechanism() -> None:
     assert len({g["id"] for g in subset}) == len(subset)
     for key in grid[0]["tags"]:
         assert {g["tags"][key] for g in subset} == {g["tags"][key] for g in grid}, key
-    assert all(g["doc"]["protocols"] == list(SIMULATED_PROTOCOLS) for g in subset)
+    assert all(g["doc"]["protocols"] == list(GRID_PROTOCOLS) for g in subset)
 
 
 @pytest.mark.skipif(not GRID_JSON.exists(), reason="docs/validation/grid.json not generated")
@@ -150,7 +150,7 @@ def test_ci_subset_meets_the_goals(ns3_sim: Any) -> None:
     failed = [f"{e['id']}: {e['error']}" for e in results if "error" in e]
     assert not failed, failed
     rows = G.runs(results)
-    assert {r["protocol"] for r in rows} == set(SIMULATED_PROTOCOLS)
+    assert {r["protocol"] for r in rows} == set(GRID_PROTOCOLS)
     s = G.stats(rows)
     worst = ", ".join(
         f"{r['id']} {r['protocol']} {100 * r['error']:+.2f}%" for r in sorted(rows, key=lambda r: -abs(r["error"]))[:3]
@@ -168,6 +168,6 @@ def test_ci_subset_meets_the_goals(ns3_sim: Any) -> None:
     tfo = G.stats([r for r in rows if r["tags"]["handshake"] == "fast_open"])
     assert tfo["runs"] >= 50 and not G.failures(tfo), tfo
     fs = G.stats([r for r in rows if r["id"].startswith("s")])
-    assert fs["runs"] == len(SIMULATED_PROTOCOLS) * G.CI_FS * len(G.FS_VARIANTS) and not G.failures(fs), fs
+    assert fs["runs"] == len(GRID_PROTOCOLS) * G.CI_FS * len(G.FS_VARIANTS) and not G.failures(fs), fs
     h2 = G.stats([r for r in rows if r["protocol"] == "h2"])
     assert h2["runs"] == len(subset) and not G.failures(h2), h2

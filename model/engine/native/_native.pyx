@@ -52,6 +52,7 @@ cdef extern from "params.hpp" namespace "ll":
         cbool mux_headers_alone
         double quic_ack_delay, rto_min_ms
         cbool pipeline_one_write
+        cbool preconnect
 
 
 cdef extern from "engine.hpp" namespace "ll":
@@ -118,7 +119,7 @@ HANDSHAKES = {"three_way": 0, "none": 1, "ttcp": 2, "fast_open": 3, "warm": 4}
 IDLE_RESTARTS = {"slow_start": 0, "keep": 1, "fast_start": 2, "paced": 3}
 TLS_VERSIONS = {"none": 0, "1.2": 1, "1.3": 2}
 RESUMPTIONS = {"none": 0, "after_first": 1, "all": 2}
-PROTOCOLS = {"http10": 0, "http10_parallel": 1, "persistent": 2, "pipelined": 3, "getall": 4, "h2": 5, "h3": 6}
+PROTOCOLS = {"http10": 0, "http10_parallel": 1, "persistent": 2, "pipelined": 3, "getall": 4, "h2": 5, "h3": 6, "persistent_parallel": 7}
 #: the breakdown's categories in the engine's order (model.analysis.critical_path.CATEGORIES)
 NCAT = 10
 KINDS = ("SYN", "SYNACK", "ACK", "DATA", "FIN", "RST")
@@ -204,6 +205,7 @@ cdef class Prepared:
         c.quic_ack_delay = p.quic_ack_delay
         c.rto_min_ms = p.rto_min_ms
         c.pipeline_one_write = p.pipeline_one_write
+        c.preconnect = p.preconnect
 
 
 cdef class Run:

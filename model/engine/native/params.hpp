@@ -35,7 +35,7 @@ enum HandshakeMode { HS_THREE_WAY = 0, HS_NONE, HS_TTCP, HS_FAST_OPEN, HS_WARM }
 enum IdleRestart { IR_SLOW_START = 0, IR_KEEP, IR_FAST_START, IR_PACED };
 enum TlsVersion { TLS_NONE = 0, TLS_12, TLS_13 };
 enum Resumption { RES_NONE = 0, RES_AFTER_FIRST, RES_ALL };
-enum Protocol { P_HTTP10 = 0, P_HTTP10_PARALLEL, P_PERSISTENT, P_PIPELINED, P_GETALL, P_H2, P_H3 };
+enum Protocol { P_HTTP10 = 0, P_HTTP10_PARALLEL, P_PERSISTENT, P_PIPELINED, P_GETALL, P_H2, P_H3, P_PERSISTENT_PARALLEL };
 
 struct Params {
   double d_up, d_down, k_up, k_down;
@@ -72,6 +72,7 @@ struct Params {
   double quic_ack_delay;
   double rto_min_ms;
   bool pipeline_one_write;
+  bool preconnect = false;  // http.preconnect (persistent_parallel)
 };
 
 // core.Quantities: the scenario's primitive quantities (floats; the direct path's two links only)

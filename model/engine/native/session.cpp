@@ -40,6 +40,12 @@ void Session::object_done(int name, double t, int32_t pkt) {
       conn->server->close(t_, eng.point(t_, NIL, false, 0.0, CONN_SETUP));
     });
     keep_conn = nullptr;
+    for (Connection* other : pool) {  // persistent_parallel's other connections idle as long
+      eng.at(t + p->idle_timeout, [this, other](double t_) {
+        other->server->close(t_, eng.point(t_, NIL, false, 0.0, CONN_SETUP));
+      });
+    }
+    pool.clear();
   }
   Ref st = eng.point(t + p->user_think, pkt, false, 0.0, REQUEST);
   eng.at(eng.point_t(st), [this, st](double) { next_page(st); });
@@ -176,7 +182,7 @@ void Session::reg(Connection* conn, const std::vector<int>& names, Ref point, co
   }
 }
 
-Connection* Session::fetch_on_new_connection(std::vector<int> names, Ref point, DoneFn on_done) {
+Connection* Session::fetch_on_new_connection(std::vector<int> names, Ref point, DoneFn on_done, bool close_after) {
   int mode = open_mode();
   for (int name : names) {
     if (!objects[name].has_start) {
@@ -185,7 +191,7 @@ Connection* Session::fetch_on_new_connection(std::vector<int> names, Ref point, 
     }
   }
   point = after_lookup(point);
-  Connection* conn = new_connection(true);
+  Connection* conn = new_connection(close_after);
   auto ready = secure(conn, mode, [this, conn, names, on_done](Ref pt) { request(conn, names, think(pt), on_done); });
   if (mode == HS_TTCP || mode == HS_FAST_OPEN) {
     ttcp(conn, point, [ready, point]() { ready(point); }, mode);
@@ -287,6 +293,95 @@ void Session::client_data(Connection* conn, double t, int32_t pkt) {
     fn(name, t, pkt);
     object_done(name, t, pkt);
   }
+}
+
+// ------------------------------------------------------------------------------------- persistent_parallel
+// persistent_parallel.py: up to parallel persistent connections, each object on the first free one
+struct Pool {
+  Session* s;
+  std::vector<Connection*> free;
+  std::vector<int> pending;
+  DoneFn done_fn;  // calls done (its closure holds the pool weakly)
+
+  void take(Connection* conn, Ref point) {  // conn asks for the next waiting object
+    int next = pending.front();
+    pending.erase(pending.begin());
+    s->request(conn, {next}, s->think(point), done_fn);
+  }
+
+  void done(int name, double t, int32_t pkt) {
+    Connection* conn = s->conns[static_cast<size_t>(s->objects[name].connection)].get();
+    Ref point = s->eng.point(t, pkt, false, 0.0, REQUEST);
+    const std::vector<int>& names = s->page_names[static_cast<size_t>(s->page)];
+    bool html = name == names[0];
+    if (html) pending.assign(names.begin() + 1, names.end());  // the objects are known once the HTML has arrived
+    if (!pending.empty()) {
+      take(conn, point);
+    } else {
+      free.push_back(conn);
+    }
+    if (html) dispatch(point);
+  }
+
+  void dispatch(Ref point) {
+    while (!pending.empty() && !free.empty()) {
+      Connection* conn = free.front();
+      free.erase(free.begin());
+      take(conn, point);
+    }
+    while (!pending.empty() && 1 + static_cast<long long>(s->pool.size()) < s->p->parallel) {
+      int next = pending.front();
+      pending.erase(pending.begin());
+      s->pool.push_back(s->fetch_on_new_connection({next}, point, done_fn, false));
+    }
+  }
+
+  void ready(Connection* conn, Ref point) {
+    if (!pending.empty()) {
+      take(conn, point);
+    } else {
+      free.push_back(conn);
+    }
+  }
+
+  void preconnect(Ref point) {
+    int mode = s->open_mode();
+    if (mode == HS_TTCP || mode == HS_FAST_OPEN) mode = HS_THREE_WAY;
+    while (1 + static_cast<long long>(s->pool.size()) < s->p->parallel) {
+      Connection* conn = s->new_connection(false);
+      s->pool.push_back(conn);
+      auto ready_fn = s->secure(conn, mode, [this, conn](Ref pt) { ready(conn, pt); });
+      conn->on_open = [ready_fn](double, Ref pt) { ready_fn(pt); };
+      conn->open(point, mode);
+    }
+  }
+};
+
+void Session::persistent_parallel_run(const std::vector<int>& names, Ref st) {
+  Pool* pool = static_cast<Pool*>(pool_state.get());
+  if (pool == nullptr || keep_conn == nullptr) {  // the first page, or the idle timeout closed the connections
+    auto fresh = std::make_shared<Pool>();
+    fresh->s = this;
+    std::weak_ptr<Pool> weak = fresh;
+    fresh->done_fn = [weak](int name, double t, int32_t pkt) { weak.lock()->done(name, t, pkt); };
+    pool_state = fresh;
+    drivers.push_back(fresh);
+    pool = fresh.get();
+    this->pool.clear();
+  } else {  // the next page: the HTML goes on the HTML's connection, the others wait idle
+    std::vector<Connection*> rest;
+    for (Connection* conn : pool->free) {
+      if (conn != keep_conn) rest.push_back(conn);
+    }
+    pool->free = rest;
+  }
+  pool->pending.clear();
+  bool pre = p->preconnect && this->pool.empty() && p->parallel > 1;
+  st = after_lookup(st);
+  persistent(st, [this, pool, names](Connection* conn, Ref point) {
+    request(conn, {names[0]}, think(point), pool->done_fn);
+  });
+  if (pre) pool->preconnect(st);
 }
 
 }  // namespace ll

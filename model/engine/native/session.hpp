@@ -66,6 +66,8 @@ struct Session {
   std::vector<int32_t> page_end;
   long long page_left;
   Connection* keep_conn = nullptr;
+  std::vector<Connection*> pool;  // persistent_parallel: its other persistent connections, while open
+  std::shared_ptr<void> pool_state;  // persistent_parallel: its Pool (persistent_parallel.py)
   bool has_cwnd_cache = false;
   long long cwnd_cache = 0;
   long long tls_handshakes = 0;
@@ -94,7 +96,10 @@ struct Session {
   void requests_in_one_write(Connection* conn, const std::vector<std::vector<int>>& reqs, Ref point,
                              std::function<void(int, double, int32_t)> on_done);
   void reg(Connection* conn, const std::vector<int>& names, Ref point, const std::function<void(int, double, int32_t)>& on_done);
-  Connection* fetch_on_new_connection(std::vector<int> names, Ref point, std::function<void(int, double, int32_t)> on_done);
+  Connection* fetch_on_new_connection(std::vector<int> names, Ref point, std::function<void(int, double, int32_t)> on_done,
+                                      bool close_after = true);
+  // persistent_parallel.py
+  void persistent_parallel_run(const std::vector<int>& names, Ref start);
   void ttcp(Connection* conn, Ref start, const std::function<void()>& write_request, int mode);
   void server_data(Connection* conn, double t, int32_t pkt);
   void server_write(double t, Connection* conn, const std::vector<int>& names, Ref point, bool close);

@@ -215,6 +215,9 @@ void Session::driver(const std::vector<int>& names, Ref st) {
     case P_H3:
       h3_run(names, st);
       break;
+    case P_PERSISTENT_PARALLEL:
+      persistent_parallel_run(names, st);
+      break;
   }
 }
 

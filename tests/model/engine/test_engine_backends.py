@@ -8,7 +8,7 @@ and an exception on one side only, or a different one, is a difference too. The 
 
 - every preset (:data:`model.PRESETS`) with every protocol its path allows;
 - every scenario of the validation grid (:func:`validation.grid.scenarios`: the plain-TCP, TLS, Fast
-  Open and False Start blocks) with all seven protocols, and the ns-3 trace tests' scenarios (``tests/validation/data``);
+  Open and False Start blocks) with all eight protocols, and the ns-3 trace tests' scenarios (``tests/validation/data``);
 - :data:`RANDOM` seeded random scenarios of :func:`tests.model.scenarios.every_feature` (every field of the
   schema): 2,000 by default, 10,000 with ``DIFFERENTIAL_FULL=1``;
 - :data:`RANDOM` more of them, each with a loss rate above 0 (:func:`lossy`): the native engine reads the schedule
@@ -41,7 +41,7 @@ from pydantic import ValidationError
 
 import model
 from model import _backend
-from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario
+from model.scenario.schema import ALL_PROTOCOLS, BROWSER_PROTOCOLS, SEED_PROTOCOLS, Scenario
 from tests.model import differential
 from tests.model.scenarios import every_feature
 
@@ -77,7 +77,7 @@ def _allowed(doc: dict[str, Any]) -> dict[str, Any]:
     try:
         Scenario.model_validate(out)
     except ValidationError:
-        out["protocols"] = list(SEED_PROTOCOLS)
+        out["protocols"] = [*SEED_PROTOCOLS, *BROWSER_PROTOCOLS]
         Scenario.model_validate(out)
     return out
 

@@ -49,11 +49,14 @@ def only_problem(document: Any) -> Problem:
         # Literal choices
         (("tcp", "profile"), "'bsd', 'ns3', 'rfc5681' or 'linux'"),
         (("tcp", "handshake"), "'three_way', 'none', 'ttcp' or 'fast_open'"),
-        (("protocols", 0), "'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'"),
+        (
+            ("protocols", 0),
+            "'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'persistent_parallel', 'h2' or 'h3'",
+        ),
         # arrays, objects
         (
             ("protocols",),
-            "an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'",
+            "an array of 1 to 8 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'persistent_parallel', 'h2' or 'h3'",
         ),
         (("page", "object_bytes"), f"null or an array of at most {MAX_OBJECTS:,} items, each a whole number of bytes"),
         (("page", "object_bytes", 3), "a whole number of bytes"),
@@ -240,7 +243,7 @@ def test_list_length_problem_leaves_out_the_list() -> None:
     assert p.value == []
     assert "(got" not in p.text
     assert p.text.endswith(
-        "; allowed: an array of 1 to 7 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'h2' or 'h3'"
+        "; allowed: an array of 1 to 8 items, each 'http10', 'http10_parallel', 'persistent', 'pipelined', 'getall', 'persistent_parallel', 'h2' or 'h3'"
     )
 
 
