@@ -56,7 +56,8 @@ def assert_in_step(st: dict, index: int) -> None:
         assert meta["role"] == step["hold"] and meta["packet"] == step["packet"]
     else:
         assert meta["role"] == "packet" and meta["n"] == step["packet"]
-    assert st["thick"] == [st["trace"]] and st["trace_width"] > st["base_width"]  # the selected mark alone drawn thicker
+    # the selected mark alone is drawn thicker
+    assert st["thick"] == [st["trace"]] and st["trace_width"] > st["base_width"]
     assert st["now_y"] == pytest.approx(step["y"])  # the line across the drawing at the event's moment
 
 
