@@ -23,6 +23,7 @@ from __future__ import annotations
 
 import functools
 import operator
+import re
 from types import GenericAlias, NoneType, UnionType
 from typing import (
     TYPE_CHECKING,
@@ -45,6 +46,7 @@ from model.analysis.expected_loss import CAUSES
 from model.analysis.result import COUNT_NAMES, PAGE_COUNT_NAMES
 from model.analysis.sweep import SweepResult
 from model.scenario.schema import Protocol, Scenario
+from model.studies import exercises as EX
 
 COUNT_DESCRIPTIONS: dict[str, str] = {
     "round_trips": "Round trips on the critical path (the coefficient of RTT in the formula).",
@@ -358,3 +360,114 @@ class ProblemDetails(BaseModel):
     instance: str = Field(description="The request's path.")
     errors: list[ProblemItem] = Field(default_factory=list, description="Each problem, with its path.")
     limit: LimitInfo | None = Field(None, description="The limit exceeded, for type limit-exceeded.")
+
+
+# --- exercises (/api/v1/exercises..., model.studies.exercises) ----------------------------------------------------
+
+_TEMPLATE_NAMES = "|".join(re.escape(name) for name in EX.TEMPLATES)
+#: The exercise API's query parameters as the OpenAPI document gives them: the app checks a request against these very
+#: patterns (app/exercises/views.py), so what the document allows and what the API accepts are one rule.
+EXERCISE_PARAMS: dict[str, dict[str, Any]] = {
+    "seed": {
+        "description": "The seed that draws the problem's numbers (a student id or a number; the same seed gives the "
+        "same numbers everywhere). Default 1.",
+        "schema": {"type": "string", "pattern": EX.SEED_PATTERN.pattern, "default": "1"},
+    },
+    "answer": {
+        "description": "An answer to check, in the problem's unit (a number as JSON writes it); the answer is "
+        "checked against the stated tolerance (the check field).",
+        "schema": {"type": "string", "pattern": r"^-?(0|[1-9][0-9]{0,14})(\.[0-9]{1,17})?([eE][-+]?[0-9]{1,3})?$"},
+    },
+    "templates": {
+        "description": "The set's templates, comma-separated.",
+        "schema": {"type": "string", "pattern": f"^({_TEMPLATE_NAMES})(,({_TEMPLATE_NAMES}))*$"},
+    },
+    "seeds": {
+        "description": "The set's seeds, comma-separated: names, or numeric ranges lo-hi (at most "
+        f"{EX.MAX_SEED_RANGE} seeds a range); at most {EX.MAX_SET_VARIANTS} problems (templates x seeds) in all.",
+        "schema": {"type": "string", "pattern": r"^[A-Za-z0-9_.-]{1,40}(,[A-Za-z0-9_.-]{1,40})*$"},
+    },
+    "lock": {
+        "description": "A locked set's lock (the teacher's passphrase made it): answers stay hidden without the key.",
+        "schema": {"type": "string", "pattern": "^[0-9a-f]{20}$"},
+    },
+    "key": {
+        "description": "The passphrase that opens a locked set's answers.",
+        "schema": {"type": "string", "pattern": r"^[\x21-\x7e]{8,64}$"},
+    },
+}
+#: The exercise API's rules its query parameters' patterns cannot say: the problem item's type of each.
+EXERCISE_RULES: dict[str, str] = {
+    "seed_range": f"A seed range lo-hi needs lo <= hi and at most {EX.MAX_SEED_RANGE} seeds.",
+    "set_size": f"A set holds at most {EX.MAX_SET_VARIANTS} problems (templates x seeds).",
+    "answer_range": "An answer's value is a finite number (its text within the pattern may still overflow).",
+}
+
+
+class ExerciseTemplate(_Open):
+    """An exercise template: its name, title and summary."""
+
+    name: str
+    title: str
+    summary: str
+    href: str = Field(description="The template's address in the API (add ?seed=S).")
+
+
+class ExerciseTemplates(_Open):
+    """The exercise templates."""
+
+    templates: list[ExerciseTemplate]
+
+
+class ExerciseGiven(_Open):
+    symbol: str
+    name: str
+    value: float
+    unit: str
+
+
+class ExerciseSolution(_Open):
+    """The worked solution: the textbook's formula, with the numbers, its value and the model's."""
+
+    formula: str
+    substituted: str
+    formula_value_ms: float
+    model_value_ms: float
+    steps: list[str]
+
+
+class ExerciseCheck(_Open):
+    """An answer checked against the stated tolerance."""
+
+    answer: float
+    correct: bool
+    text: str
+
+
+class ExerciseVariant(_Open):
+    """One problem drawn from a template by a seed; its answer and solution only where released."""
+
+    template: str
+    seed: str
+    title: str
+    question: str = Field(description="The problem in words, with units.")
+    assumptions: list[str] = Field(description="Where the problem departs from the model's default stack.")
+    given: list[ExerciseGiven]
+    unit: str
+    tolerance: float = Field(description="An answer within this (absolute, in unit) is accepted.")
+    citation: str
+    scenario: dict[str, Any] = Field(description="The scenario document the model runs for it.")
+    protocol: str
+    answer: float | None = Field(None, description="The expected answer, in unit (released sets only).")
+    solution: ExerciseSolution | None = None
+    explain: str | None = Field(None, description="The teaching panel's address for its scenario.")
+    check: ExerciseCheck | None = Field(None, description="The given answer's check (with answer=).")
+
+
+class ExerciseSet(_Open):
+    """A problem set: every template's variant for every seed, answers only when released."""
+
+    templates: list[str]
+    seeds: list[str]
+    released: bool
+    problems: list[ExerciseVariant]

@@ -19,6 +19,11 @@ from app.web.query import SCENARIO_PARAMS
 from model import PRESETS, Scenario
 from model.analysis.sweep import SWEEPABLE_FIELDS, SweepRequest, field_spec
 from model.api_schema import (
+    EXERCISE_PARAMS,
+    EXERCISE_RULES,
+    ExerciseSet,
+    ExerciseTemplates,
+    ExerciseVariant,
     FormulaOutput,
     PredictOutput,
     PresetDetail,
@@ -41,6 +46,7 @@ from model.scenario.limits import (
     TRACED_STEP_COST,
 )
 from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
+from model.studies.exercises import TEMPLATES as EXERCISE_TEMPLATES
 
 REF = "#/components/schemas/{model}"
 
@@ -186,6 +192,7 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
         "value of the swept field, or makes the base scenario break a rule above.",
     },
     {"type": "points", "rule": "How many of a sweep's points are invalid in all (beside the first ones' problems)."},
+    *({"type": kind, "rule": f"Exercises: {rule}"} for kind, rule in EXERCISE_RULES.items()),
 ]
 
 
@@ -312,6 +319,57 @@ ERRORS_POST = {
 }
 
 
+def _exercise_param(name: str, where: str = "query") -> dict[str, Any]:
+    spec = EXERCISE_PARAMS[name]
+    return {"name": name, "in": where, "required": False, "description": spec["description"], "schema": spec["schema"]}
+
+
+def _exercise_paths() -> dict[str, Any]:
+    """The exercises' JSON (app/exercises/views.py): the templates, one variant with its check, a problem set."""
+    template = {
+        "name": "template",
+        "in": "path",
+        "required": True,
+        "description": "The exercise template.",
+        "schema": {"type": "string", "enum": list(EXERCISE_TEMPLATES)},
+    }
+    return {
+        "/api/v1/exercises": {
+            "get": {
+                "operationId": "exerciseTemplates",
+                "summary": "List the exercise templates",
+                "responses": {"200": _ok("ExerciseTemplates", cached=False), **ERRORS_GET},
+            }
+        },
+        "/api/v1/exercises/{template}": {
+            "get": {
+                "operationId": "exercise",
+                "summary": "One problem drawn from a template by a seed, with its worked solution",
+                "description": "The problem in words with units, its numbers, the answer within its tolerance and "
+                "the worked solution (the textbook's formula with the numbers, the model's value); with answer= "
+                "the answer's check.",
+                "parameters": [template, _exercise_param("seed"), _exercise_param("answer")],
+                "responses": {"200": _ok("ExerciseVariant", cached=False), **ERRORS_GET},
+            }
+        },
+        "/api/v1/exercises/set": {
+            "get": {
+                "operationId": "exerciseSet",
+                "summary": "A problem set: every template's problem for every seed",
+                "description": "Answers and solutions only where released: an open set (no lock), or a locked one "
+                "with its key.",
+                "parameters": [
+                    {**_exercise_param("templates"), "required": True},
+                    {**_exercise_param("seeds"), "required": True},
+                    _exercise_param("lock"),
+                    _exercise_param("key"),
+                ],
+                "responses": {"200": _ok("ExerciseSet", cached=False), **ERRORS_GET},
+            }
+        },
+    }
+
+
 @functools.cache
 def _document() -> dict[str, Any]:
     models = [
@@ -323,6 +381,9 @@ def _document() -> dict[str, Any]:
         (PresetDetail, "serialization"),
         (FormulaOutput, "serialization"),
         (ProblemDetails, "serialization"),
+        (ExerciseTemplates, "serialization"),
+        (ExerciseVariant, "serialization"),
+        (ExerciseSet, "serialization"),
     ]
     _, top = models_json_schema(models, ref_template=REF)  # type: ignore[arg-type]
     defs: dict[str, Any] = top["$defs"]
@@ -412,6 +473,7 @@ def _document() -> dict[str, Any]:
             },
         },
     }
+    paths.update(_exercise_paths())
     return {
         "openapi": "3.1.0",
         "jsonSchemaDialect": "https://json-schema.org/draft/2020-12/schema",

@@ -35,9 +35,10 @@ from urllib.parse import urlencode
 from flask import Response, jsonify, render_template, request, url_for
 
 from app.exercises import bp, export
-from app.exercises.pcap import pcap
+from app.web.pcap import pcap
 from app.web.problems import ApiError
 from model import predict
+from model.api_schema import EXERCISE_PARAMS
 from model.scenario.errors import Problem
 from model.studies import exercises as ex
 
@@ -47,12 +48,14 @@ LOCK_PATTERN = re.compile(r"^[0-9a-f]{20}$")
 
 
 class BadInput(Exception):
-    """A parameter's problem: its name and what it allows."""
+    """A parameter's problem: its name, what it allows and, for the API, the problem's type (a rule the OpenAPI
+    document names in ``x-cross-field-rules``, :data:`model.api_schema.EXERCISE_RULES`, or a pattern mismatch)."""
 
-    def __init__(self, name: str, message: str) -> None:
+    def __init__(self, name: str, message: str, kind: str = "value_error") -> None:
         super().__init__(f"{name}: {message}")
         self.name = name
         self.message = message
+        self.kind = kind
 
 
 @dataclass(frozen=True)
@@ -106,10 +109,16 @@ def read_set(args: Mapping[str, str]) -> ProblemSet:
     try:
         templates = ex.parse_templates(args.get("templates", ""))
         seeds_text = args.get("seeds", "").replace(" ", "")
-        seeds = ex.parse_seeds(seeds_text)
-        ex.problem_set_size_check(len(templates), len(seeds))
     except ex.ExerciseError as exc:
         raise BadInput(exc.field, exc.message) from None
+    try:
+        seeds = ex.parse_seeds(seeds_text)
+    except ex.ExerciseError as exc:
+        raise BadInput(exc.field, exc.message, "seed_range") from None
+    try:
+        ex.problem_set_size_check(len(templates), len(seeds))
+    except ex.ExerciseError as exc:
+        raise BadInput(exc.field, exc.message, "set_size") from None
     lock, key = _arg(args, "lock"), _arg(args, "key")
     if lock is not None and not LOCK_PATTERN.match(lock):
         raise BadInput("lock", "must be the 20 hexadecimal digits of the set's address")
@@ -131,7 +140,7 @@ def read_variant(template: str, args: Mapping[str, str]) -> tuple[ex.Variant, ex
     except ValueError:
         raise BadInput("answer", f"must be a number in {v.unit}, e.g. {ex.fmt(round(v.answer * 0.9, 1))}") from None
     if not math.isfinite(answer) or len(text) > 40:
-        raise BadInput("answer", f"must be a finite number in {v.unit}")
+        raise BadInput("answer", f"must be a finite number in {v.unit}", "answer_range")
     return v, ex.check(v, answer)
 
 
@@ -161,7 +170,21 @@ def _bad_page(exc: BadInput) -> tuple[str, int]:
 
 
 def _api_error(exc: BadInput) -> ApiError:
-    return ApiError("invalid-request", str(exc), [Problem(path=exc.name, message=exc.message)])
+    return ApiError("invalid-request", str(exc), [Problem(path=exc.name, message=exc.message, type=exc.kind)])
+
+
+def _api_params(*names: str) -> None:
+    """The API's parameters checked against the patterns its OpenAPI document gives (:data:`EXERCISE_PARAMS`): a
+    parameter given (even empty) that does not match is a :class:`BadInput` naming it."""
+    for name in names:
+        value = request.args.get(name)
+        if value is None:
+            continue
+        spec = EXERCISE_PARAMS[name]
+        if not re.fullmatch(spec["schema"]["pattern"], value):
+            raise BadInput(
+                name, f"does not match {spec['schema']['pattern']}: {spec['description']}", "string_pattern_mismatch"
+            )
 
 
 # --- pages -------------------------------------------------------------------------------------------------
@@ -336,6 +359,7 @@ def api_templates() -> Response:
 @bp.get("/api/v1/exercises/<template>")
 def api_variant(template: str) -> Response:
     try:
+        _api_params("seed", "answer")
         v, verdict = read_variant(template, request.args)
     except BadInput as exc:
         raise _api_error(exc) from None
@@ -349,6 +373,7 @@ def api_variant(template: str) -> Response:
 @bp.get("/api/v1/exercises/set")
 def api_set() -> Response:
     try:
+        _api_params("templates", "seeds", "lock", "key")
         s = read_set(request.args)
     except BadInput as exc:
         raise _api_error(exc) from None

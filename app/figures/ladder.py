@@ -18,6 +18,12 @@ can be read (each page draws in well under the request's second). The stalls on 
 (:func:`model.analysis.account.account`, the same walk as the breakdown and the stalls list) are shaded across
 the diagram where they run, labelled with their kind and time. Labels that would overlap the one above them
 on the same side are left to the packet's hover text.
+
+Each page also carries its **steps** (:func:`steps`): the events the drawing shows, one at a time in time order (each
+packet leaving, each delayed-ACK timer or Nagle hold starting), each with its place on the drawing's time axis, its
+filter group (data, ACKs, handshake, timers), the packet's TCP fields (:func:`app.web.pcap.tcp_fields`, as the
+run's pcap file carries them) and why it left when it did, read from the model's own rows and events. The
+teaching panel's stepping ladder (``static/ladder-step.js``) plays them; it computes no time of its own.
 """
 
 from __future__ import annotations
@@ -33,6 +39,7 @@ from typing import Any, Literal
 import plotly.graph_objects as go
 
 from app.figures import BASE_LAYOUT, PROTOCOL_COLOURS
+from app.web.pcap import tcp_fields
 
 #: Packets drawn on one page of the ladder; a run with more is drawn in pages.
 MAX_PACKETS = 100
@@ -62,6 +69,22 @@ LABEL_GAP_PX = 14
 EPS = 1e-9
 #: Where along a packet's line its label sits (0: at the sender, 1: at the receiver).
 LABEL_AT = 0.3
+#: The stepping ladder's filter group of each packet kind (timers are the fourth group).
+GROUPS: dict[str, str] = {
+    "data": "data",
+    "request": "data",
+    "ACK": "ack",
+    "SYN": "handshake",
+    "SYN-ACK": "handshake",
+    "FIN": "handshake",
+}
+#: The filter groups in the order offered, with their labels.
+GROUP_NAMES: dict[str, str] = {
+    "data": "data and requests",
+    "ack": "ACKs",
+    "handshake": "handshake and close (SYN, SYN-ACK, FIN)",
+    "timer": "timers (delayed ACK, Nagle)",
+}
 
 
 @dataclass(frozen=True, slots=True)
@@ -95,6 +118,7 @@ class Ladder:
     first_shown: int = 0  # the first drawn packet's place in departure order (0-based)
     shown_from_ms: float = 0.0  # the first drawn packet's departure
     stalls_shown: int = 0  # stalls on the critical path shaded on this page
+    steps: list[dict[str, Any]] = field(default_factory=list)  # the page's events in time order (:func:`steps`)
 
     @property
     def summarised(self) -> bool:
@@ -300,7 +324,7 @@ def _packet_trace(
         name=kind,
         legendgroup=kind,
         showlegend=False,
-        meta={"role": "packet", "n": pkt["n"], "kind": kind},
+        meta={"role": "packet", "n": pkt["n"], "kind": kind, "group": GROUPS.get(kind, "handshake")},
     )
 
 
@@ -343,7 +367,7 @@ def _hold_trace(h: Hold, y: Callable[[float], float]) -> dict[str, Any]:
         name=name,
         legendgroup=name,
         showlegend=False,
-        meta={"role": h.kind, "packet": h.packet},
+        meta={"role": h.kind, "packet": h.packet, "group": "timer"},
     )
 
 
@@ -452,6 +476,127 @@ def _labelled(shown: Sequence[dict[str, Any]], y: Callable[[float], float], gap:
     return out
 
 
+def _route(pkt: Mapping[str, Any]) -> str:
+    return "client → server" if pkt["direction"] == "up" else "server → client"
+
+
+def _why_left(
+    pkt: Mapping[str, Any], own_holds: Sequence[Hold], waits: Sequence[Mapping[str, Any]], protocol: str
+) -> list[str]:
+    """Why a packet left when it did, from the model's rows and events: the hold that ended with it (delayed-ACK
+    timer, Nagle), the engine's waits that ended as it left (their sentences), the link it queued for."""
+    out: list[str] = []
+    for h in own_holds:
+        if h.kind == "delayed_ack":
+            out.append(
+                f"the {h.side}'s delayed-ACK timer held this ACK {fmt_ms(h.end_ms - h.start_ms)} "
+                f"(from {fmt_ms(h.start_ms)}): it left when the timer fired or more data arrived"
+            )
+        else:
+            out.append(f"Nagle's algorithm held it {fmt_ms(h.end_ms - h.start_ms)}: {h.why}")
+    out += [str(e["why"]) for e in waits]
+    queued, sent = float(pkt["queued_ms"]), float(pkt["sent_ms"])
+    if queued < sent - EPS:
+        out.append(f"ready at {fmt_ms(queued)}, it waited {fmt_ms(sent - queued)} for the link (packets ahead of it)")
+    if not out:
+        kind = kind_of(dict(pkt))
+        first = {
+            "SYN": "the client opens the connection"
+            + (" (QUIC's first flight)" if protocol == "h3" else ": the three-way handshake's first packet"),
+            "SYN-ACK": "the server answers the client's SYN at once",
+            "ACK": "the receiver acknowledges what arrived, at once (no timer held it)",
+            "request": "the client's application wrote its request and the connection could send it at once",
+            "data": "the server had the data and the sender's window let it go at once",
+            "FIN": "the sender closes its side of the connection",
+        }
+        out.append(first.get(kind, "sent as soon as it was queued"))
+    return out
+
+
+def steps(
+    result: Mapping[str, Any],
+    shown: Sequence[Mapping[str, Any]],
+    drawn_holds: Sequence[Hold],
+    y: Callable[[float], float],
+    receive_window_bytes: int = 65535,
+) -> list[dict[str, Any]]:
+    """The stepping ladder's events for the packets and holds drawn on a page, in time order: each packet leaving and
+    each timer or hold starting, with its time (``t_ms``, ``end_ms``), its place on the drawing's axis (``y``), its
+    filter group, a line for the event list and the packet's fields. Every number is the model's (the packet rows,
+    the events, :func:`app.web.pcap.tcp_fields`); the page computes none."""
+    protocol = str(result["protocol"])
+    tcp = protocol != "h3"
+    fields = tcp_fields(list(result["packets"]), receive_window_bytes) if tcp else {}
+    holds_of: dict[int, list[Hold]] = {}
+    for h in drawn_holds:
+        holds_of.setdefault(h.packet, []).append(h)
+    # the engine's waits (slow-start idle, delayed-ACK and Nagle stalls) by the connection and the moment they ended
+    waits: dict[int, list[tuple[float, Mapping[str, Any]]]] = {}
+    for e in result["events"]:
+        if float(e["duration_ms"]) > EPS and e["kind"] != "nagle_stall":  # Nagle's is its hold, said above
+            waits.setdefault(int(e["connection"]), []).append((float(e["start_ms"]) + float(e["duration_ms"]), e))
+    connections = len({p["connection"] for p in result["packets"]})
+    out: list[dict[str, Any]] = []
+    for pkt in shown:
+        kind = kind_of(dict(pkt))
+        sent = float(pkt["sent_ms"])
+        ended = [e for end, e in waits.get(int(pkt["connection"]), []) if abs(end - sent) <= 1e-6 * max(1.0, abs(sent))]
+        f = fields.get(int(pkt["n"]))
+        details: dict[str, str] = {
+            "packet": f"#{pkt['n']} {kind}, {_route(pkt)}, connection {pkt['connection']}"
+            + (f", object {pkt['object']}" if pkt["object"] else ""),
+        }
+        if f is not None:
+            details["flags"] = f.flags
+            details["sequence"] = f"{f.seq:,}"
+            details["acknowledgement"] = f"{f.ack:,}" if f.ack is not None else "none (no ACK flag)"
+            details["window"] = f"{f.window:,} bytes (the receiver's window)"
+        else:
+            details["transport"] = "QUIC in UDP datagrams: no TCP header"
+        details["size"] = f"{int(pkt['bytes']):,} bytes of payload, {int(pkt['wire_bytes']):,} on the wire"
+        details["sent"] = fmt_ms(sent)
+        details["arrives"] = fmt_ms(float(pkt["arrival_ms"]))
+        out.append(
+            {
+                "t_ms": sent,
+                "end_ms": float(pkt["arrival_ms"]),
+                "y": y(sent),
+                "group": GROUPS.get(kind, "handshake"),
+                "packet": int(pkt["n"]),
+                "text": f"{fmt_ms(sent)}: {label(dict(pkt), connections)} ({_route(pkt)})",
+                "fields": details,
+                "why": _why_left(pkt, holds_of.get(int(pkt["n"]), []), ended, protocol),
+            }
+        )
+    for h in drawn_holds:
+        name = "delayed-ACK timer" if h.kind == "delayed_ack" else "Nagle hold"
+        what = f"ACK #{h.packet}" if h.kind == "delayed_ack" else f"segment #{h.packet}"
+        out.append(
+            {
+                "t_ms": h.start_ms,
+                "end_ms": h.end_ms,
+                "y": y(h.start_ms),
+                "group": "timer",
+                "hold": h.kind,
+                "packet": h.packet,
+                "side": h.side,
+                "text": f"{fmt_ms(h.start_ms)}: {name} starts on the {h.side} (connection {h.connection})",
+                "fields": {
+                    "timer": f"{name} on the {h.side}, connection {h.connection}",
+                    "runs": f"{fmt_ms(h.start_ms)} to {fmt_ms(h.end_ms)} ({fmt_ms(h.end_ms - h.start_ms)})",
+                    "holds": what,
+                },
+                "why": [h.why]
+                if h.why
+                else ["the receiver delays its ACK, hoping to send it with data or a second one"],
+            }
+        )
+    # a timer starts before the packet it holds leaves; at one moment, timers first, then packets as they left
+    order = {id(d): i for i, d in enumerate(out)}
+    out.sort(key=lambda d: (d["t_ms"], "hold" not in d, order[id(d)]))
+    return out
+
+
 def ladder(
     result: Mapping[str, Any],
     *,
@@ -459,6 +604,7 @@ def ladder(
     max_packets: int = MAX_PACKETS,
     page: int = 1,
     path_stalls: Sequence[Mapping[str, Any]] = (),
+    receive_window_bytes: int = 65535,
 ) -> Ladder:
     """The ladder diagram of one protocol's result (:func:`model.analysis.predict` with ``packets=True``): page
     ``page`` of its packets, ``max_packets`` a page, with ``path_stalls`` (:func:`model.analysis.account.account`)
@@ -644,4 +790,24 @@ def ladder(
         first_shown=first,
         shown_from_ms=min((p["sent_ms"] for p in shown), default=0.0),
         stalls_shown=stalls_shown,
+        steps=steps(result, shown, drawn_holds, axis, receive_window_bytes),
     )
+
+
+#: How much larger the lecture mode draws the ladder's texts (a projector at the back of a room).
+PROJECTOR_SCALE = 1.5
+
+
+def projector(fig: go.Figure) -> None:
+    """The ladder for a projector (the teaching panel's lecture mode): its texts and lines larger, in place."""
+    layout = fig.layout
+    layout.font = {**(layout.font.to_plotly_json() if layout.font else {}), "size": 18}
+    for trace in fig.data:
+        font = trace.textfont.to_plotly_json() if trace.textfont else {}
+        trace.textfont = {**font, "size": round(float(font.get("size", 11)) * PROJECTOR_SCALE)}
+        if trace.line and trace.line.width:
+            trace.line.width = float(trace.line.width) * PROJECTOR_SCALE
+    for a in layout.annotations:
+        size = a.font.size if a.font and a.font.size else 12
+        a.font.size = round(float(size) * PROJECTOR_SCALE)
+    layout.height = int(float(layout.height or 600) * PROJECTOR_SCALE)

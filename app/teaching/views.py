@@ -16,6 +16,11 @@ axis). It shows, for that protocol:
   apart. The breakdown, the stalls and the ladder's shading come from one run and one walk of its critical path
   (:func:`model.analysis.account.account`), the formula from the same walk traced, so they cannot disagree.
 
+Under the ladder, its events step by step (``static/ladder-step.js`` plays the model's steps,
+:func:`app.figures.ladder.steps`) and a link to the run's packets as a pcap file: ``GET /explain.pcap`` takes the same
+query and answers the whole run of the protocol explained (:mod:`app.web.pcap`). ``lecture=1`` shows the ladder alone
+for a projector: large type, high contrast (``static/lecture.css``), the arrow keys stepping anywhere on the page.
+
 An htmx request (``HX-Request`` header) gets the panel alone, to swap into the calculator page;
 any other request gets a full page, so a link to the panel works without JavaScript. Bad input is
 answered 400 with the field, what is wrong and the allowed values (never a 500).
@@ -24,23 +29,25 @@ answered 400 with the field, what is wrong and the allowed values (never a 500).
 from __future__ import annotations
 
 import difflib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import urlencode
 
 import sympy
-from flask import current_app, render_template, request, url_for
+from flask import Response, current_app, render_template, request, url_for
 from markupsafe import Markup
 
 from app.figures import PROTOCOL_COLOURS, to_json
-from app.figures.ladder import MAX_LADDER_PAGES, MAX_PACKETS, SCALES, Scale, fmt_ms, ladder
+from app.figures.ladder import GROUP_NAMES, MAX_LADDER_PAGES, MAX_PACKETS, SCALES, Scale, fmt_ms, ladder, projector
 from app.teaching import bp
 from app.web.form import FIELD_BY_PARAM, plain
+from app.web.pcap import pcap
 from app.web.problems import ApiError
 from app.web.request import scenario_input, validate
 from app.web.words import PROTOCOL_NAMES
-from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression
+from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
 from model.analysis.account import account
 from model.analysis.result import PathStall
@@ -53,7 +60,9 @@ from model.scenario.params import resolve
 MINUS = "\u2212"
 
 #: Query parameters besides the scenario's fields.
-OPTIONS = ("preset", "protocol", "scale", "ladder_page")
+OPTIONS = ("preset", "protocol", "scale", "ladder_page", "lecture")
+#: Options that choose a view of the panel, not the scenario (the calculator's address leaves them out).
+VIEW_OPTIONS = ("protocol", "scale", "ladder_page", "lecture")
 
 
 #: Stall kinds in the order shown, with a title and what the kind means.
@@ -230,6 +239,18 @@ def read_query() -> tuple[dict[str, Any], Scenario, str, Scale, int]:
                 value=page_text[:40],
                 type="value_error",
                 loc=("ladder_page",),
+            )
+        )
+    lecture = request.args.get("lecture")
+    if lecture is not None and lecture not in ("0", "1"):
+        found.append(
+            Problem(
+                path="lecture",
+                message="lecture mode is 1 (on) or 0 (off)",
+                allowed="0, 1",
+                value=lecture[:40],
+                type="value_error",
+                loc=("lecture",),
             )
         )
     try:
@@ -440,18 +461,24 @@ def _runs(doc: dict[str, Any], protocol: str) -> bool:
     return True
 
 
-def panel_context(
-    doc: dict[str, Any], scenario: Scenario, protocol: str, scale: Scale, page: int = 1
-) -> dict[str, Any]:
-    """Everything the panel template shows."""
+def _one(doc: dict[str, Any], protocol: str) -> Scenario:
+    """The scenario with only the protocol explained; :class:`BadQuery` if it cannot run or is over the work limit."""
     try:
         one = validate({**doc, "protocols": [protocol]})
     except ApiError as exc:  # a protocol the scenario cannot run (HTTP/2 through split proxies)
         raise BadQuery(exc.problems or [Problem(path="protocol", message=exc.detail)]) from None
-    units = work_units(one)
-    limit = check(units, MAX_WORK_UNITS, "max_work_units", "explaining this page")
+    limit = check(work_units(one), MAX_WORK_UNITS, "max_work_units", "explaining this page")
     if limit is not None:
         raise BadQuery([Problem(path="", message=limit.message, type="limit_exceeded")])
+    return one
+
+
+def panel_context(
+    doc: dict[str, Any], scenario: Scenario, protocol: str, scale: Scale, page: int = 1
+) -> dict[str, Any]:
+    """Everything the panel template shows."""
+    one = _one(doc, protocol)
+    units = work_units(one)
     # the ladder lists every packet: at most the compiled engine's step budget of them, whichever engine runs (the
     # native one's budget would let 330,000 packets through, 1.8 s of drawing; bench/worst_case.py, 2026-11-27).
     # One run and one walk of its critical path give the breakdown, the stalls and the ladder's stall marks
@@ -460,14 +487,25 @@ def panel_context(
         acct = account(one, protocol)
     result = acct["result"]
     events = result["events"]
-    drawing = ladder(result, scale=scale, page=page, path_stalls=acct["path_stalls"])
+    drawing = ladder(
+        result,
+        scale=scale,
+        page=page,
+        path_stalls=acct["path_stalls"],
+        receive_window_bytes=resolve(one).rwnd,
+    )
+    lecture = request.args.get("lecture") == "1"
+    if lecture:
+        projector(drawing.figure)
     formula_limit = check(units, MAX_FORMULA_WORK_UNITS, "max_formula_work_units", "the formula of this page")
     formula, term_groups, glossary, whole = terms(one, protocol) if formula_limit is None else (None, [], {}, [])
     formula_terms = [t for g in term_groups for t in g.terms]
     textbook = symbolic.textbook(resolve(one), protocol)
     timer_terms = [t.coefficient for t in whole if t.symbol == "T_d"]
     timers = int(timer_terms[0]) if timer_terms and timer_terms[0].is_integer else 0
-    args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale", "ladder_page")}
+    args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale", "ladder_page", "lecture")}
+    if lecture:
+        args["lecture"] = "1"
     chooser = [
         {
             "protocol": name,
@@ -517,6 +555,12 @@ def panel_context(
         "ladder_prev": ladder_pages[wanted.index(drawing.page) - 1]["url"] if drawing.page > 1 else None,
         "ladder_next": ladder_pages[wanted.index(drawing.page) + 1]["url"] if drawing.page < drawing.pages else None,
         "ladder_json": Markup(to_json(drawing.figure)),
+        "steps_json": Markup(json.dumps(drawing.steps, ensure_ascii=False).replace("</", "<\\/")),
+        "step_groups": GROUP_NAMES,
+        "lecture": lecture,
+        "pcap_url": url_for("teaching.explain_pcap") + "?" + urlencode({**args, "protocol": protocol}),
+        "lecture_url": _url({**args, "lecture": "1"}, protocol=protocol, scale=scale, **here),
+        "panel_url": _url({k: v for k, v in args.items() if k != "lecture"}, protocol=protocol, scale=scale, **here),
         "max_packets": MAX_PACKETS,
         "formula": formula,
         "formula_limit": formula_limit,
@@ -549,7 +593,9 @@ def explain() -> tuple[str, int]:
     """The teaching panel for one protocol of a scenario: a partial for htmx, else a full page."""
     partial = request.headers.get("HX-Request") == "true"
     template = "teaching/panel.html" if partial else "teaching/explain.html"
-    scenario_args = {k: v for k, v in request.args.items() if k not in ("protocol", "scale", "ladder_page")}
+    if not partial and request.args.get("lecture") == "1":
+        template = "teaching/lecture.html"
+    scenario_args = {k: v for k, v in request.args.items() if k not in VIEW_OPTIONS}
     calculator = url_for("calculator.index") + ("?" + urlencode(scenario_args) if scenario_args else "")
     try:
         doc, scenario, protocol, scale, page = read_query()
@@ -561,3 +607,31 @@ def explain() -> tuple[str, int]:
         errors = [_plain(p) for p in exc.problems]
         return render_template(template, errors=errors, calculator_url=calculator), 400
     return render_template(template, errors=None, calculator_url=calculator, **context), 200
+
+
+@bp.get("/explain.pcap")
+def explain_pcap() -> Response | tuple[str, int]:
+    """The run of the protocol explained (the same query as ``/explain``) as a pcap file, for Wireshark."""
+    calculator = url_for("calculator.index")
+    try:
+        doc, _, protocol, _, _ = read_query()
+        one = _one(doc, protocol)
+        with limits.budget(limits.ENGINE_STEPS["compiled"], size_only=True):
+            result = predict(one, packets=True)["results"][0]
+    except WorkLimitExceeded as exc:
+        problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")
+        return render_template("teaching/explain.html", errors=[problem_line(problem)], calculator_url=calculator), 422
+    except BadQuery as exc:
+        errors = [_plain(p) for p in exc.problems]
+        return render_template("teaching/explain.html", errors=errors, calculator_url=calculator), 400
+    data = pcap(
+        result.get("packets", []),
+        udp=protocol == "h3",
+        tls=one.tls.version != "none",
+        receive_window_bytes=resolve(one).rwnd,
+    )
+    return Response(
+        data,
+        mimetype="application/vnd.tcpdump.pcap",
+        headers={"Content-Disposition": f'attachment; filename="latency-lab-{protocol}.pcap"'},
+    )

@@ -1,5 +1,5 @@
 """The model's packets of a problem as a pcap file: scapy reads back the model's packet count, times, sizes and TCP
-handshake (app/exercises/pcap.py)."""
+handshake (app/web/pcap.py)."""
 
 from __future__ import annotations
 
@@ -10,7 +10,7 @@ from flask.testing import FlaskClient
 from scapy.layers.inet import IP, TCP, UDP
 from scapy.utils import rdpcap
 
-from app.exercises.pcap import capture_time_ms
+from app.web.pcap import capture_time_ms
 from model import predict
 from model.studies import exercises as ex
 

@@ -1,5 +1,9 @@
 """The model's packets of a run as a pcap file, to open in Wireshark beside a lab's own capture (issue 27).
 
+Shared by the exercises (``/exercises/<template>.pcap``) and the teaching panel (``/explain.pcap``): any scenario's
+run of one protocol. :func:`tcp_fields` gives each packet the TCP header fields the file carries (sequence,
+acknowledgment, flags, window), so the stepping ladder's packet details and the capture say the same.
+
 :func:`pcap` writes the classic libpcap format (microsecond timestamps; link type 101, raw IPv4: no link layer),
 one record per packet of the model's schedule (:func:`model.predict` with ``packets=True``), as a capture on the
 client would see them: the client's packets at the time they leave, the server's at the time they arrive. Addresses
@@ -13,8 +17,10 @@ model's payload size; checksums are computed.
 
 from __future__ import annotations
 
+import bisect
 import struct
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 LINKTYPE_RAW = 101
@@ -51,11 +57,74 @@ def capture_time_ms(p: Any) -> float:
     return float(p["sent_ms"] if p["direction"] == "up" else p["arrival_ms"])
 
 
+@dataclass(frozen=True, slots=True)
+class TcpFields:
+    """What a packet's TCP header carries in the capture (and the stepping ladder shows)."""
+
+    seq: int
+    ack: int | None  # None: no ACK flag (the SYN)
+    flags: str  # as Wireshark writes them: "SYN", "SYN, ACK", "ACK", "PSH, ACK", "FIN, ACK" ...
+    window: int
+
+
+_FLAG_NAMES = ((0x01, "FIN"), (0x02, "SYN"), (0x08, "PSH"), (0x10, "ACK"))
+
+
+def _sequence_space(p: Any) -> int:
+    """The sequence numbers a packet uses: its payload, and one each for SYN and FIN."""
+    return int(p["bytes"]) + (1 if p["kind"] in ("SYN", "SYNACK") else 0) + (1 if p["fin"] else 0)
+
+
+def flag_bits(p: Any) -> int:
+    return FLAGS.get(str(p["kind"]), 0x10) | (FIN if p["fin"] else 0)
+
+
+def tcp_fields(packets: Sequence[Any], receive_window_bytes: int = 65535) -> dict[int, TcpFields]:
+    """Each packet's TCP header fields by its number ``n``, from the model's schedule alone.
+
+    Sequence numbers count each direction's bytes in the order the packets leave (initial sequence numbers
+    :data:`ISN`); the acknowledgment is everything of the other direction that had arrived when the packet left (the
+    schedule keeps order and has no loss); the window is the scenario's receive window, capped at 65,535 bytes (no
+    window scaling in the file).
+    """
+    window = min(int(receive_window_bytes), 65535)
+    by_side: dict[tuple[int, str], list[Any]] = {}
+    for p in packets:
+        by_side.setdefault((int(p["connection"]), str(p["direction"])), []).append(p)
+    # per (connection, direction): the arrival times in order and the sequence space arrived by each
+    arrived: dict[tuple[int, str], tuple[list[float], list[int]]] = {}
+    out: dict[int, TcpFields] = {}
+    for key, rows in by_side.items():
+        used = 0
+        for p in sorted(rows, key=lambda q: (q["sent_ms"], q["n"])):
+            out[int(p["n"])] = TcpFields(ISN[key[1]] + used, None, "", window)
+            used += _sequence_space(p)
+        times: list[float] = []
+        totals: list[int] = []
+        total = 0
+        for p in sorted(rows, key=lambda q: (q["arrival_ms"], q["n"])):
+            total += _sequence_space(p)
+            times.append(float(p["arrival_ms"]))
+            totals.append(total)
+        arrived[key] = (times, totals)
+    for p in packets:
+        conn, other = int(p["connection"]), "down" if p["direction"] == "up" else "up"
+        bits = flag_bits(p)
+        ack: int | None = None
+        if bits & 0x10:
+            times, totals = arrived.get((conn, other), ([], []))
+            k = bisect.bisect_right(times, float(p["sent_ms"]))
+            ack = ISN[other] + (totals[k - 1] if k else 0)
+        names = ", ".join(name for bit, name in _FLAG_NAMES if bits & bit)
+        seq = out[int(p["n"])].seq
+        out[int(p["n"])] = TcpFields(seq, ack, names, window)
+    return out
+
+
 def pcap(packets: Sequence[Any], *, udp: bool = False, tls: bool = False, receive_window_bytes: int = 65535) -> bytes:
     """The packets (the model's ``PacketRow`` dictionaries) as a libpcap file."""
     out = [struct.pack("<IHHiIII", 0xA1B2C3D4, 2, 4, 0, 0, 65535, LINKTYPE_RAW)]
-    sent: dict[tuple[int, str], int] = {}  # bytes of sequence space each (connection, direction) has used
-    window = min(int(receive_window_bytes), 65535)
+    fields = {} if udp else tcp_fields(packets, receive_window_bytes)
     rows = sorted(packets, key=lambda p: (capture_time_ms(p), p["n"]))
     for p in rows:
         conn, up = int(p["connection"]), p["direction"] == "up"
@@ -68,20 +137,18 @@ def pcap(packets: Sequence[Any], *, udp: bool = False, tls: bool = False, receiv
             segment = _transport(17, src, dst, struct.pack("!HHHH", sport, dport, 8 + len(payload), 0) + payload)
             packet = _ipv4(src, dst, 17, p["n"], segment)
         else:
-            key, other = (conn, p["direction"]), (conn, "down" if up else "up")
-            seq = ISN[p["direction"]] + sent.get(key, 0)
-            flags = FLAGS.get(p["kind"], 0x10) | (FIN if p["fin"] else 0)
-            use = len(payload) + (1 if p["kind"] in ("SYN", "SYNACK") else 0) + (1 if p["fin"] else 0)
-            sent[key] = sent.get(key, 0) + use
-            # what this side had received when it sent: the other direction's sequence space that arrived by then
-            received = sum(
-                int(q["bytes"]) + (1 if q["kind"] in ("SYN", "SYNACK") else 0) + (1 if q["fin"] else 0)
-                for q in packets
-                if q["connection"] == conn and q["direction"] == other[1] and q["arrival_ms"] <= p["sent_ms"]
-            )
-            ack = ISN[other[1]] + received if flags & 0x10 else 0
+            f = fields[int(p["n"])]
             header = struct.pack(
-                "!HHIIBBHHH", sport, dport, seq & 0xFFFFFFFF, ack & 0xFFFFFFFF, 5 << 4, flags, window, 0, 0
+                "!HHIIBBHHH",
+                sport,
+                dport,
+                f.seq & 0xFFFFFFFF,
+                (f.ack or 0) & 0xFFFFFFFF,
+                5 << 4,
+                flag_bits(p),
+                f.window,
+                0,
+                0,
             )
             packet = _ipv4(src, dst, 6, p["n"], _transport(6, src, dst, header + payload))
         t_us = round(capture_time_ms(p) * 1000)
