@@ -81,9 +81,9 @@ RESTART_MEANING = (
 #: The counts shown, in order, with their labels.
 COUNTS: tuple[tuple[str, str], ...] = (
     ("round_trips", "round trips on the critical path"),
-    ("slow_start_rounds", "slow-start rounds (window full, waiting for an ACK), on or off the critical path"),
-    ("delayed_ack_stalls", "delayed-ACK stalls, on or off the critical path"),
-    ("nagle_stalls", "Nagle stalls, on or off the critical path"),
+    ("slow_start_rounds", "slow-start waits on the critical path (window full, waiting for an ACK)"),
+    ("delayed_ack_stalls", "delayed-ACK stalls on the critical path"),
+    ("nagle_stalls", "Nagle stalls on the critical path"),
     ("slow_start_restarts", "slow-start restarts"),
     ("connections", "connections"),
     ("packets", "packets"),

@@ -9,20 +9,17 @@ waits from the segment that prompted the ACK (a round trip), while the sender wa
 window for part of it.
 
 :func:`account` runs the schedule once and walks its critical path once per page, keeping every amount the walk
-files (:func:`model.analysis.critical_path.walk`'s ``steps``): the path stalls are those amounts, so their parts
-add up to the breakdown's by construction. The engine's events are matched to the path stalls that they overlap on
+files (:func:`model.analysis.critical_path.walk`'s ``steps``): the result's ``path_stalls`` are those amounts, so
+their parts add up to the breakdown's by construction (and the result's stall counts count them). The engine's events are matched to the path stalls that they overlap on
 the same connection (their sentences say why); stall events that overlap none are listed apart, as off the path.
 Pure: numbers and dictionaries.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from model.analysis.critical_path import STALL_PARTS, stalls, walk
+from model.analysis.critical_path import STALL_PARTS
 from model.analysis.predict import result, simulate
 from model.analysis.result import Account, Event, PathStall
-from model.engine.lin import value
 from model.scenario.params import resolve
 from model.scenario.schema import Scenario
 
@@ -46,25 +43,9 @@ def account(scenario: Scenario, protocol: str) -> Account:
     """The result of one protocol (with packets), its stalls on the critical path and its stall events off it."""
     p = resolve(scenario)
     s = simulate(p, protocol)
-    out = result(s, protocol, packets=True)
-    path: list[PathStall] = []
-    for k, (start, final) in enumerate(zip(s.page_start, s.page_end, strict=True)):
-        steps: list[Any] = []
-        walk(final, s.q, stop=None if start is s.start else start, steps=steps)
-        for st in stalls(steps, value(final.t_a)):
-            path.append(
-                {
-                    "page": k + 1,
-                    "start_ms": st["start_ms"],
-                    "duration_ms": st["duration_ms"],
-                    "connection": st["connection"],
-                    "object": st["object"],
-                    "parts_ms": st["parts_ms"],
-                    "segments": st["segments"],
-                    "events": [],
-                }
-            )
+    out = result(s, protocol, packets=True)  # one walk: the breakdown and the path stalls
     s.release()
+    path: list[PathStall] = [{**st, "events": []} for st in out["path_stalls"]]
     events = out["events"]
     matched: set[int] = set()
     for i, e in enumerate(events):

@@ -20,5 +20,6 @@ class Run:
     conn_syns: list[int]
     conn_syn_t: list[float]
     packets: list[tuple[Any, ...]]
+    walk_steps: list[list[tuple[int, float, int, int]]]
 
 def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False) -> Run: ...
