@@ -4,12 +4,14 @@ formula's parts and the ladder's stall marks are the same numbers, on every pres
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model import PRESETS, Scenario, expression, predict
+from model.analysis import native
 from model.analysis.account import account
 from model.analysis.critical_path import CATEGORIES, STALL_COUNT_NAMES, STALL_PARTS
 
@@ -59,6 +61,19 @@ def _check(scenario: Scenario, protocol: str) -> Any:
     assert r["breakdown_ms"] == pytest.approx(predicted["breakdown_ms"], abs=tol)
     _same_stalls(predicted["path_stalls"], r["path_stalls"], tol)
     assert predicted["counts"] == r["counts"]
+    # ... and the Python engine's walk gives the same path stalls as the native one's
+    if native.available():
+        saved = os.environ.get(native.ENV)
+        os.environ[native.ENV] = "0"
+        try:
+            py = account(scenario, protocol)["result"]
+        finally:
+            if saved is None:
+                del os.environ[native.ENV]
+            else:
+                os.environ[native.ENV] = saved
+        _same_stalls(py["path_stalls"], r["path_stalls"], tol)
+        assert py["counts"] == r["counts"]
     # the panel's path stalls are the result's, with the engine's events matched to them
     assert [{k: v for k, v in st.items() if k != "events"} for st in acct["path_stalls"]] == r["path_stalls"]
     # the stall counts count the path stalls (a stall under each part it has), page by page too
