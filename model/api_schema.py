@@ -50,9 +50,10 @@ from model.studies import exercises as EX
 
 COUNT_DESCRIPTIONS: dict[str, str] = {
     "round_trips": "Round trips on the critical path (the coefficient of RTT in the formula).",
-    "slow_start_rounds": "Times a sender's window was full and it waited for an ACK.",
-    "delayed_ack_stalls": "Stalls waiting for a delayed-ACK timer.",
-    "nagle_stalls": "Stalls of a short segment held by Nagle's algorithm.",
+    "slow_start_rounds": "Stalls on the critical path (path_stalls) in which a window was full and the sender waited "
+    "for an ACK.",
+    "delayed_ack_stalls": "Stalls on the critical path (path_stalls) waiting for a delayed-ACK timer.",
+    "nagle_stalls": "Stalls on the critical path (path_stalls) of a short segment held by Nagle's algorithm.",
     "slow_start_restarts": "Times a window went back to slow start after an idle period.",
     "connections": "TCP connections opened.",
     "tls_handshakes": "TLS handshakes (full or resumed), one per new connection with TLS.",
@@ -177,7 +178,20 @@ DESCRIPTIONS: dict[str, str] = {
     "ProtocolResult.packets": "The packet schedule, only with packets=true.",
     "ProtocolResult.formula": "The page load time and its breakdown as formulas, only with formulas=true.",
     "ObjectTiming": "One object of the page: its connection and when it started and ended (ms).",
-    "Event": "An idle period or stall, with the reason it happened.",
+    "ProtocolResult.path_stalls": "The stalls on the critical path, in time order, read off the same walk as "
+    "breakdown_ms: their parts_ms add up to its slow_start_idle, delayed_ack_stall and nagle_stall, and the stall "
+    "counts count them. This is the account of the waits; events are the engine's raw idle periods.",
+    "ProtocolResult.events": "The engine's raw idle periods on every connection, on or off the critical path, each "
+    "with its reason: measured as a sender's idle time, so their totals are not the breakdown's (see path_stalls).",
+    "StallOnPath": "A stall on the critical path: a run of waits that delayed the last byte.",
+    "StallOnPath.page": "1 for the first page load.",
+    "StallOnPath.kind": "The part most of it is: slow_start_idle, delayed_ack_stall or nagle_stall.",
+    "StallOnPath.start_ms": "When it began (ms).",
+    "StallOnPath.duration_ms": "How long the last byte waited for it (ms): the sum of parts_ms.",
+    "StallOnPath.connection": "The connection it happened on.",
+    "StallOnPath.parts_ms": "Its duration by breakdown part (ms).",
+    "StallOnPath.segments": "Its parts as they ran, in time order: [part, start_ms, ms].",
+    "Event": "An idle period the engine recorded (raw, on or off the critical path), with the reason it happened.",
     "Event.kind": "slow_start_idle, delayed_ack_stall, nagle_stall, ...",
     "Event.why": "A sentence saying why it happened.",
     "PacketRow": "One packet of the schedule (with packets=true).",
@@ -290,6 +304,7 @@ PredictOutput = MODELS["Prediction"]
 ProtocolResult = MODELS["ProtocolResult"]
 ObjectTiming = MODELS["ObjectTiming"]
 Event = MODELS["Event"]
+StallOnPath = MODELS["StallOnPath"]
 Packet = MODELS["PacketRow"]
 ExpectedWithLoss = MODELS["ExpectedWithLoss"]
 PageResult = MODELS["PageResult"]

@@ -163,8 +163,9 @@ def _toggles(side: Side, scenario: Scenario) -> dict[str, tuple[str, dict[str, s
         swapped = [*protocols, "pipelined"]
         words = "pipelining on"
     out["pipelining"] = (words, {"protocols": ",".join(dict.fromkeys(swapped))})
-    tls_on = scenario.tls.version != "none"
-    out["tls"] = (f"TLS {'off' if tls_on else 'on (1.3)'}", {"tls.version": "none" if tls_on else "1.3"})
+    if any(x != "h3" for x in protocols):  # h3's TLS is QUIC's own: tls.version changes nothing of it
+        tls_on = scenario.tls.version != "none"
+        out["tls"] = (f"TLS {'off' if tls_on else 'on (1.3)'}", {"tls.version": "none" if tls_on else "1.3"})
     return out
 
 

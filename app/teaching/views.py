@@ -46,10 +46,11 @@ from app.web.form import FIELD_BY_PARAM, plain
 from app.web.pcap import pcap
 from app.web.problems import ApiError
 from app.web.request import scenario_input, validate
-from app.web.words import PROTOCOL_NAMES
+from app.web.words import PROTOCOL_NAMES, part_name
 from model import ALL_PROTOCOLS, GLOSSARY, Scenario, expression, predict
 from model.analysis import symbolic
 from model.analysis.account import account
+from model.analysis.leading import leading_ms, lossless_ms, lossy, parts_ms
 from model.analysis.result import PathStall
 from model.scenario import limits
 from model.scenario.errors import Problem
@@ -90,9 +91,9 @@ RESTART_MEANING = (
 #: The counts shown, in order, with their labels.
 COUNTS: tuple[tuple[str, str], ...] = (
     ("round_trips", "round trips on the critical path"),
-    ("slow_start_rounds", "slow-start rounds (window full, waiting for an ACK), on or off the critical path"),
-    ("delayed_ack_stalls", "delayed-ACK stalls, on or off the critical path"),
-    ("nagle_stalls", "Nagle stalls, on or off the critical path"),
+    ("slow_start_rounds", "slow-start waits on the critical path (window full, waiting for an ACK)"),
+    ("delayed_ack_stalls", "delayed-ACK stalls on the critical path"),
+    ("nagle_stalls", "Nagle stalls on the critical path"),
     ("slow_start_restarts", "slow-start restarts"),
     ("connections", "connections"),
     ("packets", "packets"),
@@ -544,12 +545,20 @@ def panel_context(
     max_events = int(current_app.config["MAX_EVENTS_SHOWN"])
     off_path = [events[i] for i in acct["off_path"]]
     restarts = [e for e in events if e["kind"] == "slow_start_restart"]
+    # with loss the expected time leads (model.analysis.leading, the one rule): its parts are the lossless breakdown
+    # and loss's own; the lossless schedule (the ladder, the formula and the stalls below) stands beside it, labelled
+    with_loss = lossy(result)
+    lead_parts = parts_ms(result)
     return {
         "protocol": protocol,
         "protocol_name": PROTOCOL_NAMES.get(protocol, protocol),
         "result": result,
         "counts": [(label, result["counts"][key]) for key, label in COUNTS if key in result["counts"]],
-        "breakdown": [(k, BREAKDOWN_NAMES.get(k, k), v) for k, v in result["breakdown_ms"].items() if abs(v) > 1e-12],
+        "breakdown": [(k, BREAKDOWN_NAMES.get(k) or part_name(k), v) for k, v in lead_parts.items() if abs(v) > 1e-12],
+        "lossy": with_loss,
+        "leading_ms": leading_ms(result),
+        "lossless_ms": lossless_ms(result),
+        "loss_percent": f"{float(result['expected_with_loss']['loss_rate']) * 100:.3g}%",
         "ladder": drawing,
         "ladder_pages": ladder_pages if drawing.pages > 1 else [],
         "ladder_prev": ladder_pages[wanted.index(drawing.page) - 1]["url"] if drawing.page > 1 else None,

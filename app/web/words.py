@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from app.web.form import FIELDS
 from model import Scenario
 from model.analysis.leading import LOSS_PARTS, head_of_line_ms, leading_ms, lossy, parts_ms
 from model.scenario.params import resolve
@@ -120,6 +121,13 @@ def _ms(x: float) -> str:
     return f"{x:,.0f} ms" if x >= 10 else f"{x:,.1f} ms"
 
 
+def field_words(param: str) -> str:
+    """A field as the form names it, for a sentence: ``tcp.initial_window_segments`` -> “Initial window” in TCP."""
+    f = next(f for f in FIELDS if f.param == param)
+    section = f.section.upper() if f.section in ("tcp", "tls", "dns", "quic") else f.section.capitalize()
+    return f"“{f.label}” in {section}"
+
+
 def _suggestion(cause: str, protocol: str, scenario: Scenario) -> tuple[str, str | None]:
     """What to try against ``cause`` (words, and the toggle that does it), from the scenario's resolved settings."""
     p = resolve(scenario)
@@ -133,13 +141,17 @@ def _suggestion(cause: str, protocol: str, scenario: Scenario) -> tuple[str, str
     if cause in ("connection_setup", "slow_start_idle") and protocol in ("http10", "http10_parallel"):
         return "try a persistent connection", None
     if cause == "slow_start_idle":
-        return "try a larger initial window (tcp.initial_window_segments)", None
+        return f"try a larger initial window ({field_words('tcp.initial_window_segments')})", None
     if cause == "tls_setup":
         if protocol == "h3":  # QUIC carries TLS 1.3 in its own handshake: there is no TLS to turn off
-            return "QUIC always carries TLS 1.3: try resuming the session with 0-RTT early data (tls.resumption)", None
+            return (
+                "QUIC always carries TLS 1.3: try resuming the session with 0-RTT early data "
+                f"({field_words('tls.resumption')})",
+                None,
+            )
         if p.tls == "1.2":
             return "try TLS 1.3 (a round trip fewer), or TLS off", "tls"
-        return "try resuming the session with 0-RTT early data (tls.resumption), or TLS off", "tls"
+        return f"try resuming the session with 0-RTT early data ({field_words('tls.resumption')}), or TLS off", "tls"
     if cause == "request" and protocol == "persistent":
         return "try pipelining", "pipelining"
     if cause == "connection_setup" and protocol == "persistent_parallel" and not p.preconnect:
@@ -152,8 +164,8 @@ def _suggestion(cause: str, protocol: str, scenario: Scenario) -> tuple[str, str
         )
     if cause == LOSS_PARTS["timeouts"] and protocol != "h3":
         return (
-            "try a larger initial window (tcp.initial_window_segments: more segments follow a loss, so a fast "
-            "retransmit repairs it before the timeout)",
+            f"try a larger initial window ({field_words('tcp.initial_window_segments')}: more segments follow a "
+            "loss, so a fast retransmit repairs it before the timeout)",
             None,
         )
     return "", None

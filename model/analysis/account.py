@@ -8,21 +8,20 @@ connection the slow-start waits were 451.0 ms in the breakdown and 342.2 ms in t
 waits from the segment that prompted the ACK (a round trip), while the sender was still sending the rest of its
 window for part of it.
 
-:func:`account` runs the schedule once and walks its critical path once per page, keeping every amount the walk
-files (:func:`model.analysis.critical_path.walk`'s ``steps``): the path stalls are those amounts, so their parts
-add up to the breakdown's by construction. The engine's events are matched to the path stalls that they overlap on
+:func:`account` runs the schedule once (on the native engine where predict runs it) and walks its critical path once per page, keeping every amount the walk
+files (:func:`model.analysis.critical_path.walk`'s ``steps``): the result's ``path_stalls`` are those amounts, so
+their parts add up to the breakdown's by construction (and the result's stall counts count them). The engine's events are matched to the path stalls that they overlap on
 the same connection (their sentences say why); stall events that overlap none are listed apart, as off the path.
 Pure: numbers and dictionaries.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from model.analysis.critical_path import STALL_PARTS, stalls, walk
+from model.analysis import native
+from model.analysis.critical_path import STALL_PARTS
 from model.analysis.predict import result, simulate
 from model.analysis.result import Account, Event, PathStall
-from model.engine.lin import value
+from model.scenario import limits
 from model.scenario.params import resolve
 from model.scenario.schema import Scenario
 
@@ -45,26 +44,15 @@ def _overlaps(e: Event, s: PathStall) -> bool:
 def account(scenario: Scenario, protocol: str) -> Account:
     """The result of one protocol (with packets), its stalls on the critical path and its stall events off it."""
     p = resolve(scenario)
-    s = simulate(p, protocol)
-    out = result(s, protocol, packets=True)
-    path: list[PathStall] = []
-    for k, (start, final) in enumerate(zip(s.page_start, s.page_end, strict=True)):
-        steps: list[Any] = []
-        walk(final, s.q, stop=None if start is s.start else start, steps=steps)
-        for st in stalls(steps, value(final.t_a)):
-            path.append(
-                {
-                    "page": k + 1,
-                    "start_ms": st["start_ms"],
-                    "duration_ms": st["duration_ms"],
-                    "connection": st["connection"],
-                    "object": st["object"],
-                    "parts_ms": st["parts_ms"],
-                    "segments": st["segments"],
-                    "events": [],
-                }
-            )
-    s.release()
+    if native.available() and limits.fallback_reason(scenario) is None:
+        # the native engine, as predict runs it: its document (packets, events, path stalls) is the Python engine's
+        # (tests/model/engine/test_engine_backends.py)
+        out = native.run(native.Prepared(p), protocol, packets=True)
+    else:
+        s = simulate(p, protocol)
+        out = result(s, protocol, packets=True)  # one walk: the breakdown and the path stalls
+        s.release()
+    path: list[PathStall] = [{**st, "events": []} for st in out["path_stalls"]]
     events = out["events"]
     matched: set[int] = set()
     for i, e in enumerate(events):

@@ -235,3 +235,45 @@ def stalls(steps: list[Any], end: float) -> list[dict[str, Any]]:
         st["segments"] = [(c, start, ms) for c, start, ms in reversed(st["segments"])]
     out.reverse()
     return out
+
+
+def path_stalls(steps_by_page: list[list[Any]], ends: list[float]) -> list[dict[str, Any]]:
+    """The result document's ``path_stalls`` (:class:`model.analysis.result.StallOnPath`): each page's stalls on its
+    critical path (:func:`stalls` of its walk's ``steps``, the page's walk ending at ``ends[k]`` ms), in time order.
+
+    ``kind`` is the part most of the stall is (the first of :data:`STALL_PARTS` on a tie); ``parts_ms`` has each.
+    Over all the entries the parts add up to the breakdown's stall parts: one walk gives both.
+    """
+    out: list[dict[str, Any]] = []
+    for k, (steps, end) in enumerate(zip(steps_by_page, ends, strict=True)):
+        for st in stalls(steps, end):
+            parts = st["parts_ms"]
+            out.append(
+                {
+                    "page": k + 1,
+                    "kind": max((c for c in STALL_PARTS if c in parts), key=lambda c: parts[c]),
+                    "start_ms": st["start_ms"],
+                    "duration_ms": st["duration_ms"],
+                    "connection": st["connection"],
+                    "object": st["object"],
+                    "parts_ms": {c: parts[c] for c in STALL_PARTS if c in parts},
+                    "segments": [[c, start, ms] for c, start, ms in st["segments"]],
+                }
+            )
+    return out
+
+
+#: The counts read off the path stalls: a stall is counted under each part it has (as the teaching panel lists it).
+STALL_COUNT_NAMES = {
+    "slow_start_idle": "slow_start_rounds",
+    "delayed_ack_stall": "delayed_ack_stalls",
+    "nagle_stall": "nagle_stalls",
+}
+
+
+def stall_counts(path: list[dict[str, Any]], restarts: int) -> dict[str, int]:
+    """A result's stall counts: the stalls on the critical path having each part (:data:`STALL_COUNT_NAMES`), and the
+    slow-start restarts (events of no duration, on any connection: their cost is in the slow-start waits after them)."""
+    out = {name: sum(1 for st in path if part in st["parts_ms"]) for part, name in STALL_COUNT_NAMES.items()}
+    out["slow_start_restarts"] = restarts
+    return out

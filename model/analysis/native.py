@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from model import _backend
 from model.analysis import expected_loss
-from model.analysis.critical_path import CATEGORIES
+from model.analysis.critical_path import CATEGORIES, path_stalls, stall_counts
 from model.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from model.engine import words
 from model.mechanisms import quic
@@ -101,21 +101,19 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
     return loss
 
 
+def _steps(prep: Prepared, r: Any) -> list[list[tuple[str, float, int, str | None]]]:
+    """Each page's walk of its critical path as :func:`model.analysis.critical_path.walk`'s ``steps``."""
+    return [[(CATEGORIES[c], x, conn, prep.name(obj)) for c, x, conn, obj in page] for page in r.walk_steps]
+
+
 def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
     """What a sweep reads of one protocol's result (its page load time, counts and expected time with loss), the same
     numbers :func:`run` gives, without the objects, the events' sentences and the breakdown."""
     from model.analysis.predict import summarize  # shared with the full document
 
     r = _schedule(prep, protocol, False)
-    stalls = {"slow_start_rounds": 0, "delayed_ack_stalls": 0, "nagle_stalls": 0, "slow_start_restarts": 0}
-    for kind, reason, _, _, _, _, gap, _, _, _, held, *_ in r.events:
-        if kind == 1:
-            stalls["slow_start_restarts"] += 1
-        elif reason == "nagle":
-            stalls["nagle_stalls"] += 1
-        else:  # a window stall: one slow-start round, with a delayed-ACK stall if the ACK was held
-            stalls["slow_start_rounds"] += 1
-            stalls["delayed_ack_stalls"] += words.idle_split(gap, held if held is not None else 0.0)[1] > 0
+    path = path_stalls(_steps(prep, r), [pg[4] for pg in r.pages])
+    stalls = stall_counts(path, sum(1 for e in r.events if e[0] == 1))  # kind 1: a restart
     return summarize(protocol, [(load, trips) for load, _, trips, _, _ in r.pages], stalls, r.counts,
                      _loss(prep, protocol, r))  # fmt: skip
 
@@ -167,8 +165,9 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     ]
 
     out = document(
-        protocol, pages, [(pg[3], pg[4]) for pg in r.pages], events, r.counts, objects, _loss(prep, protocol, r)
-    )
+        protocol, pages, [(pg[3], pg[4]) for pg in r.pages], _steps(prep, r), events, r.counts, objects,
+        _loss(prep, protocol, r),
+    )  # fmt: skip
     if packets:
         out["packets"] = [
             {

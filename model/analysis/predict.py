@@ -16,7 +16,7 @@ from typing import Any, TypeVar, cast
 import sympy
 
 from model.analysis import expected_loss, native, symbolic
-from model.analysis.critical_path import CATEGORIES, walk
+from model.analysis.critical_path import CATEGORIES, path_stalls, stall_counts, walk
 from model.analysis.result import (
     Event,
     ExpectedWithLoss,
@@ -25,6 +25,7 @@ from model.analysis.result import (
     Prediction,
     ProtocolResult,
     ProtocolSummary,
+    StallOnPath,
 )
 from model.engine.core import Quantities, Traced
 from model.engine.lin import value
@@ -51,23 +52,21 @@ def simulate(p: Params, protocol: str, traced: bool = False) -> Session:
     return s
 
 
-def _pages(s: Session) -> list[tuple[Any, dict[str, Any], int]]:
-    """Each page's load time, breakdown and round trips, walked back from its last byte to its start."""
+def _pages(s: Session, steps: list[list[Any]] | None = None) -> list[tuple[Any, dict[str, Any], int]]:
+    """Each page's load time, breakdown and round trips, walked back from its last byte to its start; ``steps``, when
+    given, receives each page's walk step by step (:func:`model.analysis.critical_path.walk`): one walk serves both."""
     out = []
     for start, final in zip(s.page_start, s.page_end, strict=True):
-        acc, trips = walk(final, s.q, stop=None if start is s.start else start)
+        page: list[Any] | None = None if steps is None else []
+        acc, trips = walk(final, s.q, stop=None if start is s.start else start, steps=page)
+        if steps is not None and page is not None:
+            steps.append(page)
         out.append((final.t_a - start.t, acc, trips))
     return out
 
 
-def _stall_counts(events: list[dict[str, Any]]) -> dict[str, int]:
-    kinds = [e["kind"] for e in events]
-    return {
-        "slow_start_rounds": sum(1 for e in events if e.get("window_stall")),
-        "delayed_ack_stalls": kinds.count("delayed_ack_stall"),
-        "nagle_stalls": kinds.count("nagle_stall"),
-        "slow_start_restarts": kinds.count("slow_start_restart"),
-    }
+def _restarts(events: list[dict[str, Any]]) -> int:
+    return sum(1 for e in events if e["kind"] == "slow_start_restart")
 
 
 def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
@@ -81,10 +80,12 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
             limits.charge(limits.LOSS_STEP_COST * s.eng.seq * s.eng.cost)
         return cast(ExpectedWithLoss, expected_loss.block(s, protocol, page_load_ms))
 
+    steps: list[list[Any]] = []
     out = document(
         protocol,
-        _pages(s),
+        _pages(s, steps),
         [(value(start.t), value(final.t_a)) for start, final in zip(s.page_start, s.page_end, strict=True)],
+        steps,
         s.events,
         {
             "connections": len(s.conns),
@@ -186,6 +187,7 @@ def document(
     protocol: str,
     pages: list[tuple[Any, dict[str, Any], int]],
     bounds: list[tuple[float, float]],
+    steps: list[list[Any]],
     raw_events: list[dict[str, Any]],
     counts: dict[str, int],
     objects: list[ObjectTiming],
@@ -194,7 +196,8 @@ def document(
     """The output document's entry for one protocol, from either engine's numbers.
 
     ``pages``: each page's load time, breakdown and round trips; ``bounds``: when each page began and ended (ms);
-    ``raw_events``: the events as recorded (``window_stall`` marks a slow-start round); ``counts``: the session's
+    ``steps``: each page's walk of its critical path, step by step (the ``path_stalls`` and the stall counts are read
+    off them, so they add up to the breakdown's stall parts); ``raw_events``: the events as recorded (``window_stall`` marks a slow-start round); ``counts``: the session's
     counts; ``loss(page_load_ms)``: the ``expected_with_loss`` block. For a session of several pages,
     ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up the pages' load times (the user's think time between
     pages is not load time) and ``pages`` lists each page; the other counts, the objects and the events cover the
@@ -208,14 +211,16 @@ def document(
         acc = {c: acc[c] + part[c] for c in CATEGORIES}
         trips += n
     events = sorted(raw_events, key=lambda e: (e["start_ms"], e["connection"]))
+    path = path_stalls(steps, [t1 for _, t1 in bounds])
     page_load_ms = value(total)
     expected = loss(page_load_ms)
     out: ProtocolResult = {
         "protocol": protocol,
         "page_load_ms": page_load_ms,
         "breakdown_ms": {c: value(acc[c]) for c in CATEGORIES},
-        "counts": _counts(trips, _stall_counts(events), counts),
+        "counts": _counts(trips, stall_counts(path, _restarts(events)), counts),
         "objects": objects,
+        "path_stalls": cast(list[StallOnPath], path),
         "events": [cast(Event, {k: v for k, v in e.items() if k != "window_stall"}) for e in events],
         "expected_with_loss": expected,
     }
@@ -230,7 +235,10 @@ def document(
                     "end_ms": t1,
                     "page_load_ms": value(load),
                     "breakdown_ms": {c: value(part[c]) for c in CATEGORIES},
-                    "counts": {"round_trips": n, **_stall_counts(inside)},
+                    "counts": {
+                        "round_trips": n,
+                        **stall_counts([st for st in path if st["page"] == k + 1], _restarts(inside)),
+                    },
                 }
             )
     return out

@@ -45,7 +45,8 @@ class ObjectTiming(TypedDict):
 
 
 class Event(TypedDict):
-    """An idle period or a stall, with the sentence that says why."""
+    """An idle period the engine recorded on a connection, with the sentence that says why: on or off the critical
+    path, and measured as the sender's idle time, so not the account of the time (that is :class:`StallOnPath`)."""
 
     kind: str
     start_ms: float
@@ -55,22 +56,30 @@ class Event(TypedDict):
     why: str
 
 
-class PathStall(TypedDict):
-    """A stall on the critical path (:mod:`model.analysis.account`): a run of waits that delayed the last byte.
+class StallOnPath(TypedDict):
+    """A stall on the critical path (:func:`model.analysis.critical_path.path_stalls`): a run of waits that delayed
+    the last byte, read off the same walk as the breakdown.
 
     ``parts_ms`` splits its duration into the breakdown's stall parts (slow_start_idle, delayed_ack_stall,
-    nagle_stall); over all of a result's path stalls they add up to its breakdown's. ``events`` are the indices
-    (into the result's ``events``) of the engine's events that overlap it on its connection: their sentences say
-    why it happened.
+    nagle_stall); over all of a result's path stalls they add up to its breakdown's. ``kind`` is the part most of it
+    is.
     """
 
     page: int
+    kind: str
     start_ms: float
     duration_ms: float
     connection: int
     object: str | None
     parts_ms: dict[str, float]
     segments: list[tuple[str, float, float]]  # (part, start_ms, ms): the parts as they ran, in time order
+
+
+class PathStall(StallOnPath):
+    """A stall on the critical path as the teaching panel shows it (:mod:`model.analysis.account`): ``events`` are the
+    indices (into the result's ``events``) of the engine's events that overlap it on its connection: their sentences
+    say why it happened."""
+
     events: list[int]
 
 
@@ -151,6 +160,7 @@ class ProtocolResult(TypedDict):
     breakdown_ms: dict[str, float]
     counts: dict[str, int]  # COUNT_NAMES
     objects: list[ObjectTiming]
+    path_stalls: list[StallOnPath]
     events: list[Event]
     expected_with_loss: ExpectedWithLoss
     pages: NotRequired[list[PageResult]]
@@ -200,4 +210,5 @@ __all__ = [
     "PathStall",
     "Prediction",
     "ProtocolResult",
+    "StallOnPath",
 ]

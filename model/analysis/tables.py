@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from model.analysis.expected_loss import CAUSES
+from model.analysis.leading import leading_ms
 from model.analysis.result import Prediction
 
 __all__ = ["LOSS_COLUMNS", "csv_rows"]
@@ -32,7 +33,10 @@ def _loss_cell(block: Mapping[str, Any], key: str) -> Any:
 
 def csv_rows(documents: Sequence[Prediction], batch: bool) -> list[list[Any]]:
     """Header and one row per protocol: [scenario,] protocol, page_load_ms, breakdown_ms.*, counts.*, then the
-    expected value under random loss (:data:`LOSS_COLUMNS`: expected_with_loss.*, zeros with no loss)."""
+    expected value under random loss (:data:`LOSS_COLUMNS`: expected_with_loss.*, zeros with no loss), then
+    ``leading_ms``: the time that leads (:func:`model.analysis.leading.leading_ms`: the expected one with loss, else
+    page_load_ms). The columns before it are pinned for scripts (new ones are added at the end); the rows keep the
+    order the protocols were asked in."""
     results = [(i, r) for i, d in enumerate(documents) for r in d["results"]]
     breakdown = list(dict.fromkeys(k for _, r in results for k in r["breakdown_ms"]))
     counts = list(dict.fromkeys(k for _, r in results for k in r["counts"]))
@@ -43,6 +47,7 @@ def csv_rows(documents: Sequence[Prediction], batch: bool) -> list[list[Any]]:
         *(f"breakdown_ms.{k}" for k in breakdown),
         *(f"counts.{k}" for k in counts),
         *(f"expected_with_loss.{k}" for k in LOSS_COLUMNS),
+        "leading_ms",
     ]
     rows: list[list[Any]] = [header]
     for i, r in results:
@@ -54,6 +59,7 @@ def csv_rows(documents: Sequence[Prediction], batch: bool) -> list[list[Any]]:
                 *(r["breakdown_ms"].get(k, "") for k in breakdown),
                 *(r["counts"].get(k, "") for k in counts),
                 *(_loss_cell(r["expected_with_loss"], k) for k in LOSS_COLUMNS),
+                leading_ms(r),
             ]
         )
     return rows

@@ -119,3 +119,12 @@ def test_a_scenario_can_be_removed_and_its_settings_dropped(client: FlaskClient)
     assert '<a href="/compare?preset=h96-lan">drop <span class="visually-hidden">B\'s </span>Nagle</a>' in page
     page = unescape(client.get("/compare?preset=h96-lan&b.tcp.nagle=false&n=3").get_data(as_text=True))
     assert '<a href="/compare?preset=h96-lan&b.tcp.nagle=false">Remove C</a>' in page
+
+
+def test_no_tls_toggle_for_a_scenario_of_h3_only(client: FlaskClient) -> None:
+    """Issue 25: h3's TLS is QUIC's own, so "TLS on (1.3)" changed nothing of an h3-only scenario; on main before
+    2026-11-28 /compare offered it. A scenario with a TCP protocol beside h3 keeps the toggle."""
+    h3 = client.get("/compare?preset=h96-lan&protocols=h3&tls.version=none").get_data(as_text=True)
+    assert 'data-toggle="nagle"' in h3 and 'data-toggle="tls"' not in h3
+    mixed = client.get("/compare?preset=h96-lan&protocols=h2,h3&tls.version=none").get_data(as_text=True)
+    assert 'data-toggle="tls"' in mixed

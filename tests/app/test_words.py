@@ -90,7 +90,7 @@ def test_part_names() -> None:
     [
         ("h3", "none", "QUIC always carries TLS 1.3: try resuming the session", None),
         ("http10", "1.2", "try TLS 1.3 (a round trip fewer), or TLS off", "tls"),
-        ("http10", "1.3", "try resuming the session with 0-RTT early data (tls.resumption), or TLS off", "tls"),
+        ("http10", "1.3", "try resuming the session with 0-RTT early data (“Resumption” in TLS), or TLS off", "tls"),
     ],
 )
 def test_tls_suggestion_fits_the_protocol_and_version(
@@ -111,3 +111,31 @@ def test_tls_suggestion_fits_the_protocol_and_version(
     assert w.cause == "tls_setup", w.text
     assert expect in w.text
     assert w.toggle == toggle
+
+
+#: A field's code name in a sentence: two or more dotted words with an underscore or a known section (tcp.nagle).
+CODE_NAME = re.compile(r"\b(?:network|tcp|tls|http|page|session|server|client|dns|quic)\.[a-z_]+")
+
+
+@pytest.mark.parametrize(
+    "doc",
+    [
+        # slow-start waits lead: the initial window is the suggestion
+        {"protocols": ["persistent"], "network": {"rtt_ms": 100, "bandwidth_bps": 1_000_000_000},
+         "page": {"html_bytes": 200_000, "object_bytes": []}},
+        # timeouts lead with loss on a persistent connection's bulk: the initial window again, for the fast retransmit
+        {"protocols": ["pipelined", "h2"], "network": {"loss_rate": 0.05},
+         "page": {"object_count": 2, "object_size_bytes": 3000}},
+        # TLS 1.3 and h3: resumption is the suggestion
+        {"protocols": ["http10", "h3"], "network": {"rtt_ms": 200, "bandwidth_bps": 100_000_000},
+         "tls": {"version": "1.3", "resumption": "none"}, "page": {"html_bytes": 1000, "object_count": 1, "object_size_bytes": 1000}},
+    ],
+)  # fmt: skip
+def test_the_why_names_fields_in_the_forms_words(doc: dict[str, Any]) -> None:
+    """Issue 25: the why (the calculator's and simple mode's) named fields by their code names
+    ("tcp.initial_window_segments", "tls.resumption") on main before 2026-11-28; now by the form's labels."""
+    scenario = Scenario.model_validate(doc)
+    texts = [why(r, scenario).text for r in predict(scenario)["results"]]
+    assert any("“" in t for t in texts), texts  # the cases do name a field
+    for t in texts:
+        assert not CODE_NAME.search(t), t

@@ -139,3 +139,42 @@ def test_one_account_readable_terms_and_a_ladder_in_pages(page: Page, window: tu
     assert "ladder_page=2" in (link.get_attribute("href") or "")
     assert horizontal_overflow(page)["sticking_out"] == []
     assert axe_violations(page) == []
+
+
+#: Issue 25's lossy example: p98-satellite at 1 % loss, HTTP/2.
+LOSSY = "/explain?preset=p98-satellite&network.loss_rate=0.01&protocols=pipelined,h2&protocol=h2"
+
+
+@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
+def test_with_loss_the_panel_leads_with_the_expected_time(page: Page, window: tuple[int, int]) -> None:
+    """Issue 25 at 390, 1366 and 1920 px: with loss the panel's title and its "where the time goes" are the expected
+    time (model.analysis.leading), loss's parts among the parts, the lossless time beside it, labelled. On main
+    before 2026-11-28 the panel said "Why HTTP/2 takes" its lossless time and never mentioned loss."""
+    from app.figures.ladder import fmt_ms
+    from model import PRESETS, predict
+
+    doc = {**PRESETS["p98-satellite"].document, "protocols": ["h2"]}
+    doc["network"] = {**doc["network"], "loss_rate": 0.01}
+    r = predict(doc)["results"][0]
+    expected, lossless = r["expected_with_loss"]["page_load_ms"], r["page_load_ms"]
+    assert expected > lossless
+    use_window(page, window)
+    page.goto(LOSSY)
+    page.wait_for_function(LADDER_DRAWN)
+    panel = page.locator("#explain")
+    expect(panel.locator("h2#explain-title")).to_have_text(
+        f"Why HTTP/2 takes {fmt_ms(expected)} (expected, at 1% loss)"
+    )
+    beside = panel.locator("p.explain-lossless")
+    expect(beside).to_contain_text(f"Without loss: {fmt_ms(lossless)}")
+    assert float(beside.get_attribute("data-lossless-ms") or "nan") == pytest.approx(lossless, rel=1e-12)
+    caption = panel.locator("table.explain-breakdown caption")
+    expect(caption).to_contain_text(f"Where the {fmt_ms(expected)} go (expected, at 1% loss; without loss")
+    parts = page.evaluate(
+        """() => [...document.querySelectorAll('table.explain-breakdown tr[data-part]')].map((tr) =>
+             [tr.dataset.part, parseFloat(tr.querySelector('td').dataset.ms)])"""
+    )
+    assert any(k.startswith("loss_") for k, _ in parts), parts
+    assert sum(ms for _, ms in parts) == pytest.approx(expected, rel=1e-9)
+    assert horizontal_overflow(page)["sticking_out"] == []
+    assert axe_violations(page) == []

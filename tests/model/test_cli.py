@@ -147,9 +147,11 @@ def test_csv_one_row_per_protocol(run: Run, tmp_path: Path) -> None:
         "expected_with_loss.extra_ms",
         *(f"expected_with_loss.by_cause_ms.{k}" for k in results[0]["expected_with_loss"]["by_cause_ms"]),
         "expected_with_loss.head_of_line_ms",
+        "leading_ms",  # added 2026-11-28 at the end: the time that leads (docs/manual.md)
     ]
     for row, result in zip(rows, results, strict=True):
         assert float(row["page_load_ms"]) == result["page_load_ms"]
+        assert float(row["leading_ms"]) == result["expected_with_loss"]["page_load_ms"]
         loss = result["expected_with_loss"]
         assert float(row["expected_with_loss.extra_ms"]) == loss["extra_ms"]
         for k, v in loss["by_cause_ms"].items():

@@ -21,5 +21,6 @@ class Run:
     conn_syn_t: list[float]
     packets: list[tuple[Any, ...]]
     loss: tuple[int, list[int], list[int], list[tuple[Any, ...]], list[tuple[int, int, float, int]]]
+    walk_steps: list[list[tuple[int, float, int, int]]]
 
 def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False, loss: bool = False) -> Run: ...

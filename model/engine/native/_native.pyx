@@ -89,6 +89,11 @@ cdef extern from "session.hpp" namespace "ll":
 
 
 cdef extern from "api.hpp" namespace "ll":
+    cdef struct Step:
+        int cat
+        double amount
+        int conn, obj
+
     cdef cppclass Output:
         int status
         long long steps
@@ -104,6 +109,7 @@ cdef extern from "api.hpp" namespace "ll":
         vector[long long] conn_segments, conn_syns
         vector[double] conn_syn_t
         vector[Packet] pkts
+        vector[vector[Step]] page_steps
 
     void run_session(const Params&, int, long long, cbool, Output&) except + nogil
 
@@ -223,6 +229,7 @@ cdef class Run:
     cdef public list conn_segments, conn_syns, conn_syn_t
     cdef public list packets
     cdef public tuple loss  # with ``loss``: expected_loss.structure's numbers (_loss_numbers)
+    cdef public list walk_steps  # each page's walk: (category index, amount, connection, object), last first
 
 
 def run(Prepared prepared, str protocol, long long allowance, bint packets=False, bint loss=False):
@@ -271,6 +278,14 @@ def run(Prepared prepared, str protocol, long long allowance, bint packets=False
     r.conn_segments = list(out.conn_segments)
     r.conn_syns = list(out.conn_syns)
     r.conn_syn_t = list(out.conn_syn_t)
+    cdef Step sp
+    r.walk_steps = []
+    for k in range(out.page_steps.size()):
+        page = []
+        for i in range(out.page_steps[k].size()):
+            sp = out.page_steps[k][i]
+            page.append((sp.cat, sp.amount, sp.conn, sp.obj))
+        r.walk_steps.append(page)
     cdef Packet pk
     if packets:
         r.packets = []

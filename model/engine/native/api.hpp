@@ -9,6 +9,17 @@
 
 namespace ll {
 
+// One amount the critical path walk files (model/analysis/critical_path.walk's ``steps``), last first: its
+// category (Cat), the amount (ms), the packet's connection and object (-1 and OBJ_NONE for a point of the schedule).
+struct Step {
+  int cat;
+  double amount;
+  int conn;
+  int obj;
+};
+// walk, keeping every amount it files in ``steps`` when given (walk.cpp)
+Walk walk(const Engine& eng, int32_t final_pkt, Ref stop, std::vector<Step>* steps);
+
 enum Status { OK = 0, OVER_BUDGET = 1, INCOMPLETE = 2 };
 
 struct Output {
@@ -34,6 +45,8 @@ struct Output {
   // expected_loss.structure's numbers (set want_loss before the run: a loss rate above 0)
   bool want_loss = false;
   LossOut loss;
+  // each page's walk of its critical path, step by step (Step): the path stalls are read off them
+  std::vector<std::vector<Step>> page_steps;
 };
 
 inline void run_session(const Params& params, int protocol, long long allowance, bool want_packets, Output& out) {
@@ -57,7 +70,8 @@ inline void run_session(const Params& params, int protocol, long long allowance,
   for (size_t k = 0; k < s.page_end.size() && k < s.page_start.size(); ++k) {
     Ref st = s.page_start[k];
     int32_t final_pkt = s.page_end[k];
-    Walk w = walk(eng, final_pkt, st == s.start ? NIL : st);
+    out.page_steps.emplace_back();
+    Walk w = walk(eng, final_pkt, st == s.start ? NIL : st, &out.page_steps.back());
     double t0 = eng.point_t(st);
     double t1 = eng.packets[final_pkt].t_a;
     out.page_load.push_back(t1 - t0);

@@ -1,5 +1,5 @@
 // model/analysis/critical_path.walk and expected_loss.path_connections in C++ (see engine.hpp).
-#include "session.hpp"
+#include "api.hpp"
 
 namespace ll {
 
@@ -12,7 +12,9 @@ static inline Cat category_of(const Packet& pkt) {
   return (pkt.dir & 1) ? SERIALIZATION : REQUEST;
 }
 
-Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
+Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) { return walk(eng, final_pkt, stop, nullptr); }
+
+Walk walk(const Engine& eng, int32_t final_pkt, Ref stop, std::vector<Step>* steps) {
   Walk w{};
   for (double& x : w.acc) x = 0.0;
   w.trips = 0;
@@ -40,8 +42,13 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
           double part = last_tx < over ? last_tx : over;
           w.acc[SERIALIZATION] = w.acc[SERIALIZATION] - part;
           w.acc[PROPAGATION] = w.acc[PROPAGATION] - (over - part);
+          if (steps) {
+            steps->push_back({SERIALIZATION, -part, -1, OBJ_NONE});
+            steps->push_back({PROPAGATION, -(over - part), -1, OBJ_NONE});
+          }
         } else {
           w.acc[last] = w.acc[last] - over;
+          if (steps) steps->push_back({last, -over, -1, OBJ_NONE});
         }
         break;
       }
@@ -50,6 +57,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
       const Point& pt = eng.pt(node);
       if (pt.has_extra) {
         w.acc[pt.cat] = w.acc[pt.cat] + pt.extra;
+        if (steps) steps->push_back({pt.cat, pt.extra, -1, OBJ_NONE});
         last = pt.cat;
         split = false;
       }
@@ -66,17 +74,27 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
         if (cat == SERIALIZATION) {
           w.acc[cat] = w.acc[cat] + p.tx;
           w.acc[PROPAGATION] = w.acc[PROPAGATION] + (p.t_a - p.t_e);
+          if (steps) {
+            steps->push_back({PROPAGATION, p.t_a - p.t_e, p.conn, p.obj});
+            steps->push_back({cat, p.tx, p.conn, p.obj});
+          }
           split = true;
           last_tx = p.tx;
         } else {
           w.acc[cat] = w.acc[cat] + (p.t_a - p.t_s);
+          if (steps) steps->push_back({cat, p.t_a - p.t_s, p.conn, p.obj});
         }
       } else if (p.kind == K_DATA && p.n > 0) {
         w.acc[cat] = w.acc[cat] + p.tx;
         w.acc[role] = w.acc[role] + (p.t_a - p.t_e);
+        if (steps) {
+          steps->push_back({role, p.t_a - p.t_e, p.conn, p.obj});
+          steps->push_back({cat, p.tx, p.conn, p.obj});
+        }
         role = -1;
       } else {
         w.acc[role] = w.acc[role] + (p.t_a - p.t_s);
+        if (steps) steps->push_back({role, p.t_a - p.t_s, p.conn, p.obj});
       }
       last = role >= 0 ? static_cast<Cat>(role) : cat;
       if (p.dir == 1) w.trips += 1;
@@ -88,6 +106,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
       const Packet& pv = eng.packets[prev];
       Cat cat = role >= 0 ? static_cast<Cat>(role) : category_of(pv);
       w.acc[cat] = w.acc[cat] + pv.tx;
+      if (steps) steps->push_back({cat, pv.tx, pv.conn, pv.obj});
       last = cat;
       split = false;
       node = prev;
@@ -107,6 +126,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
         break;
       case CK_PACE:
         w.acc[SS_IDLE] = w.acc[SS_IDLE] + cause.extra;
+        if (steps) steps->push_back({SS_IDLE, cause.extra, p.conn, p.obj});
         last = SS_IDLE;
         split = false;
         node = cause.ref;
@@ -117,6 +137,7 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop) {
           Cat cat = cause.cat;
           if (role == NAGLE_STALL) cat = NAGLE_STALL;
           w.acc[cat] = w.acc[cat] + cause.extra;
+          if (steps) steps->push_back({cat, cause.extra, p.conn, p.obj});
           last = cat;
           split = false;
         }

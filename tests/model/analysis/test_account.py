@@ -4,14 +4,16 @@ formula's parts and the ladder's stall marks are the same numbers, on every pres
 from __future__ import annotations
 
 import importlib.util
+import os
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from model import PRESETS, Scenario, expression, predict
+from model.analysis import native
 from model.analysis.account import account
-from model.analysis.critical_path import CATEGORIES, STALL_PARTS
+from model.analysis.critical_path import CATEGORIES, STALL_COUNT_NAMES, STALL_PARTS
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).parents[1] / "scenarios.py")
 assert _spec and _spec.loader
@@ -33,13 +35,56 @@ def _runs(doc: dict[str, Any]) -> list[tuple[Scenario, str]]:
     return out
 
 
+def _same_stalls(a: list[Any], b: list[Any], tol: float) -> None:
+    """Two results' path stalls are the same stalls (times within ``tol``)."""
+    assert len(a) == len(b)
+    for x, y in zip(a, b, strict=True):
+        assert (x["page"], x["kind"], x["connection"], x["object"]) == (
+            y["page"],
+            y["kind"],
+            y["connection"],
+            y["object"],
+        )
+        assert (x["start_ms"], x["duration_ms"]) == pytest.approx((y["start_ms"], y["duration_ms"]), abs=tol)
+        assert x["parts_ms"] == pytest.approx(y["parts_ms"], abs=tol)
+        assert [s[0] for s in x["segments"]] == [s[0] for s in y["segments"]]
+        assert [s[1:] for s in x["segments"]] == [pytest.approx(list(s[1:]), abs=tol) for s in y["segments"]]
+
+
 def _check(scenario: Scenario, protocol: str) -> Any:
     acct = account(scenario, protocol)
     r = acct["result"]
     total = r["page_load_ms"]
     tol = 1e-9 * max(1.0, total)
-    # the account's result is predict's (whichever engine predict runs)
-    assert r["breakdown_ms"] == pytest.approx(predict(scenario)["results"][0]["breakdown_ms"], abs=tol)
+    # the account's result is predict's (whichever engine predict runs), path stalls included
+    predicted = predict(scenario)["results"][0]
+    assert r["breakdown_ms"] == pytest.approx(predicted["breakdown_ms"], abs=tol)
+    _same_stalls(predicted["path_stalls"], r["path_stalls"], tol)
+    assert predicted["counts"] == r["counts"]
+    # ... and the Python engine's walk gives the same path stalls as the native one's
+    if native.available():
+        saved = os.environ.get(native.ENV)
+        os.environ[native.ENV] = "0"
+        try:
+            py = account(scenario, protocol)["result"]
+        finally:
+            if saved is None:
+                del os.environ[native.ENV]
+            else:
+                os.environ[native.ENV] = saved
+        _same_stalls(py["path_stalls"], r["path_stalls"], tol)
+        assert py["counts"] == r["counts"]
+    # the panel's path stalls are the result's, with the engine's events matched to them
+    assert [{k: v for k, v in st.items() if k != "events"} for st in acct["path_stalls"]] == r["path_stalls"]
+    # the stall counts count the path stalls (a stall under each part it has), page by page too
+    for part, name in STALL_COUNT_NAMES.items():
+        assert r["counts"][name] == sum(1 for st in r["path_stalls"] if part in st["parts_ms"]), name
+        for page in r.get("pages", []):
+            on_page = [st for st in r["path_stalls"] if st["page"] == page["page"]]
+            assert page["counts"][name] == sum(1 for st in on_page if part in st["parts_ms"]), name
+            assert sum(st["parts_ms"].get(part, 0.0) for st in on_page) == pytest.approx(
+                page["breakdown_ms"][part], abs=tol
+            )
     assert sum(r["breakdown_ms"].values()) == pytest.approx(total, abs=tol)
     # the stalls on the critical path add up to the breakdown's stall parts, part by part
     for part in STALL_PARTS:
@@ -72,16 +117,33 @@ def test_random_scenarios_one_account(chunk: int) -> None:
             _check(scenario, protocol)
 
 
+def _formula_check(scenario: Scenario, protocol: str) -> None:
+    r = predict(scenario)["results"][0]
+    forms = expression(scenario, protocol)
+    values = forms["substitutions"]
+    assert set(forms["breakdown_ms"]) == set(CATEGORIES)
+    tol = 1e-6 * max(1.0, r["page_load_ms"])
+    for c, x in forms["breakdown_ms"].items():
+        assert float(x.subs(values)) == pytest.approx(r["breakdown_ms"][c], abs=tol)
+    # the formula's stall terms are the path stalls' parts
+    for part in STALL_PARTS:
+        listed = sum(st["parts_ms"].get(part, 0.0) for st in r["path_stalls"])
+        assert float(forms["breakdown_ms"][part].subs(values)) == pytest.approx(listed, abs=tol), part
+
+
 @pytest.mark.parametrize(("name", "doc"), PRESET_CASES, ids=[n for n, _ in PRESET_CASES])
 def test_formula_parts_are_the_breakdown(name: str, doc: dict[str, Any]) -> None:
     """The formula's part of each breakdown category, evaluated with the scenario's numbers, is that part."""
     for scenario, protocol in _runs(doc)[:3]:
-        r = predict(scenario)["results"][0]
-        forms = expression(scenario, protocol)
-        values = forms["substitutions"]
-        assert set(forms["breakdown_ms"]) == set(CATEGORIES)
-        for c, x in forms["breakdown_ms"].items():
-            assert float(x.subs(values)) == pytest.approx(r["breakdown_ms"][c], abs=1e-6 * max(1.0, r["page_load_ms"]))
+        _formula_check(scenario, protocol)
+
+
+def test_formula_parts_on_a_sample_of_the_random_scenarios() -> None:
+    """The formula terms on the random scenarios: sympy is too slow for all 500 x 7 (one protocol each of 25)."""
+    for k, doc in enumerate(RANDOM[::20]):
+        runs = _runs(doc)
+        scenario, protocol = runs[k % len(runs)]
+        _formula_check(scenario, protocol)
 
 
 def test_propagation_and_serialization_are_apart() -> None:

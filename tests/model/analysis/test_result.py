@@ -20,6 +20,7 @@ PAIRS: list[tuple[Any, type[BaseModel]]] = [
     (R.ProtocolResult, api.ProtocolResult),
     (R.ObjectTiming, api.ObjectTiming),
     (R.Event, api.Event),
+    (R.StallOnPath, api.StallOnPath),
     (R.PacketRow, api.Packet),
     (R.ExpectedWithLoss, api.ExpectedWithLoss),
     (R.PageResult, api.PageResult),
