@@ -168,6 +168,14 @@ def test_a_bad_lecture_flag_is_a_400_naming_it(client: FlaskClient, bad: str) ->
     assert "lecture" in r.get_data(as_text=True)
 
 
+def test_the_scrolling_event_list_is_keyboard_reachable_before_any_script(client: FlaskClient) -> None:
+    """The event list scrolls (max-height, overflow auto): focusable in the markup itself (axe's
+    scrollable-region-focusable), not only once ladder-step.js has run; a browser test caught axe between the two."""
+    html = client.get(f"/explain?{LAN}&protocol=persistent").get_data(as_text=True)
+    m = re.search(r'<ol class="ladder-events"[^>]*>', html)
+    assert m and 'tabindex="0"' in m.group(0) and "aria-label=" in m.group(0)
+
+
 def test_a_bad_pcap_query_is_a_400_naming_the_field(client: FlaskClient) -> None:
     r = client.get(f"/explain.pcap?{LAN}&protocol=http11")
     assert r.status_code == 400 and "protocol" in r.get_data(as_text=True)
