@@ -41,15 +41,11 @@ def matched(scenario: Scenario | dict[str, Any], *, keep_overhead: bool = False)
     return Scenario.model_validate(doc)
 
 
-#: The stall counts :func:`engine_stall_counts` replaces: the result document's count the stalls on the critical
-#: path (issue 25); ns-3's trace (:mod:`validation.analyze`) yields every stall of the run, on the path or not.
-STALL_KEYS = ("slow_start_rounds", "delayed_ack_stalls", "nagle_stalls")
-
-
 def engine_stall_counts(s: Scenario, protocol: str) -> dict[str, int]:
     """Every stall the engine recorded in the run (its raw idle periods, on the critical path or not), counted as
     :mod:`validation.analyze` counts ns-3's: a window stall is a slow-start round, and the delayed-ACK and Nagle
-    stalls by kind. The Python reference engine's session (both engines are equal: the differential test)."""
+    stalls by kind. These replace the result document's counts, which count only the stalls on the critical path
+    (issue 25). The Python reference engine's session (both engines are equal: the differential test)."""
     events = simulate(resolve(s), protocol).events
     return {
         "slow_start_rounds": sum(1 for e in events if e.get("window_stall")),
