@@ -20,28 +20,15 @@ import os
 import random
 import statistics
 import sys
-import time
 from pathlib import Path
 from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import ALL_PROTOCOLS, Scenario, engine_backend, predict
+from bench.calibrate_costs import measure  # CPU best of two and the steps charged, as one request runs
+from model import ALL_PROTOCOLS, Scenario, engine_backend
 from model.analysis import native
 from model.scenario import limits
-
-
-def measure(s: Scenario) -> tuple[float, int]:
-    """CPU µs (best of 2) and budget steps of predicting ``s`` as one request does."""
-    best, steps = float("inf"), 0
-    for _ in range(2):
-        with limits.budget(10**12):
-            start = limits.allowance()
-            c0 = time.process_time()
-            predict(s)
-            best = min(best, time.process_time() - c0)
-            steps = start - limits.allowance()
-    return best * 1e6, steps
 
 
 def main(argv: list[str] | None = None) -> int:
