@@ -26,6 +26,7 @@ machine's cores. wrk sends traffic to 127.0.0.1 only, and every run stops by its
 from __future__ import annotations
 
 import argparse
+import contextlib
 import json
 import os
 import re
@@ -40,6 +41,8 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+
+import psutil
 
 ROOT = Path(__file__).resolve().parents[1]
 BENCH = ROOT / "bench"
@@ -124,16 +127,13 @@ def wrk(
 
 
 def cpu_seconds(pids: list[int]) -> float:
-    """User and system CPU seconds of ``pids`` so far (from /proc; 0 for a process gone)."""
-    tick = os.sysconf("SC_CLK_TCK")
-    total = 0
+    """User and system CPU seconds of ``pids`` so far (psutil; 0 for a process gone)."""
+    total = 0.0
     for pid in pids:
-        try:
-            fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
-        except OSError:
-            continue
-        total += int(fields[11]) + int(fields[12])  # utime, stime (fields 14 and 15 of stat)
-    return total / tick
+        with contextlib.suppress(psutil.Error):
+            times = psutil.Process(pid).cpu_times()
+            total += times.user + times.system
+    return total
 
 
 def measured(master: int, run: Callable[[], WrkResult]) -> WrkResult:
@@ -147,27 +147,19 @@ def measured(master: int, run: Callable[[], WrkResult]) -> WrkResult:
 
 
 def worker_pids(master: int) -> list[int]:
-    out = []
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            ppid = int(stat.rsplit(")", 1)[1].split()[1])
-            if ppid == master:
-                out.append(int(entry.name))
-    return sorted(out)
+    """The server's worker processes: the master's children (psutil; none if it is gone)."""
+    try:
+        return sorted(c.pid for c in psutil.Process(master).children())
+    except psutil.Error:
+        return []
 
 
 def rss_kib(pid: int) -> int:
+    """Resident memory of ``pid`` in KiB (psutil; 0 for a process gone)."""
     try:
-        for line in Path(f"/proc/{pid}/status").read_text().splitlines():
-            if line.startswith("VmRSS:"):
-                return int(line.split()[1])
-    except OSError:
-        pass
-    return 0
+        return int(psutil.Process(pid).memory_info().rss // 1024)
+    except psutil.Error:
+        return 0
 
 
 def sample_memory(master: int, stop: threading.Event, memory: Memory, every: float = 2.0) -> None:

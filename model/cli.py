@@ -34,7 +34,6 @@ import difflib
 import functools
 import importlib.metadata
 import json
-import multiprocessing
 import os
 import queue
 import signal
@@ -42,7 +41,7 @@ import stat
 import sys
 import threading
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from concurrent.futures import Future, ProcessPoolExecutor
+from concurrent.futures import Future
 from typing import IO, Any
 
 from pydantic import ValidationError
@@ -59,6 +58,7 @@ from model.scenario.json_input import MAX_JSON_DEPTH, JsonInputError, check_dept
 from model.scenario.overlay import overlay
 from model.scenario.schema import Scenario
 from model.studies.presets import PRESETS
+from model.studies.workers import worker_pool
 
 PROG = "python -m model"
 #: What a result's lists ``--omit`` can leave out.
@@ -262,33 +262,6 @@ def _located(prefix: str, exc: UserError) -> UserError:
     return UserError("\n".join(f"{prefix}{line}" for line in str(exc).splitlines()))
 
 
-def _worker_signals() -> None:
-    """In a worker process: Ctrl-C reaches the whole process group, and is the parent's to handle (it stops the
-    pool and waits for the workers); SIGTERM stops a worker at once, as by default."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-    signal.signal(signal.SIGTERM, signal.SIG_DFL)
-
-
-@contextlib.contextmanager
-def _process_pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
-    """``jobs`` worker processes; on the way out work not yet started is cancelled and the workers are waited for.
-
-    They are forked from a fork server that has imported the model once (so they start at once and share
-    its memory), or started afresh where there is no fork server (Windows): never forked from this
-    process, which has threads (the JSON Lines writer's).
-    """
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context: Any = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])
-    else:  # pragma: no cover - Windows
-        context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_worker_signals)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 #: ``--jobs N`` sends a regular file's lines to the workers this many at a time (fewer hand-overs between
 #: processes); lines from a pipe or terminal go one at a time, so that each is answered without waiting
 #: for later input.
@@ -380,7 +353,7 @@ def _stream_in_order(
                 failed.append(exc)
 
     unreadable: UserError | None = None
-    with _process_pool(jobs) as pool:
+    with worker_pool(jobs, __name__) as pool:
         thread = threading.Thread(target=writer, name="predict-jsonl-writer", daemon=True)
         thread.start()
         try:
@@ -467,7 +440,7 @@ def cmd_predict(args: argparse.Namespace) -> int:
         work = functools.partial(_predict_omitting, omit=tuple(args.omit), packets=args.packets, formulas=args.formulas)
     with contextlib.ExitStack() as stack:
         if args.jobs > 1 and len(scenarios) > 1:
-            pool = stack.enter_context(_process_pool(min(args.jobs, len(scenarios))))
+            pool = stack.enter_context(worker_pool(min(args.jobs, len(scenarios)), __name__))
             results: Iterable[Callable[[], Prediction]] = [pool.submit(work, s).result for s in scenarios]
         else:
             results = (functools.partial(work, s) for s in scenarios)

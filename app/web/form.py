@@ -202,8 +202,8 @@ SWEEPS: dict[str, SweepChoice] = {
 DEFAULT_SWEEP = "network.rtt_ms"
 #: Most work the sweep plot may cost, in the native engine's terms (:func:`model.scenario.limits.run_cost`); costlier
 #: points are left out. A point of a Microscape page costs 739 units (three protocols), so every one of the 121
-#: points of a field fits there; a lossy point, which the Python engine runs and the loss analysis reads, costs 24 times
-#: as much. About 45 ms of
+#: points of a field fits there; a lossy point, whose schedule the loss analysis reads as well, costs
+#: limits.NATIVE_LOSS_STEP_COST (8) times as much, so a lossy sweep of Microscape keeps every 8th point. About 45 ms of
 #: the native engine on Microscape, so a form change stays under 150 ms (bench/bench_ui.py).
 SWEEP_WORK_BUDGET = 100_000
 

@@ -86,11 +86,9 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
     def loss(page_load_ms: float) -> ExpectedWithLoss:
         p = prep.p
         if p.loss > 0:
-            # charged to the request's step budget as the same run on the Python engine is (its steps at
-            # FALLBACK_STEP_COST, and LOSS_STEP_COST times that for the analysis; the engine spent its steps once):
-            # the closed forms that cost each run are still Python's, and the budget keeps every lossy request
-            # refused or accepted as before (model.scenario.limits.run_cost likewise)
-            limits.charge((limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST) - 1) * r.steps)
+            # the loss analysis, charged to the request's step budget by what it costs on this engine: each step of
+            # the run NATIVE_LOSS_STEP_COST in all (the engine spent its steps once; limits.run_cost likewise)
+            limits.charge((limits.NATIVE_LOSS_STEP_COST - 1) * r.steps)
             structure = expected_loss.from_native(p, protocol, r.loss)
         else:
             structure = expected_loss.lossless_from_counts(

@@ -264,6 +264,17 @@ TRACED_STEP_COST = 3
 #: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
 #: within the step budget took up to about 3 times as long (bench/worst_case.py).
 LOSS_STEP_COST = 2
+#: With the native engine in charge, what a step of a lossy run it makes costs, in native steps, the loss analysis
+#: included (the engine reads its schedule, model/engine/native/loss.cpp; the closed forms, once a run, are Python's):
+#: 8. The same 60 random one-protocol pages (0 to 999 objects) lossless and with a loss rate drawn from 1e-4 to 0.2,
+#: the native engine, CPU of each, best of two: lossy over lossless 2.52 times (median), 3.50 (80th percentile), 8.95
+#: at most, on a page of a few hundred steps where the analysis's fixed part leads; at most 3.50 on the 12 runs of
+#: over 3,000 steps (bench/loss_step_cost.py, 2026-11-28 08:15 UTC, load 2.5, a CI run beside it). So a lossy
+#: native step charged 8 stands for no more CPU than a lossless one wherever the budget matters, and the step budget
+#: and the sweep plot's budget stand for about the same time with loss as without. Until 2026-11-28 a lossy run was
+#: charged as on the Python engine, FALLBACK_STEP_COST x (1 + LOSS_STEP_COST) = 36 a step, so a lossy sweep kept
+#: about a quarter of the points it now keeps.
+NATIVE_LOSS_STEP_COST = 8
 
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
 #: The current budget's documented name and size (None outside any budget: each run's default, MAX_ENGINE_STEPS).
@@ -301,15 +312,14 @@ def fallback_reason(s: Scenario) -> str | None:
 
 
 def run_cost(s: Scenario) -> int:
-    """:func:`base_units` of ``s`` in the native engine's terms: as they are where the native engine runs ``s``, times
-    :data:`FALLBACK_STEP_COST` where the Python engine does (the native one is not built, or hands ``s`` over), and
-    with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot) then stands for
-    about the same time on any engine."""
+    """:func:`base_units` of ``s`` in the native engine's terms, priced by the engine that runs it, as the step budget
+    charges it: where the native engine runs ``s``, the units as they are, :data:`NATIVE_LOSS_STEP_COST` times them with
+    loss; where the Python engine does (the native one is not built, or hands ``s`` over), :data:`FALLBACK_STEP_COST`
+    times them, and with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot)
+    then stands for about the same time on any engine, with loss or without."""
     units = sum(base_units(s, protocol) for protocol in s.protocols)
-    # a lossy run is charged as on the Python engine still, on either engine (model.analysis.native charges it so)
-    native = _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None and s.network.loss_rate == 0
-    if native:
-        return units
+    if _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None:  # the native engine runs it
+        return units * (NATIVE_LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
     # the loss analysis reads the run's schedule, LOSS_STEP_COST a step more (as the step budget charges it)
     return units * FALLBACK_STEP_COST * (1 + LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
 

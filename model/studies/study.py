@@ -40,9 +40,7 @@ import hashlib
 import itertools
 import json
 import math
-import multiprocessing
 import os
-import signal
 import sys
 from collections.abc import Iterator, Sequence
 from concurrent.futures import Future, ProcessPoolExecutor
@@ -70,6 +68,7 @@ from model.scenario.json_input import JsonInputError, check_depth
 from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol
 from model.studies.presets import PRESETS
+from model.studies.workers import worker_pool
 
 __all__ = [
     "Axis",
@@ -547,27 +546,6 @@ def _frame(table: pa.Table) -> pd.DataFrame:
 # --- running ---------------------------------------------------------------------------------------------------
 
 
-def _ignore_sigint() -> None:
-    """In a worker: Ctrl-C is the parent's to handle (it stops the pool), not each worker's traceback."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)
-
-
-@contextlib.contextmanager
-def _pool(jobs: int) -> Iterator[ProcessPoolExecutor]:
-    """``jobs`` worker processes forked from a fork server that has imported the model (or spawned where there is
-    none); on the way out work not started is cancelled and the workers are waited for."""
-    if "forkserver" in multiprocessing.get_all_start_methods():
-        context: Any = multiprocessing.get_context("forkserver")
-        context.set_forkserver_preload([__name__])
-    else:  # pragma: no cover - Windows
-        context = multiprocessing.get_context("spawn")
-    pool = ProcessPoolExecutor(max_workers=jobs, mp_context=context, initializer=_ignore_sigint)
-    try:
-        yield pool
-    finally:
-        pool.shutdown(wait=True, cancel_futures=True)
-
-
 def _in_order(
     pool: ProcessPoolExecutor, key: str, tasks: Sequence[tuple[int, int, int]], ahead: int
 ) -> Iterator[dict[str, list[Any]]]:
@@ -637,7 +615,7 @@ def run_study(
             for first in range(k * shard_size, min((k + 1) * shard_size, n), chunk)
         ]
         if jobs > 1 and len(tasks) > 1:
-            pool = stack.enter_context(_pool(min(jobs, len(tasks))))
+            pool = stack.enter_context(worker_pool(min(jobs, len(tasks)), __name__))
             results: Iterator[dict[str, list[Any]]] = _in_order(pool, key, tasks, IN_FLIGHT_PER_JOB * jobs)
         else:
             results = (_rows(key, a, b) for _, a, b in tasks)

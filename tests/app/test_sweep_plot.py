@@ -51,7 +51,7 @@ def test_a_budget_too_small_for_all_points_keeps_them_spread() -> None:
     assert [v for _, v, _ in _within_budget(costs, 10_000)] == [float(v) for v in range(100)]
 
 
-def test_lossy_points_cost_what_the_python_engine_and_the_loss_analysis_take() -> None:
+def test_lossy_points_cost_what_the_engine_that_runs_them_and_the_loss_analysis_take() -> None:
     lossless = Scenario.model_validate({"page": {"object_count": 10, "object_size_bytes": 3000}})
     lossy = Scenario.model_validate(
         {"page": {"object_count": 10, "object_size_bytes": 3000}, "network": {"loss_rate": 0.01}}
@@ -60,9 +60,16 @@ def test_lossy_points_cost_what_the_python_engine_and_the_loss_analysis_take() -
     assert units == sum(limits.base_units(lossy, p) for p in lossy.protocols)
     factor, fixed = limits.RUN_COSTS["loss"]
     assert limits.work_units(lossy) == units * factor + fixed * len(lossy.protocols)  # the estimate prices loss
-    if native.available():
+    if native.available():  # priced by the engine that runs it: the native one, loss analysis included
         assert limits.run_cost(lossless) == units
-    assert limits.run_cost(lossy) == units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)
+        assert limits.run_cost(lossy) == units * limits.NATIVE_LOSS_STEP_COST
+        split = Scenario.model_validate(
+            {**lossy.model_dump(), "protocols": ["http10", "persistent"], "proxy": {"architecture": "split_proxy"}}
+        )
+        split_units = sum(limits.base_units(split, p) for p in split.protocols)
+        assert limits.run_cost(split) == split_units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)
+    else:
+        assert limits.run_cost(lossy) == units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)
     if native.available():  # every point of a Microscape sweep fits the budget (739 units a point)
         microscape = Scenario.model_validate(PRESETS["n97-wan"].document)
         assert SWEEP_WORK_BUDGET >= SWEEP_POINTS * limits.run_cost(microscape)

@@ -3,6 +3,7 @@ SIGINT and a closed pipe (no traceback, no worker left behind)."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import signal
@@ -12,6 +13,7 @@ import time
 from pathlib import Path
 
 import pandas as pd
+import psutil
 import pytest
 
 from model import predict
@@ -87,36 +89,21 @@ def test_the_command_names_itself_as_called() -> None:
 
 
 def _descendants(pid: int) -> set[int]:
-    """The live processes below ``pid`` (children, their children, ...), read from /proc."""
-    parents: dict[int, int] = {}
-    for entry in Path("/proc").iterdir():
-        if entry.name.isdigit():
-            try:
-                stat = (entry / "stat").read_text()
-            except OSError:
-                continue
-            fields = stat[stat.rindex(")") + 2 :].split()
-            if fields[0] != "Z":  # a zombie is gone, only not yet reaped
-                parents[int(entry.name)] = int(fields[1])
-    out: set[int] = set()
-    todo = [pid]
-    while todo:
-        p = todo.pop()
-        kids = [c for c, pp in parents.items() if pp == p]
-        out.update(kids)
-        todo.extend(kids)
-    return out
+    """The live processes below ``pid`` (children, their children, ...; psutil), zombies left out: gone, only not
+    yet reaped."""
+    try:
+        kids = psutil.Process(pid).children(recursive=True)
+    except psutil.Error:
+        return set()
+    return _alive({k.pid for k in kids})
 
 
 def _alive(pids: set[int]) -> set[int]:
     out = set()
     for p in pids:
-        try:
-            state = Path(f"/proc/{p}/stat").read_text()
-        except OSError:
-            continue
-        if state[state.rindex(")") + 2] != "Z":
-            out.add(p)
+        with contextlib.suppress(psutil.Error):
+            if psutil.Process(p).status() != psutil.STATUS_ZOMBIE:
+                out.add(p)
     return out
 
 

@@ -1,0 +1,79 @@
+"""What a lossy run's step costs on the native engine against a lossless one (limits.NATIVE_LOSS_STEP_COST).
+
+Draws random one-protocol pages (0 to 999 objects, any protocol, direct path), predicts each without loss and
+with a loss rate drawn from 1e-4 to 0.2 inside a request's step budget, CPU best of two, and prints the ratio of
+the lossy run's CPU to the lossless one's (median, 80th percentile, maximum, and the maximum over the runs of more
+than 3,000 steps, where the budget matters) beside the steps the budget charged each::
+
+    python bench/loss_step_cost.py            # 60 pages, about a minute
+    python bench/loss_step_cost.py --runs 200 --seed 3
+
+A lossy native step is charged ``NATIVE_LOSS_STEP_COST`` in all; it should be at least the ratio on large runs.
+"""
+
+from __future__ import annotations
+
+import argparse
+import datetime
+import math
+import os
+import random
+import statistics
+import sys
+from pathlib import Path
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from bench.calibrate_costs import measure  # CPU best of two and the steps charged, as one request runs
+from model import ALL_PROTOCOLS, Scenario, engine_backend
+from model.analysis import native
+from model.scenario import limits
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--runs", type=int, default=60)
+    parser.add_argument("--seed", type=int, default=7)
+    args = parser.parse_args(argv)
+    if not native.available():
+        print("the native engine is not built (pip install -e .)", file=sys.stderr)
+        return 2
+    rng = random.Random(args.seed)
+    rows: list[tuple[int, float, float, int]] = []  # lossless steps, lossless µs, lossy µs, lossy charged steps
+    while len(rows) < args.runs:
+        count = int(math.exp(rng.uniform(0, math.log(1000)))) - 1
+        size = int(math.exp(rng.uniform(math.log(100), math.log(200_000))))
+        html = int(math.exp(rng.uniform(math.log(500), math.log(2_000_000)))) if rng.random() < 0.8 else 6000
+        doc: dict[str, Any] = {
+            "protocols": [rng.choice(list(ALL_PROTOCOLS))],
+            "page": {"html_bytes": html, "object_count": count, "object_size_bytes": size},
+            "network": {"rtt_ms": round(math.exp(rng.uniform(0, math.log(1000))), 1)},
+        }
+        try:
+            lossless = Scenario.model_validate(doc)
+            doc["network"]["loss_rate"] = round(math.exp(rng.uniform(math.log(1e-4), math.log(0.2))), 5)
+            lossy = Scenario.model_validate(doc)
+        except ValueError:
+            continue
+        if limits.base_units(lossless, lossless.protocols[0]) > 40_000:
+            continue
+        (us0, steps0), (us1, steps1) = measure(lossless), measure(lossy)
+        rows.append((steps0, us0, us1, steps1))
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"lossy against lossless runs, {now}, load average {load}, engine {engine_backend()} with native")
+    ratio = sorted(us1 / us0 for _, us0, us1, _ in rows)
+    large = [us1 / us0 for steps0, us0, us1, _ in rows if steps0 > 3000]
+    p80 = ratio[int(0.8 * (len(ratio) - 1))]
+    print(
+        f"{len(rows)} pages: CPU lossy/lossless median {statistics.median(ratio):.2f}, p80 {p80:.2f}, max {ratio[-1]:.2f}"
+    )
+    print(f"{len(large)} runs over 3,000 steps: max {max(large, default=0.0):.2f}")
+    charged = {round(steps1 / steps0, 3) for steps0, _, _, steps1 in rows}
+    print(f"steps charged lossy/lossless: {sorted(charged)} (NATIVE_LOSS_STEP_COST {limits.NATIVE_LOSS_STEP_COST})")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
