@@ -513,6 +513,17 @@ def _why_left(
     return out
 
 
+def _ended_at(
+    waits: Sequence[tuple[float, int, Mapping[str, Any]]], ends: Sequence[float], sent: float
+) -> list[Mapping[str, Any]]:
+    """The waits (sorted by end, ``ends`` their ends) that ended when a packet left at ``sent``, within 1e-6 relative,
+    in the events' order: bisected, not every wait of the connection for every packet (a lossy 893-object page had
+    tens of thousands, 1.5 s of CPU for a page of the ladder; bench/worst_case.py, 2026-11-28)."""
+    tol = 1e-6 * max(1.0, abs(sent))
+    lo, hi = bisect.bisect_left(ends, sent - 2 * tol), bisect.bisect_right(ends, sent + 2 * tol)  # a margin: the test
+    return [e for end, _, e in sorted(waits[lo:hi], key=lambda w: w[1]) if abs(end - sent) <= tol]  # is the old one
+
+
 def steps(
     result: Mapping[str, Any],
     shown: Sequence[Mapping[str, Any]],
@@ -531,16 +542,19 @@ def steps(
     for h in drawn_holds:
         holds_of.setdefault(h.packet, []).append(h)
     # the engine's waits (slow-start idle, delayed-ACK and Nagle stalls) by the connection and the moment they ended
-    waits: dict[int, list[tuple[float, Mapping[str, Any]]]] = {}
-    for e in result["events"]:
+    waits: dict[int, list[tuple[float, int, Mapping[str, Any]]]] = {}
+    for k, e in enumerate(result["events"]):
         if float(e["duration_ms"]) > EPS and e["kind"] != "nagle_stall":  # Nagle's is its hold, said above
-            waits.setdefault(int(e["connection"]), []).append((float(e["start_ms"]) + float(e["duration_ms"]), e))
+            waits.setdefault(int(e["connection"]), []).append((float(e["start_ms"]) + float(e["duration_ms"]), k, e))
+    for rows in waits.values():
+        rows.sort(key=lambda w: (w[0], w[1]))  # by the moment each ended (then the events' order), for bisecting
+    wait_ends = {c: [end for end, _, _ in rows] for c, rows in waits.items()}
     connections = len({p["connection"] for p in result["packets"]})
     out: list[dict[str, Any]] = []
     for pkt in shown:
         kind = kind_of(dict(pkt))
         sent = float(pkt["sent_ms"])
-        ended = [e for end, e in waits.get(int(pkt["connection"]), []) if abs(end - sent) <= 1e-6 * max(1.0, abs(sent))]
+        ended = _ended_at(waits.get(int(pkt["connection"]), []), wait_ends.get(int(pkt["connection"]), []), sent)
         f = fields.get(int(pkt["n"]))
         details: dict[str, str] = {
             "packet": f"#{pkt['n']} {kind}, {_route(pkt)}, connection {pkt['connection']}"

@@ -17,6 +17,9 @@ Pure: numbers and dictionaries.
 
 from __future__ import annotations
 
+import bisect
+from itertools import accumulate
+
 from model.analysis import native
 from model.analysis.critical_path import STALL_PARTS
 from model.analysis.predict import result, simulate
@@ -55,10 +58,24 @@ def account(scenario: Scenario, protocol: str) -> Account:
     path: list[PathStall] = [{**st, "events": []} for st in out["path_stalls"]]
     events = out["events"]
     matched: set[int] = set()
+    # each connection's path stalls by start, with the latest end so far: an event can only overlap those that start
+    # before it ends and from the first whose running latest end is after its start (bisected; not every pair, which
+    # was 4 million comparisons on a lossy 893-object page, 3 s of CPU: bench/worst_case.py, 2026-11-28)
+    by_connection: dict[int, list[PathStall]] = {}
+    for ps in sorted(path, key=lambda st: st["start_ms"]):
+        by_connection.setdefault(ps["connection"], []).append(ps)
+    starts = {c: [st["start_ms"] for st in rows] for c, rows in by_connection.items()}
+    latest_end = {
+        c: list(accumulate((st["start_ms"] + st["duration_ms"] for st in rows), max))
+        for c, rows in by_connection.items()
+    }
     for i, e in enumerate(events):
-        if e["kind"] not in STALL_EVENTS:
+        if e["kind"] not in STALL_EVENTS or e["connection"] not in by_connection:
             continue
-        for ps in path:
+        c = e["connection"]
+        first = bisect.bisect_right(latest_end[c], e["start_ms"])  # those before end before the event starts
+        last = bisect.bisect_left(starts[c], e["start_ms"] + e["duration_ms"])  # those after start after it ends
+        for ps in by_connection[c][first:last]:
             if _overlaps(e, ps):
                 ps["events"].append(i)
                 matched.add(i)

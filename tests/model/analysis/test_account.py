@@ -12,7 +12,7 @@ import pytest
 
 from model import PRESETS, Scenario, expression, predict
 from model.analysis import native
-from model.analysis.account import account
+from model.analysis.account import _overlaps, account
 from model.analysis.critical_path import CATEGORIES, STALL_COUNT_NAMES, STALL_PARTS
 
 _spec = importlib.util.spec_from_file_location("scenarios", Path(__file__).parents[1] / "scenarios.py")
@@ -101,6 +101,9 @@ def _check(scenario: Scenario, protocol: str) -> Any:
     on = {i for st in acct["path_stalls"] for i in st["events"]}
     stall_events = {i for i, e in enumerate(r["events"]) if e["kind"] in STALL_PARTS}
     assert on | set(acct["off_path"]) == stall_events and not on & set(acct["off_path"])
+    # ... matched by the rule itself, every event against every path stall (account bisects its candidates)
+    for st in acct["path_stalls"]:
+        assert st["events"] == [i for i in sorted(stall_events) if _overlaps(r["events"][i], st)]
     return acct
 
 
