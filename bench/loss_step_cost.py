@@ -8,6 +8,11 @@ than 3,000 steps, where the budget matters) beside the steps the budget charged 
     python bench/loss_step_cost.py            # 60 pages, about a minute
     python bench/loss_step_cost.py --runs 200 --seed 3
 
+Each timing starts from empty caches (``bench.calibrate_costs.forget``): a request that meets a new loss rate, RTT or
+window pays the loss analysis's periods in full, and a best of two whose second run met the first one's caches
+measured 2.5 where the cold ratio is 25 (2026-11-28). It also fits lossy CPU against lossless steps (a part a step
+and a part a run: the run's part leads).
+
 A lossy native step is charged ``NATIVE_LOSS_STEP_COST`` in all; it should be at least the ratio on large runs.
 """
 
@@ -25,7 +30,7 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from bench.calibrate_costs import measure  # CPU best of two and the steps charged, as one request runs
+from bench.calibrate_costs import fit, measure  # CPU best of two and the steps charged, as one request runs
 from model import ALL_PROTOCOLS, Scenario, engine_backend
 from model.analysis import native
 from model.scenario import limits
@@ -70,6 +75,14 @@ def main(argv: list[str] | None = None) -> int:
         f"{len(rows)} pages: CPU lossy/lossless median {statistics.median(ratio):.2f}, p80 {p80:.2f}, max {ratio[-1]:.2f}"
     )
     print(f"{len(large)} runs over 3,000 steps: max {max(large, default=0.0):.2f}")
+    a, b = fit([float(steps0) for steps0, _, _, _ in rows], [us1 for _, _, us1, _ in rows])
+    per_step = statistics.median(us0 / steps0 for steps0, us0, _, _ in rows if steps0)
+    worst = max(us1 - a * steps0 for steps0, _, us1, _ in rows)
+    print(
+        f"lossy CPU = {a:.2f} µs a lossless step + {b:.0f} µs a run (least squares; at most {worst:.0f} µs a run above"
+        f" the slope); a lossless step {per_step:.3f} µs (median): lossy = {a / per_step:.1f} steps a step +"
+        f" {worst / per_step:,.0f} steps a run"
+    )
     charged = {round(steps1 / steps0, 3) for steps0, _, _, steps1 in rows}
     print(f"steps charged lossy/lossless: {sorted(charged)} (NATIVE_LOSS_STEP_COST {limits.NATIVE_LOSS_STEP_COST})")
     return 0

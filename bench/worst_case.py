@@ -24,6 +24,10 @@ load average at the start and the end.
     python bench/worst_case.py                      # every route, 90 s of search each
     python bench/worst_case.py --routes predict --seconds 300 --json worst.json
 
+Every request is timed cold: the model's caches are emptied first (``bench.calibrate_costs.forget``), so a
+re-timing is not the warm second run of the first (the loss analysis keeps its periods by loss rate, window, RTT
+and RTO: a lossy run of a new RTT costs several times its repeat; until 2026-11-28 the re-timings were warm).
+
 Times are the CPU seconds the request takes in this process (``time.process_time``): the machine is shared, and
 wall-clock times swing with what else runs (at a load of 6 on 2 cores they were 2-3 times the CPU time); on an idle
 machine a request's wall time is about its CPU time. The search compares single timings; the report re-times the
@@ -74,6 +78,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from app import create_app
 from app.calculator.views import flatten
 from app.web.query import SCENARIO_PARAMS
+from bench.calibrate_costs import forget
 from model import engine_backend
 from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
 from model.scenario.errors import FieldSpec
@@ -232,6 +237,7 @@ class Timer:
         """The status, the CPU seconds of this process and the wall-clock seconds of one request. The CPU time is
         what the request costs, whatever else the machine runs; on an idle machine the wall time is about it."""
         method, url, body = req.http()
+        forget()  # the model's caches emptied: each request timed as the first to meet its numbers (cold)
         c0 = time.process_time()
         t0 = time.perf_counter()
         self.sent += 1

@@ -203,7 +203,7 @@ DEFAULT_SWEEP = "network.rtt_ms"
 #: Most work the sweep plot may cost, in the native engine's terms (:func:`model.scenario.limits.run_cost`); costlier
 #: points are left out. A point of a Microscape page costs 739 units (three protocols), so every one of the 121
 #: points of a field fits there; a lossy point, whose schedule the loss analysis reads as well, costs
-#: limits.NATIVE_LOSS_STEP_COST (8) times as much, so a lossy sweep of Microscape keeps every 8th point. About 45 ms of
+#: limits.NATIVE_LOSS_STEP_COST (36) times as much, so a lossy sweep of Microscape keeps a few points. About 45 ms of
 #: the native engine on Microscape, so a form change stays under 150 ms (bench/bench_ui.py).
 SWEEP_WORK_BUDGET = 100_000
 

@@ -93,11 +93,21 @@ def legs(s: Scenario) -> int:
 FRAMED = frozenset({"h2", "h3"})
 
 
+def _transferred(s: Scenario) -> tuple[int, list[int]]:
+    """The HTML's and the embedded objects' bytes as the run sends them (``page.transferred``: the style sheet of
+    ``page.css_bytes`` fetched first, the compressed HTML, replaced and resized images, a revalidation's empty
+    bodies)."""
+    return s.page.transferred(s.http.html_compression_ratio)
+
+
 def response_pieces(s: Scenario, protocol: str) -> int:
-    """What the server of ``protocol`` sends the page in: its :func:`response_segments`, or where they are smaller
-    than a segment its application writes (``http.server_write_bytes``) or, on HTTP/2 and HTTP/3, its DATA frames
-    (``multiplex.frame_bytes``), each of them a step of the engine; and every request's segments past its first
-    (``http.request_bytes`` over ``tcp.mss_bytes``). The same as :func:`response_segments` for the defaults."""
+    """What the server of ``protocol`` sends the page in, as the run sends it (:func:`_transferred`): its segments of
+    ``mss_bytes``, or where they are smaller than a segment its application writes (``http.server_write_bytes``) or,
+    on HTTP/2 and HTTP/3, its DATA frames (``multiplex.frame_bytes``), each of them a step of the engine; and every
+    request's segments past its first (``http.request_bytes`` over ``tcp.mss_bytes``). The same as
+    :func:`response_segments` for the defaults. Until 2026-11-28 the page as given was counted, not as sent: a style
+    sheet of 100 MB was left out, and a calculator page of it ran 3.9 s of CPU for an estimate of 0.1 s
+    (bench/worst_case.py)."""
     mss = s.tcp.mss_bytes or 1460
     piece = mss
     write = s.http.server_write_bytes
@@ -105,19 +115,17 @@ def response_pieces(s: Scenario, protocol: str) -> int:
         piece = write
     if protocol in FRAMED and s.multiplex.frame_bytes < piece:
         piece = s.multiplex.frame_bytes
-    sizes = s.page.sizes()
+    html, sizes = _transferred(s)
     requests = (len(sizes) + 1) * (-(-s.http.request_bytes // mss) - 1)
-    if piece == mss:
-        return response_segments(s) + requests
     header = s.http.response_header_bytes
-    return sum(-(-(header + size) // piece) for size in [s.page.html_bytes, *sizes]) + requests
+    return sum(-(-(header + size) // piece) for size in [html, *sizes]) + requests
 
 
 def base_units(s: Scenario, protocol: str) -> int:
     """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
-    frames, :func:`response_pieces`) and objects, on every leg (a lossless run on the native engine costs this many
-    work units)."""
-    objects = len(s.page.sizes()) + 1
+    frames, :func:`response_pieces`) and objects (the style sheet among them), on every leg (a lossless run on the
+    native engine costs this many work units)."""
+    objects = len(_transferred(s)[1]) + 1
     return page_loads(s) * legs(s) * (response_pieces(s, protocol) + OBJECT_UNITS.get(protocol, 5) * objects)
 
 
@@ -264,17 +272,18 @@ TRACED_STEP_COST = 3
 #: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
 #: within the step budget took up to about 3 times as long (bench/worst_case.py).
 LOSS_STEP_COST = 2
-#: With the native engine in charge, what a step of a lossy run it makes costs, in native steps, the loss analysis
-#: included (the engine reads its schedule, model/engine/native/loss.cpp; the closed forms, once a run, are Python's):
-#: 8. The same 60 random one-protocol pages (0 to 999 objects) lossless and with a loss rate drawn from 1e-4 to 0.2,
-#: the native engine, CPU of each, best of two: lossy over lossless 2.52 times (median), 3.50 (80th percentile), 8.95
-#: at most, on a page of a few hundred steps where the analysis's fixed part leads; at most 3.50 on the 12 runs of
-#: over 3,000 steps (bench/loss_step_cost.py, 2026-11-28 08:15 UTC, load 2.5, a CI run beside it). So a lossy
-#: native step charged 8 stands for no more CPU than a lossless one wherever the budget matters, and the step budget
-#: and the sweep plot's budget stand for about the same time with loss as without. Until 2026-11-28 a lossy run was
-#: charged as on the Python engine, FALLBACK_STEP_COST x (1 + LOSS_STEP_COST) = 36 a step, so a lossy sweep kept
-#: about a quarter of the points it now keeps.
-NATIVE_LOSS_STEP_COST = 8
+#: With the native engine in charge, what a step of a lossy run it makes is charged, in native steps, the loss
+#: analysis included (the engine reads its schedule, model/engine/native/loss.cpp; the closed forms, once a run, are
+#: Python's): 36, as on the Python engine (FALLBACK_STEP_COST x (1 + LOSS_STEP_COST)). No charge by the step fits a
+#: lossy run well: its cost is mostly a fixed part a run, the loss analysis's periods (model.mechanisms.loss
+#: after_loss_ms, kept in caches by loss rate, window, RTT and RTO), which a request meeting new numbers pays in full.
+#: The same 60 random one-protocol pages (0 to 999 objects, loss 1e-4 to 0.2), each timed from empty caches
+#: (bench/loss_step_cost.py, 2026-11-28 11:00 UTC, load 1.2): lossy over lossless CPU 25 (median), 127 (80th
+#: percentile), 220 at most; least squares 5.3 lossless steps a step plus 53,000 a run (up to 246,000: an h2 page at a
+#: loss rate of 0.00056, 232 ms). A charge of 8, set that morning from timings whose second run met the first one's
+#: caches (lossy/lossless 2.5), let a cold lossy calculator page take 1.1-1.5 s of CPU (p98-satellite at 3 %: 0.34 s
+#: at 36) and was taken back the same day. The fix is a cheaper loss analysis (its periods in C++, issue 29).
+NATIVE_LOSS_STEP_COST = 36
 
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
 #: The current budget's documented name and size (None outside any budget: each run's default, MAX_ENGINE_STEPS).
