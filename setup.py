@@ -17,17 +17,23 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 
 
-def compiled_modules() -> tuple[str, ...]:
+def _backend_list(name: str) -> tuple[str, ...]:
+    """A tuple declared in model/_backend.py (read without importing the package)."""
     tree = ast.parse((ROOT / "model" / "_backend.py").read_text(encoding="utf-8"))
     for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == "COMPILED":
+        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == name:
             return tuple(ast.literal_eval(node.value))  # type: ignore[arg-type]
-    raise RuntimeError("model/_backend.py has no COMPILED list")
+    raise RuntimeError(f"model/_backend.py has no {name} list")
 
 
-#: The native engine (C++, model/engine/native/): its binding and its sources.
+def compiled_modules() -> tuple[str, ...]:
+    return _backend_list("COMPILED")
+
+
+#: The native engine (C++, model/engine/native/): its binding and its sources (model._backend.NATIVE_SOURCES, which
+#: lists its headers too, for the stale-build check: declared once, there).
 NATIVE = "model.engine.native._native"
-NATIVE_SOURCES = ("_native.pyx", "tcp.cpp", "session.cpp", "secure.cpp", "streams.cpp", "walk.cpp", "loss.cpp")
+NATIVE_SOURCES = tuple(name for name in _backend_list("NATIVE_SOURCES") if name.endswith((".pyx", ".cpp")))
 
 
 def extensions() -> list[Extension]:

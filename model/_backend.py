@@ -68,11 +68,13 @@ NATIVE_SOURCES: tuple[str, ...] = (
     "streams.cpp",
     "walk.cpp",
     "loss.cpp",
+    "periods.cpp",
     "engine.hpp",
     "params.hpp",
     "tcp.hpp",
     "session.hpp",
     "loss.hpp",
+    "periods.hpp",
     "api.hpp",
 )
 

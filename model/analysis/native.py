@@ -21,7 +21,7 @@ from model.analysis import expected_loss
 from model.analysis.critical_path import CATEGORIES, path_stalls, stall_counts
 from model.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from model.engine import words
-from model.mechanisms import quic
+from model.mechanisms import loss, quic
 from model.mechanisms.loss_recovery import expected
 from model.scenario import limits
 from model.scenario.params import Params
@@ -31,6 +31,8 @@ try:  # built by pip install -e . (setup.py); absent in a source-only checkout
     import model.engine.native._native as _native
 except ImportError:  # pragma: no cover - the README's commands build it
     _native = None
+if _native is not None and _backend.native_ok:  # the periods after a loss in C++ wherever the engine is built and fresh
+    loss.use_periods(_native.periods)
 
 #: The environment variable that turns the native engine off (``0``): the Cython-compiled Python engine runs.
 ENV = "LATENCY_LAB_NATIVE"

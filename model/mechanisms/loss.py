@@ -33,6 +33,7 @@ from __future__ import annotations
 import functools
 import itertools
 import math
+from collections.abc import Callable
 
 import sympy
 
@@ -288,14 +289,14 @@ REST_GRID_RATIO = 1.1
 def after_loss_periods_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
     """:func:`after_loss_ms` evaluated by its periods for this very rest, without its shortcuts (ms)."""
     h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
-    const, sending, _ = _after_loss_tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
+    const, sending, _ = _tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
     return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
 
 
 @functools.lru_cache(maxsize=8192)
 def _after_loss_cached(p: float, rest: int, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
     """:func:`after_loss_periods_ms` from a grid window ``h``, each evaluation kept."""
-    const, sending, _ = _after_loss_tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
+    const, sending, _ = _tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
     return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
 
 
@@ -304,7 +305,36 @@ def _after_loss_open(
     p: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
 ) -> tuple[float, float, float]:
     """The periods from grid window ``h`` for an unbounded rest: :func:`_after_loss_tree`'s three numbers."""
-    return _after_loss_tree(p, math.inf, h, rtt_ms, rto_ms, b, w_max)
+    return _tree(p, math.inf, h, rtt_ms, rto_ms, b, w_max)
+
+
+#: The periods' evaluator where the native engine is built: its copy of :func:`_after_loss_tree` in C++
+#: (model/engine/native/periods.cpp, ``periods(...)`` with this module's constants), set by :func:`use_periods`;
+#: ``None``: :func:`_after_loss_tree` itself, the readable reference.
+_periods: Callable[..., tuple[float, float, float]] | None = None
+
+
+def use_periods(periods: Callable[..., tuple[float, float, float]] | None) -> None:
+    """Evaluate the periods after a loss with ``periods`` (the native engine's, called by
+    :mod:`model.analysis.native` when it is built; this layer imports no engine), or ``None`` for
+    :func:`_after_loss_tree`; the remembered evaluations are forgotten. The C++ copy equals the reference
+    (tests/model/mechanisms/test_loss_periods.py) and costs a fraction: a cold lossy run paid about 46 ms of CPU for
+    its trees in Python (bench/loss_step_cost.py, 2026-11-28)."""
+    global _periods
+    _periods = periods
+    for cached in (after_loss_ms, _after_loss_cached, _after_loss_open):
+        cached.cache_clear()
+
+
+def _tree(
+    p: float, rest: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
+) -> tuple[float, float, float]:
+    """:func:`_after_loss_tree`, by the evaluator :func:`use_periods` chose."""
+    if _periods is not None:
+        return _periods(
+            p, rest, h, rtt_ms, rto_ms, b, w_max, TRANSIENT_PERIODS, FINE_WINDOW, BIN_RATIO, TAIL_MASS, MIN_SSTHRESH
+        )
+    return _after_loss_tree(p, rest, h, rtt_ms, rto_ms, b, w_max)
 
 
 def _after_loss_tree(

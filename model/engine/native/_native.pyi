@@ -24,3 +24,17 @@ class Run:
     walk_steps: list[list[tuple[int, float, int, int]]]
 
 def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False, loss: bool = False) -> Run: ...
+def periods(
+    p: float,
+    rest: float,
+    h: float,
+    rtt_ms: float,
+    rto_ms: float,
+    b: int,
+    w_max: float,
+    transient_periods: int,
+    fine_window: float,
+    bin_ratio: float,
+    tail_mass: float,
+    min_ssthresh: float,
+) -> tuple[float, float, float]: ...

@@ -346,3 +346,30 @@ cdef tuple _loss_numbers(const Output& out):
         )
     others = [(lo.par_conn[i], lo.par_syns[i], lo.par_slack[i], lo.par_page[i]) for i in range(lo.par_conn.size())]
     return (lo.syns, list(lo.connections), list(lo.page_syns), runs, others)
+
+
+# ----------------------------------------------------- the periods after a loss (periods.hpp; model.mechanisms.loss)
+cdef extern from "periods.hpp" namespace "ll":
+    cdef struct PeriodsConstants:
+        int transient_periods
+        double fine_window, bin_ratio, tail_mass, min_ssthresh
+
+    cdef struct PeriodsOut:
+        double constant, sending, reach
+
+    PeriodsOut after_loss_tree(double p, double rest, double h, double rtt_ms, double rto_ms, int b, double w_max,
+                               const PeriodsConstants& c)
+
+
+def periods(double p, double rest, double h, double rtt_ms, double rto_ms, int b, double w_max,
+            int transient_periods, double fine_window, double bin_ratio, double tail_mass, double min_ssthresh):
+    """:func:`model.mechanisms.loss._after_loss_tree` in C++: ``(const, sending, reach)``; the constants are loss.py's,
+    passed by it (declared once, there)."""
+    cdef PeriodsConstants c
+    c.transient_periods = transient_periods
+    c.fine_window = fine_window
+    c.bin_ratio = bin_ratio
+    c.tail_mass = tail_mass
+    c.min_ssthresh = min_ssthresh
+    cdef PeriodsOut out = after_loss_tree(p, rest, h, rtt_ms, rto_ms, b, w_max, c)
+    return out.constant, out.sending, out.reach

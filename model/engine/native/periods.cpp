@@ -1,0 +1,215 @@
+// See periods.hpp. Compiled with -ffp-contract=off (setup.py): every product and sum rounds as Python's does.
+#include "periods.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <map>
+#include <utility>
+#include <vector>
+
+namespace ll {
+namespace {
+
+const double INF = std::numeric_limits<double>::infinity();
+
+// math.log(x, base)
+double log_base(double x, double base) { return std::log(x) / std::log(base); }
+
+// Python's max(a, b) and min(a, b): the first unless the second is strictly greater (smaller)
+double py_max(double a, double b) { return b > a ? b : a; }
+double py_min(double a, double b) { return b < a ? b : a; }
+
+// loss.timeout_probability
+double timeout_probability(double p, double w) {
+  if (w <= 3 || p <= 0) return w <= 3 ? 1.0 : 0.0;
+  const double lg = std::log1p(-p);
+  const double a3 = std::exp(3 * lg);
+  const double q = (1 - a3 * std::expm1((w - 3) * lg)) * -std::expm1(3 * lg) / -std::expm1(w * lg);
+  return py_min(1.0, q);
+}
+
+// loss.position_timeout_probability
+double position_timeout_probability(double p, long long m) {
+  if (m < 3) return 1.0;
+  const double md = static_cast<double>(m);
+  const double comb[3] = {1.0, md, static_cast<double>(m * (m - 1) / 2)};
+  double s = 0.0;
+  for (int j = 0; j < 3; ++j) s += comb[j] * std::pow(1 - p, static_cast<double>(j)) * std::pow(p, static_cast<double>(m - j));
+  return s;
+}
+
+// loss.repair_timeout_probability
+double repair_timeout_probability(double p, long long m) {
+  const double q = position_timeout_probability(p, m);
+  return 1 - (1 - q) * (1 - p);
+}
+
+// loss.window_timeout_probability
+double window_timeout_probability(double p, double w) {
+  return repair_timeout_probability(p, std::max(static_cast<long long>(w) - 1, 0LL));
+}
+
+// the f(p) of loss.timeout_ms and loss.steady_throughput
+double backoff(double p) {
+  return 1 + p + 2 * std::pow(p, 2.0) + 4 * std::pow(p, 3.0) + 8 * std::pow(p, 4.0) + 16 * std::pow(p, 5.0) +
+         32 * std::pow(p, 6.0);
+}
+
+// loss.timeout_ms
+double timeout_ms(double p, double rto_ms) { return rto_ms * backoff(p) / (1 - p); }
+
+// loss.steady_window
+double steady_window(double p, int b) {
+  const double k = static_cast<double>(2 + b) / static_cast<double>(3 * b);
+  return k + std::sqrt(8 * (1 - p) / (static_cast<double>(3 * b) * p) + k * k);
+}
+
+// loss.steady_throughput
+double steady_throughput(double p, double rtt_ms, double rto_ms, int b, double w_max) {
+  const double w = steady_window(p, b);
+  const double timeouts = rto_ms * backoff(p) / (1 - p);
+  if (w < w_max) {
+    const double q = timeout_probability(p, w);
+    return ((1 - p) / p + w + q / (1 - p)) / (rtt_ms * (b * w / 2 + 1) + q * timeouts);
+  }
+  const double q = timeout_probability(p, w_max);
+  const double rounds = b * w_max / 8 + (1 - p) / (p * w_max) + 2;
+  return ((1 - p) / p + w_max + q / (1 - p)) / (rtt_ms * rounds + q * timeouts);
+}
+
+// loss._segments_to
+double segments_to(double w, double c0, double ssthresh, int b) {
+  if (w <= c0) return 0.0;
+  if (c0 < ssthresh && w <= ssthresh) return b * (w - c0);
+  const double k_ss = c0 < ssthresh ? b * (ssthresh - c0) : 0.0;
+  const double base = py_max(ssthresh, c0);
+  return k_ss + b * (w * w - base * base) / 2;
+}
+
+// loss._window_after
+double window_after(double k, double c0, double ssthresh, int b, double w_max) {
+  const double k_ss = c0 < ssthresh ? b * (ssthresh - c0) : 0.0;
+  if (k <= k_ss) return py_min(c0 + k / b, w_max);
+  const double base = py_max(ssthresh, c0);
+  return py_min(std::sqrt(base * base + 2 * (k - k_ss) / b), w_max);
+}
+
+// loss._rounds_for
+double rounds_for(double k, double c0, double ssthresh, int b, double w_max) {
+  const double gamma = 1 + 1.0 / b;
+  const double k_ss = c0 < ssthresh ? b * (ssthresh - c0) : 0.0;
+  if (k <= k_ss) return log_base((c0 + k / b) / c0, gamma);
+  const double rounds = c0 < ssthresh ? log_base(ssthresh / c0, gamma) : 0.0;
+  const double base = py_max(ssthresh, c0);
+  const double k_max = segments_to(w_max, c0, ssthresh, b);
+  if (k <= k_max) return rounds + b * (window_after(k, c0, ssthresh, b, w_max) - base);
+  return rounds + b * (w_max - base) + (k - k_max) / w_max;
+}
+
+// loss._mean_in
+double mean_in(double lo, double hi, double p) {
+  const double lam = -std::log1p(-p);
+  const double d = hi - lo;
+  if (d == INF) return lo + py_min(1 / lam, 1e300);
+  if (lam * d < 1e-6) return lo + d / 2;
+  const double x = std::exp(-lam * d);
+  return py_min(py_max(lo + 1 / lam - d * x / (1 - x), lo), hi);
+}
+
+// loss._key (Python's round: half to even, as nearbyint in the default rounding mode)
+double key(double w, const PeriodsConstants& c) {
+  if (w <= c.fine_window) return std::nearbyint(w * 2) / 2;
+  return c.fine_window * std::pow(c.bin_ratio, std::nearbyint(log_base(w / c.fine_window, c.bin_ratio)));
+}
+
+struct Atom {
+  double pr, t_w, used_w;
+};
+
+// a dict of (start window, ssthresh) -> Atom in insertion order, as Python's
+class Atoms {
+ public:
+  Atom& at(double c0, double ssthresh) {
+    const auto k = std::make_pair(c0, ssthresh);
+    auto it = index_.find(k);
+    if (it != index_.end()) return items_[it->second].second;
+    index_.emplace(k, items_.size());
+    items_.push_back({k, Atom{0.0, 0.0, 0.0}});
+    return items_.back().second;
+  }
+  const std::vector<std::pair<std::pair<double, double>, Atom>>& items() const { return items_; }
+
+ private:
+  std::map<std::pair<double, double>, size_t> index_;
+  std::vector<std::pair<std::pair<double, double>, Atom>> items_;
+};
+
+}  // namespace
+
+// loss._after_loss_tree
+PeriodsOut after_loss_tree(double p, double rest, double h, double rtt_ms, double rto_ms, int b, double w_max,
+                           const PeriodsConstants& c) {
+  const double z = timeout_ms(p, rto_ms);
+  const double a = 1 - p;
+  Atoms atoms;
+  atoms.at(h, h) = Atom{1.0, 0.0, 0.0};
+  double constant = 0.0, reach = 0.0;
+  std::vector<double> edges;
+  for (int period = 0; period < c.transient_periods; ++period) {
+    Atoms nxt;
+    for (const auto& [start, atom] : atoms.items()) {
+      const double c0 = start.first, ssthresh = start.second;
+      const double pr = atom.pr;
+      const double t = atom.t_w / pr;
+      const double used = atom.used_w / pr;
+      const double left = rest - used;
+      edges.assign(1, 0.0);
+      const double k_max = segments_to(w_max, c0, ssthresh, b);
+      double j = static_cast<double>(static_cast<long long>(c0) + 1);
+      while (j <= w_max && std::pow(a, edges.back()) > c.tail_mass) {
+        const double k = segments_to(j, c0, ssthresh, b);
+        if (k >= left) break;
+        if (k > edges.back()) edges.push_back(k);
+        j = j < c.fine_window ? j + 1 : j * c.bin_ratio;
+      }
+      if (edges.back() < k_max && k_max < left && std::pow(a, edges.back()) > c.tail_mass) edges.push_back(k_max);
+      edges.push_back(left);
+      for (size_t e = 0; e + 1 < edges.size(); ++e) {
+        const double lo = edges[e], hi = edges[e + 1];
+        const double mass = pr * (std::pow(a, lo) - (hi < INF ? std::pow(a, hi) : 0.0));
+        if (mass <= 0) continue;
+        const double k = mean_in(lo, hi, p);
+        const double w = window_after(k, c0, ssthresh, b, w_max);
+        reach = py_max(reach, used + k + w);
+        const double q = window_timeout_probability(p, w);
+        const double t_loss = t + (rounds_for(k, c0, ssthresh, b, w_max) + 1) * rtt_ms;
+        if (left - k - w <= 0) {  // the rest ends with this period
+          constant += mass * (t + rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms + q * z);
+          continue;
+        }
+        const double s = key(py_max(w / 2, c.min_ssthresh), c);
+        const double shares[2] = {mass * (1 - q), mass * q};
+        const double times[2] = {t_loss, t_loss + z};
+        const double starts[2] = {s, 1.0};
+        for (int i = 0; i < 2; ++i) {
+          if (shares[i] > 0) {
+            Atom& old = nxt.at(starts[i], s);
+            old = Atom{old.pr + shares[i], old.t_w + shares[i] * times[i], old.used_w + shares[i] * (used + k + w)};
+          }
+        }
+      }
+      if (left < INF) constant += pr * std::pow(a, left) * (t + rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms);
+    }
+    atoms = std::move(nxt);
+  }
+  const double rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max);
+  double sending = 0.0;
+  for (const auto& [start, atom] : atoms.items()) {
+    constant += atom.t_w - atom.used_w / rate;
+    sending += atom.pr;
+  }
+  return PeriodsOut{constant, sending, reach};
+}
+
+}  // namespace ll
