@@ -15,9 +15,9 @@ HTML, any protocol), runs each protocol alone in this process the way a request 
 request's step budget) and reports, per kind:
 
 - µs of CPU per base unit (median and maximum) and the fixed µs per run (a least-squares line over the runs);
-- the steps the budget charged per base unit (maximum): the estimate must charge at least ``steps /
-  (MAX_ENGINE_STEPS / MAX_WORK_UNITS)`` units per base unit, or the budget could stop a request the estimate
-  accepted;
+- the steps the budget charged per base unit beyond what it charges every run of the kind once (:data:`FIXED_STEPS`;
+  maximum): the estimate must charge at least ``steps / (MAX_ENGINE_STEPS / MAX_WORK_UNITS)`` units per base unit
+  beyond its fixed term, or the budget could stop a request the estimate accepted;
 - the factor and fixed term those imply for a unit of ``--unit-us`` µs (default: :data:`UNIT_US`, the time
   :data:`~model.scenario.limits.MAX_WORK_UNITS` units may take, over the count), beside the ones in use.
 
@@ -51,6 +51,9 @@ from model.scenario import limits
 #: JSON, rendering) and a busy machine room under the one-second promise.
 UNIT_US = 0.6e6 / limits.MAX_WORK_UNITS
 KINDS = ("plain", "fallback", "loss")
+#: Steps the budget charges every run of a kind once, whatever its size (a lossy run on the native engine: the loss
+#: analysis's fixed part), so the estimate's fixed term covers them.
+FIXED_STEPS = {"loss": limits.NATIVE_LOSS_RUN_STEPS}
 
 
 def draw(rng: random.Random, kind: str) -> Scenario | None:
@@ -149,13 +152,15 @@ def main(argv: list[str] | None = None) -> int:
             rows.append((base, us, steps))
         _, b = fit([float(u) for u, _, _ in rows], [us for _, us, _ in rows])
         b = max(b, 0.0)
+        # the fixed part a run, in units: the time line's, or what the budget charges every run of the kind once
+        # (a lossy native run: limits.NATIVE_LOSS_RUN_STEPS), whichever is more
+        fixed = max(b / args.unit_us, FIXED_STEPS.get(kind, 0) / steps_per_unit_allowed)
         per = [max(us - b, 0.0) / u for u, us, _ in rows]
-        step_per = max(st / u for u, _, st in rows)
+        step_per = max(max(st - fixed * steps_per_unit_allowed, 0.0) / u for u, _, st in rows)
         # the factor: the slowest run's µs per unit beyond the fixed part (80th percentile against outliers of a busy
-        # machine), and never fewer than the budget's steps need
+        # machine), and never fewer than the budget's steps need beyond the fixed part
         slow = sorted(per)[int(0.8 * (len(per) - 1))]
         factor = max(slow / args.unit_us, step_per / steps_per_unit_allowed)
-        fixed = b / args.unit_us
         use = limits.RUN_COSTS[kind]
         print(
             f"{kind:<7}{len(rows):>5}{statistics.median(per):>13.2f}{slow:>7.2f}{max(per):>8.2f}{b:>10.0f}"

@@ -41,6 +41,8 @@ from model.scenario.limits import (
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
+    NATIVE_LOSS_RUN_STEPS,
+    NATIVE_LOSS_STEP_COST,
     OBJECT_UNITS,
     RUN_COSTS,
     TRACED_STEP_COST,
@@ -113,9 +115,11 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "what": "Steps the model's engine may take for one request, counted while it runs: every packet and "
             "timer it schedules and every application write, in every protocol run and sweep point (a run on "
             f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times; with network.loss_rate above "
-            f"0 the expected cost of loss reads the run's schedule and counts {LOSS_STEP_COST} more per step). The "
-            "backstop behind the estimates above: over it: 422 limit-exceeded. The value is the running engine's: "
-            f"{ENGINE_STEPS['compiled']:,} for the compiled engine, {ENGINE_STEPS['python']:,} for the Python one.",
+            f"0 the expected cost of loss reads the run's schedule: on the native engine a lossy run counts each step "
+            f"{NATIVE_LOSS_STEP_COST} times and {NATIVE_LOSS_RUN_STEPS:,} once, on the others {LOSS_STEP_COST} more "
+            "per step). The backstop behind the estimates above: over it: 422 limit-exceeded. The value is the running "
+            f"engine's: {ENGINE_STEPS['native']:,} for the native (C++) engine, {ENGINE_STEPS['compiled']:,} for the "
+            f"compiled one, {ENGINE_STEPS['python']:,} for the Python one.",
         },
         {
             "name": "max_packets_engine_steps",
@@ -191,7 +195,11 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
         "rule": "A sweep's generated value (from start, stop and steps; whole-number fields rounded) is not a valid "
         "value of the swept field, or makes the base scenario break a rule above.",
     },
-    {"type": "points", "rule": "How many of a sweep's points are invalid in all (beside the first ones' problems)."},
+    {
+        "type": "points",
+        "rule": "That more of a sweep's points are invalid than the first ones' problems list (points after the next "
+        "invalid one are not checked).",
+    },
     *({"type": kind, "rule": f"Exercises: {rule}"} for kind, rule in EXERCISE_RULES.items()),
 ]
 

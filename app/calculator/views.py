@@ -42,6 +42,7 @@ from app.web.filters import format_ms
 from app.web.form import (
     DEFAULT_SWEEP,
     FIELD_BY_PARAM,
+    LOSSY_SWEEP_WORK_BUDGET,
     SECTIONS,
     SIMPLE_FIELDS,
     SWEEP_WORK_BUDGET,
@@ -63,7 +64,8 @@ from model.analysis import leading
 from model.analysis.leading import head_of_line_ms, leading_ms, lossless_ms, parts_ms
 from model.analysis.sweep import SweepRequest, SweepResult, base_document, point, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
-from model.scenario.limits import WorkLimitExceeded, run_cost
+from model.scenario.limits import PLAIN_STEPS_PER_UNIT, WorkLimitExceeded, run_cost
+from model.scenario.limits import budget as budget_of
 from model.scenario.overlay import overlay
 
 # --- what the page shows -------------------------------------------------------------------------------
@@ -305,7 +307,10 @@ def run_sweep(state: State, chosen: SweepChoice | None = None, budget: int = SWE
         plot = SweepPlot(None, choice, note, left_out, "Too few values of this field fit this scenario for a sweep.")
     else:
         try:
-            out = sweep(req.model_copy(update={"values": kept_values}), kept)
+            # the points' own step budget, as many steps as their units may take (PLAIN_STEPS_PER_UNIT): the
+            # work was decided above, before it started, and a lossy page's sweeps may take more than the request's
+            with budget_of(PLAIN_STEPS_PER_UNIT * budget):
+                out = sweep(req.model_copy(update={"values": kept_values}), kept)
         except WorkLimitExceeded as exc:  # the engine's hard budget, past the estimate
             plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}")
         else:
@@ -361,15 +366,27 @@ LOSS_CHART = SweepChoice(
 )
 
 
-def sweep_budget(state: State) -> int:
-    """The sweep plot's work budget: :data:`SWEEP_WORK_BUDGET`, shared half and half with :data:`LOSS_CHART` where
-    the page draws that too (with loss, unless the sweep plot's field is the loss rate), so a lossy page costs no
-    more than before the chart (lossy points run in the Python engine: on p98-satellite at 1 % loss the whole budget
-    kept 12 of the RTT sweep's points for 2.6 s of CPU on a machine loaded 10 on 2 cores, 2026-11-27 23:13 UTC)."""
+def _lossy_budget(state: State) -> int:
+    """The work the sweep plot and :data:`LOSS_CHART` may cost together on a lossy page: :data:`LOSSY_SWEEP_WORK_BUDGET`
+    less twice the page's own prediction (its run and its document), so a costly page keeps fewer points and the
+    request as a whole stays within its time."""
     assert state.scenario is not None
-    if state.scenario.network.loss_rate > 0 and SWEEPS[state.sweep].param != LOSS_CHART.param:
-        return SWEEP_WORK_BUDGET // 2
-    return SWEEP_WORK_BUDGET
+    return max(LOSSY_SWEEP_WORK_BUDGET - 2 * run_cost(state.scenario), 0)
+
+
+def sweep_budget(state: State) -> int:
+    """The sweep plot's work budget: :data:`SWEEP_WORK_BUDGET` without loss; with loss :func:`_lossy_budget`, less
+    what :data:`LOSS_CHART` needs where the page draws it too (:func:`loss_sweep`: its 13 rates at this scenario's cost
+    a point, at most two thirds), so the chart keeps its points first and the field's 121 values take the rest. Before
+    2026-11-28 a lossy page shared the lossless budget half and half at 36 units a unit: p98-satellite and n97-wan at
+    1 % kept 3 of the 121 round-trip times and 3 of the 13 rates."""
+    assert state.scenario is not None
+    if state.scenario.network.loss_rate <= 0:
+        return SWEEP_WORK_BUDGET
+    total = _lossy_budget(state)
+    if SWEEPS[state.sweep].param == LOSS_CHART.param:
+        return total
+    return total - min(len(LOSS_CHART.values) * run_cost(state.scenario), total * 2 // 3)
 
 
 def loss_sweep(state: State, plot: SweepPlot) -> tuple[SweepPlot | None, str | None]:
@@ -382,7 +399,7 @@ def loss_sweep(state: State, plot: SweepPlot) -> tuple[SweepPlot | None, str | N
     if plot.choice.param == LOSS_CHART.param:
         loss_plot = plot
     else:
-        loss_plot = run_sweep(state, LOSS_CHART, SWEEP_WORK_BUDGET - sweep_budget(state))
+        loss_plot = run_sweep(state, LOSS_CHART, _lossy_budget(state) - sweep_budget(state))
     if loss_plot.out is None:
         return loss_plot, None
     return loss_plot, charts.to_json(charts.loss_lines(loss_plot.out, state.scenario.network.loss_rate))

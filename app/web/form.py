@@ -202,10 +202,16 @@ SWEEPS: dict[str, SweepChoice] = {
 DEFAULT_SWEEP = "network.rtt_ms"
 #: Most work the sweep plot may cost, in the native engine's terms (:func:`model.scenario.limits.run_cost`); costlier
 #: points are left out. A point of a Microscape page costs 739 units (three protocols), so every one of the 121
-#: points of a field fits there; a lossy point, whose schedule the loss analysis reads as well, costs
-#: limits.NATIVE_LOSS_STEP_COST (36) times as much, so a lossy sweep of Microscape keeps a few points. About 45 ms of
-#: the native engine on Microscape, so a form change stays under 150 ms (bench/bench_ui.py).
+#: points of a field fits there. About 45 ms of the native engine on Microscape, so a form change stays under 150 ms
+#: (bench/bench_ui.py).
 SWEEP_WORK_BUDGET = 100_000
+#: The same with ``network.loss_rate`` over 0, for the sweep plot and the loss chart together (shared by
+#: ``app.calculator.views.sweep_budget``). A lossy point costs what the loss analysis adds
+#: (limits.NATIVE_LOSS_STEP_COST times the units, and limits.NATIVE_LOSS_RUN_STEPS a protocol run), and the page's
+#: runs all draw on one request's step budget (limits.MAX_ENGINE_STEPS, at most
+#: limits.PLAIN_STEPS_PER_UNIT steps a unit), so this stays well inside it: the engine's budget never cuts a sweep the
+#: estimate let through.
+LOSSY_SWEEP_WORK_BUDGET = 400_000
 
 
 # --- reading the request ------------------------------------------------------------------------------

@@ -14,7 +14,7 @@ object costs HTTP/1.0 a connection, a pipelined request almost nothing), a sessi
 ``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
 every protocol at every point. The response pieces are its segments, or the server's writes or DATA
 frames where those are smaller, and long requests' extra segments (:func:`response_pieces`).
-``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 12 times a
+``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 6 times a
 plain one and a fixed part; issue 26), so that the estimate refuses, before anything runs, every
 request the step budget below would stop while running. ``python bench/api_load.py
 --calibrate`` prints the measured µs per unit for a spread of pages and protocols: about 10 to 20 µs
@@ -163,21 +163,24 @@ def base_units(s: Scenario, protocol: str) -> int:
 #: about 10 µs of CPU (MAX_WORK_UNITS: about 0.6 s of model time) and for at most MAX_ENGINE_STEPS / MAX_WORK_UNITS =
 #: 20 of the step budget's steps, so the estimate refuses, before anything runs, every request the budget would stop
 #: while running. Calibrated by ``python bench/calibrate_costs.py --runs 150 --seed 5`` (150 random one-protocol
-#: scenarios a kind, 2026-11-28 02:10 UTC, load 3.7, the compiled and native engines built):
+#: scenarios a kind, each timed from empty caches, the compiled and native engines built with the loss analysis's
+#: periods in C++; 2026-11-28 13:28 UTC, load 0.7):
 #:
-#: - ``plain``: a lossless run on the native engine: 0.98 µs of CPU a base unit (median; 3.4 at the 80th
-#:   percentile), at most 5.0 budget steps a base unit: a factor of 1 (the estimate's older sense of a unit, kept);
-#: - ``fallback``: a lossless run the native engine hands to the Python engine (a split-proxy path): 12.1 µs a
-#:   base unit (14.1 at the 80th percentile), and the budget charges it :data:`FALLBACK_STEP_COST` a step, at most 44.8
+#: - ``plain``: a lossless run on the native engine: 1.19 µs of CPU a base unit (median; 2.5 at the 80th
+#:   percentile), at most 2.7 budget steps a base unit: a factor of 1 (the estimate's older sense of a unit, kept);
+#: - ``fallback``: a lossless run the native engine hands to the Python engine (a split-proxy path): 10.4 µs a
+#:   base unit (13.4 at the 80th percentile), and the budget charges it :data:`FALLBACK_STEP_COST` a step, at most 60
 #:   steps a base unit: a factor of 3;
-#: - ``loss``: a run with ``network.loss_rate`` over 0 (the Python engine runs it and the expected cost of loss reads
-#:   its schedule, :data:`LOSS_STEP_COST` a step more): 25.5 µs a base unit (34.1 at the 80th percentile, 78 at most)
-#:   beyond a fixed 0.4 to 0.84 ms a run (the loss analysis of even a tiny page: 90 units), and at most 230 budget
-#:   steps a base unit: a factor of 12 (the budget's steps decide it; by time alone 4 would do).
+#: - ``loss``: a run with ``network.loss_rate`` over 0: 11.7 µs a base unit (18.4 at the 80th percentile) beyond a
+#:   fixed 0.45 ms a run (least squares), and the budget charges a native run :data:`NATIVE_LOSS_STEP_COST` a step
+#:   plus :data:`NATIVE_LOSS_RUN_STEPS` once (400 units) and a split-proxy one, on the Python engine,
+#:   ``FALLBACK_STEP_COST x (1 + LOSS_STEP_COST)`` a step, at most 111 steps a base unit beyond the fixed part: a
+#:   factor of 6 and 400 a run (the budget's steps decide both; by time alone 2 and 45 would do). Until the periods
+#:   moved to C++ it was 12 and 90 (230 steps a base unit, at 36 a native step).
 #:
-#: Re-measure after a change of what a kind costs (lossy runs on the native engine) and update these; the refusals
-#: stay decided by work units, never by a clock.
-RUN_COSTS: dict[str, tuple[int, int]] = {"plain": (1, 0), "fallback": (3, 0), "loss": (12, 90)}
+#: Re-measure after a change of what a kind costs and update these; the refusals stay decided by work units, never
+#: by a clock.
+RUN_COSTS: dict[str, tuple[int, int]] = {"plain": (1, 0), "fallback": (3, 0), "loss": (6, 400)}
 
 
 def run_kind(s: Scenario) -> str:
@@ -301,21 +304,26 @@ TRACED_STEP_COST = 3
 #: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
 #: within the step budget took up to about 3 times as long (bench/worst_case.py).
 LOSS_STEP_COST = 2
-#: With the native engine in charge, what a step of a lossy run it makes is charged, in native steps, the loss
-#: analysis included (the engine reads its schedule, model/engine/native/loss.cpp; the closed forms, once a run, are
-#: Python's): 36, as on the Python engine (FALLBACK_STEP_COST x (1 + LOSS_STEP_COST)). No charge by the step fits a
-#: lossy run well: its cost is mostly a fixed part a run, the loss analysis's periods (model.mechanisms.loss
-#: after_loss_ms, kept in caches by loss rate, window, RTT and RTO), which a request meeting new numbers pays in full.
-#: The same 60 random one-protocol pages (0 to 999 objects, loss 1e-4 to 0.2), each timed from empty caches
-#: (bench/loss_step_cost.py, 2026-11-28 11:00 UTC, load 1.2): lossy over lossless CPU 25 (median), 127 (80th
-#: percentile), 220 at most; least squares 5.3 lossless steps a step plus 53,000 a run (up to 246,000: an h2 page at a
-#: loss rate of 0.00056, 232 ms). A charge of 8, set that morning from timings whose second run met the first one's
-#: caches (lossy/lossless 2.5), let a cold lossy calculator page take 1.1-1.5 s of CPU (p98-satellite at 3 %: 0.34 s
-#: at 36) and was taken back the same day. With the periods in C++ (model/engine/native/periods.cpp, the same day) the
-#: cold ratio is 3.9 (median), 11.3 (80th percentile), 20.8 at most, 12.4 at most on runs of over 3,000 steps, and a
-#: run's fixed part 2.7 ms (bench/loss_step_cost.py, 11:41 UTC, load 6): 36 is above all of them, so it stays until
-#: a calm recalibration.
-NATIVE_LOSS_STEP_COST = 36
+#: With the native engine in charge, a lossy run it makes is charged, in native steps, the loss analysis included
+#: (the engine reads its schedule, model/engine/native/loss.cpp; the periods after a loss are C++ too,
+#: model/engine/native/periods.cpp; the closed forms, once a run, are Python's): :data:`NATIVE_LOSS_STEP_COST` for
+#: each step the engine took, plus :data:`NATIVE_LOSS_RUN_STEPS` once (the loss analysis's fixed part: the periods
+#: of a new loss rate, window, RTT or RTO, and the closed forms). Measured from empty caches, as a request meeting new
+#: numbers pays them (bench/loss_step_cost.py --runs 200 --seed 11, 2026-11-28 13:16 UTC, load 0.1): lossy over
+#: lossless CPU 4.25 (median), 11.7 (80th percentile), 22.5 at most, and at most 12.2 on the 37 runs of over 3,000
+#: steps, where a request's budget matters; least squares 2.3 lossless steps a step plus 3,100 a run (a lossless step
+#: 0.69 µs median; up to 24,500 a run above the slope). Before the periods moved to C++ the same kind of timing gave
+#: 25 / 127 / 220 and the charge was 36 (a charge of 8, set from warm timings, had let a cold lossy page take 1.1-1.5
+#: s of CPU and was taken back the same morning).
+NATIVE_LOSS_STEP_COST = 13
+#: What a lossy run on the native engine is charged once, in native steps, beyond :data:`NATIVE_LOSS_STEP_COST` a
+#: step: about 2 ms of CPU, the median fixed part of a cold lossy run (a sweep point, which meets a new RTT or loss
+#: rate, pays it every time: 2.1 ms a protocol run median, 5.2 ms at the 90th percentile, 4,403 points of the
+#: presets, 2026-11-28) at the budget's 0.25 µs a step.
+NATIVE_LOSS_RUN_STEPS = 8_000
+#: Native steps a base unit stands for at most in a lossless run (:data:`RUN_COSTS`' ``plain``: 5.0): converts
+#: :data:`NATIVE_LOSS_RUN_STEPS` into :func:`run_cost`'s units.
+PLAIN_STEPS_PER_UNIT = 5
 
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
 #: The current budget's documented name and size (None outside any budget: each run's default, MAX_ENGINE_STEPS).
@@ -354,13 +362,15 @@ def fallback_reason(s: Scenario) -> str | None:
 
 def run_cost(s: Scenario) -> int:
     """:func:`base_units` of ``s`` in the native engine's terms, priced by the engine that runs it, as the step budget
-    charges it: where the native engine runs ``s``, the units as they are, :data:`NATIVE_LOSS_STEP_COST` times them with
-    loss; where the Python engine does (the native one is not built, or hands ``s`` over), :data:`FALLBACK_STEP_COST`
+    charges it: where the native engine runs ``s``, the units as they are, with loss :data:`NATIVE_LOSS_STEP_COST` times
+    them plus each protocol run's :data:`NATIVE_LOSS_RUN_STEPS` (in units); where the Python engine does (the native one is not built, or hands ``s`` over), :data:`FALLBACK_STEP_COST`
     times them, and with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot)
     then stands for about the same time on any engine, with loss or without."""
     units = sum(base_units(s, protocol) for protocol in s.protocols)
     if _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None:  # the native engine runs it
-        return units * (NATIVE_LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
+        if s.network.loss_rate > 0:
+            return units * NATIVE_LOSS_STEP_COST + len(s.protocols) * (NATIVE_LOSS_RUN_STEPS // PLAIN_STEPS_PER_UNIT)
+        return units
     # the loss analysis reads the run's schedule, LOSS_STEP_COST a step more (as the step budget charges it)
     return units * FALLBACK_STEP_COST * (1 + LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
 

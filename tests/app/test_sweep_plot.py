@@ -10,16 +10,16 @@ import re
 import pytest
 from flask.testing import FlaskClient
 
-from app.calculator.views import _within_budget
+from app.calculator.views import LOSS_CHART, _within_budget
 from app.web.form import SWEEP_POINTS, SWEEP_WORK_BUDGET, SWEEPS
 from model import PRESETS, Scenario
 from model.analysis import native
 from model.scenario import limits
 
 
-def _rows(html: str) -> int:
-    """Rows of the sweep plot's data table."""
-    table = html.split('aria-label="Sweep data table"', 1)[1].split("</table>", 1)[0]
+def _rows(html: str, label: str = "Sweep data table") -> int:
+    """Rows of the sweep plot's data table (or the table labelled ``label``)."""
+    table = html.split(f'aria-label="{label}"', 1)[1].split("</table>", 1)[0]
     return len(re.findall(r"<tr>", table)) - 1  # less the header row
 
 
@@ -30,6 +30,24 @@ def test_microscape_sweep_has_every_point(client: FlaskClient, preset: str) -> N
     html = client.get(f"/?preset={preset}", follow_redirects=True).get_data(as_text=True)  # RTT: the default sweep
     assert _rows(html) == len(SWEEPS["network.rtt_ms"].values) == SWEEP_POINTS >= 100
     assert "Left out" not in html.split('aria-label="Sweep data table"', 1)[0].rsplit("<figure", 1)[-1]
+
+
+@pytest.mark.parametrize("preset", ["n97-wan", "p98-satellite"])
+@pytest.mark.parametrize("rate", [0.0005, 0.01])
+def test_with_loss_on_the_sweeps_keep_their_points(client: FlaskClient, preset: str, rate: float) -> None:
+    """Issue 25: with loss on, the RTT sweep kept 5 of its 121 points (3 on these pages on 2026-11-28, with 4 of the
+    loss chart's 14 rates). Priced as the loss analysis costs with its periods in C++ (limits.NATIVE_LOSS_STEP_COST,
+    NATIVE_LOSS_RUN_STEPS) within LOSSY_SWEEP_WORK_BUDGET, the loss chart keeps every rate and the RTT sweep points
+    across its whole range, and the sweeps' own step budget never cuts what the estimate let through."""
+    if not native.available():
+        pytest.fail("the native engine is not built: pip install -e . (the README's commands)")
+    html = client.get(f"/?preset={preset}&network.loss_rate={rate}").get_data(as_text=True)
+    assert "The sweep cannot run" not in html
+    assert _rows(html, "Loss data table") == len(LOSS_CHART.values)  # 0 and 13 rates up to 0.2
+    assert _rows(html) >= 10
+    table = html.split('aria-label="Sweep data table"', 1)[1].split("</table>", 1)[0]
+    firsts = re.findall(r'<th scope="row" class="num">([^<]+)</th>', table)
+    assert firsts[0] == "1" and firsts[-1] == "1,000"  # the field's range, thinned evenly
 
 
 def test_every_field_has_about_a_hundred_points_where_it_can() -> None:
@@ -62,7 +80,8 @@ def test_lossy_points_cost_what_the_engine_that_runs_them_and_the_loss_analysis_
     assert limits.work_units(lossy) == units * factor + fixed * len(lossy.protocols)  # the estimate prices loss
     if native.available():  # priced by the engine that runs it: the native one, loss analysis included
         assert limits.run_cost(lossless) == units
-        assert limits.run_cost(lossy) == units * limits.NATIVE_LOSS_STEP_COST
+        per_run = limits.NATIVE_LOSS_RUN_STEPS // limits.PLAIN_STEPS_PER_UNIT  # the loss analysis's fixed part
+        assert limits.run_cost(lossy) == units * limits.NATIVE_LOSS_STEP_COST + per_run * len(lossy.protocols)
         split = Scenario.model_validate(
             {**lossy.model_dump(), "protocols": ["http10", "persistent"], "proxy": {"architecture": "split_proxy"}}
         )
