@@ -29,7 +29,7 @@ Pure: the scenario schema and arithmetic only.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
@@ -100,24 +100,29 @@ def _transferred(s: Scenario) -> tuple[int, list[int]]:
     return s.page.transferred(s.http.html_compression_ratio)
 
 
-def response_pieces(s: Scenario, protocol: str) -> int:
+def response_pieces(s: Scenario, protocol: str, transferred: tuple[int, list[int]] | None = None) -> int:
     """What the server of ``protocol`` sends the page in, as the run sends it (:func:`_transferred`): its segments of
     ``mss_bytes``, or where they are smaller than a segment its application writes (``http.server_write_bytes``) or,
     on HTTP/2 and HTTP/3, its DATA frames (``multiplex.frame_bytes``), each of them a step of the engine; and every
     request's segments past its first (``http.request_bytes`` over ``tcp.mss_bytes``). The same as
     :func:`response_segments` for the defaults. Until 2026-11-28 the page as given was counted, not as sent: a style
     sheet of 100 MB was left out, and a calculator page of it ran 3.9 s of CPU for an estimate of 0.1 s
-    (bench/worst_case.py)."""
+    (bench/worst_case.py). ``transferred``: :func:`_transferred` of ``s`` where the caller has it."""
+    html, sizes = transferred or _transferred(s)
+    return _response_pieces(s, protocol in FRAMED, html, sizes) + _extra_segments(s, protocol, len(sizes) + 1)
+
+
+def _response_pieces(s: Scenario, framed: bool, html: int, sizes: list[int]) -> int:
+    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its being framed."""
     mss = s.tcp.mss_bytes or 1460
     piece = mss
     write = s.http.server_write_bytes
     if 0 < write < piece:
         piece = write
-    if protocol in FRAMED and s.multiplex.frame_bytes < piece:
+    if framed and s.multiplex.frame_bytes < piece:
         piece = s.multiplex.frame_bytes
-    html, sizes = _transferred(s)
     header = s.http.response_header_bytes
-    return sum(-(-(header + size) // piece) for size in [html, *sizes]) + _extra_segments(s, protocol, len(sizes) + 1)
+    return sum(-(-(header + size) // piece) for size in [html, *sizes])
 
 
 #: Protocols that open a connection for every object (and its TLS handshake).
@@ -154,8 +159,24 @@ def base_units(s: Scenario, protocol: str) -> int:
     """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
     frames, :func:`response_pieces`) and objects (the style sheet among them), on every leg (a lossless run on the
     native engine costs this many work units)."""
-    objects = len(_transferred(s)[1]) + 1
-    return page_loads(s) * legs(s) * (response_pieces(s, protocol) + OBJECT_UNITS.get(protocol, 5) * objects)
+    return protocols_base_units(s, [protocol])[protocol]
+
+
+def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int]:
+    """:func:`base_units` of each of ``protocols`` on ``s``, the page as sent (:func:`_transferred`) and its responses'
+    pieces worked out once for them all, not once a protocol (a sweep asks this at every point)."""
+    html, sizes = _transferred(s)
+    objects = len(sizes) + 1
+    per_load = page_loads(s) * legs(s)
+    pieces: dict[bool, int] = {}
+    out: dict[str, int] = {}
+    for protocol in protocols:
+        framed = protocol in FRAMED
+        if framed not in pieces:
+            pieces[framed] = _response_pieces(s, framed, html, sizes)
+        sent = pieces[framed] + _extra_segments(s, protocol, objects)
+        out[protocol] = per_load * (sent + OBJECT_UNITS.get(protocol, 5) * objects)
+    return out
 
 
 #: What a run costs per base unit (:func:`base_units`) and per run, in work units, by the kind of run
@@ -204,15 +225,10 @@ def run_units(s: Scenario, protocol: str) -> int:
 
 def work_units(s: Scenario) -> int:
     """Work units of predicting ``s`` for each of its protocols (the estimate every front end checks before it runs
-    anything: the same scenario is always accepted or always refused, however busy the machine). The sum of
-    :func:`run_units`, with the page's counts taken once."""
-    objects = len(s.page.sizes()) + 1
-    per_load = page_loads(s) * legs(s)
-    pieces = {framed: response_pieces(s, "h2" if framed else "http10") for framed in {p in FRAMED for p in s.protocols}}
+    anything: the same scenario is always accepted or always refused, however busy the machine): the sum of
+    :func:`run_units`, with the page's counts taken once (:func:`protocols_base_units`)."""
     factor, fixed = RUN_COSTS[run_kind(s)]
-    return sum(
-        per_load * (pieces[p in FRAMED] + OBJECT_UNITS.get(p, 5) * objects) * factor + fixed for p in s.protocols
-    )
+    return sum(units * factor + fixed for units in protocols_base_units(s, s.protocols).values())
 
 
 def costly_fields(s: Scenario) -> list[str]:
@@ -366,7 +382,7 @@ def run_cost(s: Scenario) -> int:
     them plus each protocol run's :data:`NATIVE_LOSS_RUN_STEPS` (in units); where the Python engine does (the native one is not built, or hands ``s`` over), :data:`FALLBACK_STEP_COST`
     times them, and with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot)
     then stands for about the same time on any engine, with loss or without."""
-    units = sum(base_units(s, protocol) for protocol in s.protocols)
+    units = sum(protocols_base_units(s, s.protocols).values())
     if _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None:  # the native engine runs it
         if s.network.loss_rate > 0:
             return units * NATIVE_LOSS_STEP_COST + len(s.protocols) * (NATIVE_LOSS_RUN_STEPS // PLAIN_STEPS_PER_UNIT)
