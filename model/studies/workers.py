@@ -36,24 +36,33 @@ def _ctrl_c_after() -> Iterator[None]:
     ``FileNotFoundError`` (the gate's flaky ``test_a_signal_stops_predict_jsonl_and_its_workers_cleanly``).
     Only the main thread can set a handler; elsewhere (where no KeyboardInterrupt is raised) the block runs as is.
     """
-    if threading.current_thread() is not threading.main_thread():
-        yield
-        return
     caught: list[tuple[int, FrameType | None]] = []
 
     def record(signum: int, frame: FrameType | None) -> None:
         caught.append((signum, frame))
 
-    previous = signal.signal(signal.SIGINT, record)
-    try:
+    with _sigint_handled_by(record) as previous:
         yield
-    finally:
-        signal.signal(signal.SIGINT, previous)
     if caught:
         if callable(previous):
             previous(*caught[0])  # default_int_handler: KeyboardInterrupt, here and not mid-start
         elif previous == signal.SIG_DFL:
             os.kill(os.getpid(), signal.SIGINT)
+
+
+@contextlib.contextmanager
+def _sigint_handled_by(handler: Any) -> Iterator[Any]:
+    """SIGINT handled by ``handler`` (a function or ``signal.SIG_IGN``) in the block and the previous handling back
+    after it, which the block gets. Only the main thread can set a handler, and only it is interrupted by Ctrl-C:
+    elsewhere nothing changes and the block gets ``None``."""
+    if threading.current_thread() is not threading.main_thread():
+        yield None
+        return
+    previous = signal.signal(signal.SIGINT, handler)
+    try:
+        yield previous
+    finally:
+        signal.signal(signal.SIGINT, previous)
 
 
 class _Pool(ProcessPoolExecutor):
@@ -72,13 +81,8 @@ def _start_fork_server(preload: str) -> None:
 
     A Ctrl-C during the few milliseconds of the start (the server is launched, not waited for) is not seen."""
     forkserver.set_forkserver_preload([preload])
-    main = threading.current_thread() is threading.main_thread()
-    previous = signal.signal(signal.SIGINT, signal.SIG_IGN) if main else None
-    try:
+    with _sigint_handled_by(signal.SIG_IGN):
         forkserver.ensure_running()
-    finally:
-        if main:
-            signal.signal(signal.SIGINT, previous)
 
 
 @contextlib.contextmanager
