@@ -54,7 +54,7 @@ from model.analysis.leading import leading_ms, lossless_ms, lossy, parts_ms
 from model.analysis.result import PathStall
 from model.scenario import limits
 from model.scenario.errors import Problem
-from model.scenario.limits import MAX_FORMULA_WORK_UNITS, MAX_WORK_UNITS, WorkLimitExceeded, check, work_units
+from model.scenario.limits import MAX_EXPLAIN_WORK_UNITS, MAX_FORMULA_WORK_UNITS, WorkLimitExceeded, check, work_units
 from model.scenario.params import resolve
 
 #: The minus sign written in numbers (U+2212): plain text, so escaping leaves it alone.
@@ -150,20 +150,15 @@ class Stall:
 
 @dataclass(slots=True)
 class StallKind:
-    """Every stall on the critical path with a part of one kind, in time order; ``total_ms`` is the breakdown's."""
+    """The stalls on the critical path with a part of one kind, in time order: how many and their total (the
+    breakdown's part of that name), and the first of them as the panel lists them."""
 
     kind: str
     title: str
     meaning: str
-    stalls: list[Stall]
-
-    @property
-    def count(self) -> int:
-        return len(self.stalls)
-
-    @property
-    def total_ms(self) -> float:
-        return sum(s.ms for s in self.stalls)
+    stalls: list[Stall]  # the first ones (stall_kinds' ``listed``), or all
+    count: int
+    total_ms: float
 
 
 @dataclass(slots=True)
@@ -412,26 +407,31 @@ def delayed_ack_note(timers: int, stalls: int, nagle: int) -> Markup | None:
     return Markup(" ".join(lines).replace("T_d", "T<sub>d</sub>"))  # our own words and numbers only
 
 
-def stall_kinds(path: Sequence[PathStall], events: Sequence[Mapping[str, Any]]) -> list[StallKind]:
-    """The stalls on the critical path by kind (:data:`STALL_KINDS` order), each kind's in time order.
+def stall_kinds(
+    path: Sequence[PathStall], events: Sequence[Mapping[str, Any]], listed: int | None = None
+) -> list[StallKind]:
+    """The stalls on the critical path by kind (:data:`STALL_KINDS` order), each kind's in time order, the first
+    ``listed`` of each (all if ``None``) written out with their reasons; the count and total count them all.
 
     A stall of several parts (a window's wait whose ACK the delayed-ACK timer held) is listed under each of its
-    parts' kinds with that part's time, so each kind's total is the breakdown's part of that name.
+    parts' kinds with that part's time, so each kind's total is the breakdown's part of that name. The stalls are
+    put in order once, not once a kind, and only the listed ones are written out: a 20-page session's 18,000 stalls
+    took 0.4 s of CPU here (2026-11-28).
     """
+    in_order = sorted(path, key=lambda s: (s["start_ms"], s["connection"]))
     out: list[StallKind] = []
     for kind, (title, meaning) in STALL_KINDS.items():
-        listed: list[Stall] = []
-        for st in sorted(path, key=lambda s: (s["start_ms"], s["connection"])):
-            ms = st["parts_ms"].get(kind)
-            if ms is None:
-                continue
+        parts = [(st, st["parts_ms"][kind]) for st in in_order if kind in st["parts_ms"]]
+        if not parts:
+            continue
+        shown: list[Stall] = []
+        for st, ms in parts if listed is None else parts[:listed]:
             matched = [events[i] for i in st["events"]]
-            whys = list(dict.fromkeys(str(e["why"]) for e in matched))
             idle = None
             if kind == "slow_start_idle":
                 own = [e for e in matched if e["kind"] == "slow_start_idle"]
                 idle = sum(float(e["duration_ms"]) for e in own) if own else None
-            listed.append(
+            shown.append(
                 Stall(
                     start_ms=st["start_ms"],
                     ms=ms,
@@ -439,12 +439,11 @@ def stall_kinds(path: Sequence[PathStall], events: Sequence[Mapping[str, Any]]) 
                     connection=st["connection"],
                     object=st["object"],
                     others=[(STALL_KINDS[k][0].lower(), v) for k, v in st["parts_ms"].items() if k != kind],
-                    whys=whys,
+                    whys=list(dict.fromkeys(str(e["why"]) for e in matched)),
                     idle_ms=idle,
                 )
             )
-        if listed:
-            out.append(StallKind(kind, title, meaning, listed))
+        out.append(StallKind(kind, title, meaning, shown, len(parts), sum(ms for _, ms in parts)))
     return out
 
 
@@ -468,7 +467,7 @@ def _one(doc: dict[str, Any], protocol: str) -> Scenario:
         one = validate({**doc, "protocols": [protocol]})
     except ApiError as exc:  # a protocol the scenario cannot run (HTTP/2 through split proxies)
         raise BadQuery(exc.problems or [Problem(path="protocol", message=exc.detail)]) from None
-    limit = check(work_units(one), MAX_WORK_UNITS, "max_work_units", "explaining this page")
+    limit = check(work_units(one), MAX_EXPLAIN_WORK_UNITS, "max_explain_work_units", "explaining this page")
     if limit is not None:
         raise BadQuery([Problem(path="", message=limit.message, type="limit_exceeded")])
     return one
@@ -528,7 +527,7 @@ def panel_context(
         {"n": k, "url": _url(args, protocol=protocol, scale=scale, ladder_page=str(k)), "current": k == drawing.page}
         for k in wanted
     ]
-    kinds = stall_kinds(acct["path_stalls"], events)
+    kinds = stall_kinds(acct["path_stalls"], events, int(current_app.config["MAX_EVENTS_SHOWN"]))
     on_path = {k.kind: k.count for k in kinds}
     nagle_by_timer = sum(
         1

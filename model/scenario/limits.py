@@ -51,6 +51,11 @@ OBJECT_UNITS: dict[str, int] = {
 MAX_WORK_UNITS = 60_000
 #: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet).
 MAX_PACKETS_WORK_UNITS = 12_000
+#: Largest work of a page the teaching panel explains (``/explain``: one protocol run with every packet, its walk's
+#: stalls listed and its ladder drawn). The panel costs more a unit than a prediction: a 20-page HTTP/1.0 session of
+#: 54,720 units (86,640 packets) took 1.1-1.3 s of CPU, one of 27,440 units 0.29 s (2026-11-28, with a CI run
+#: beside it); under :data:`MAX_WORK_UNITS` it let the first through.
+MAX_EXPLAIN_WORK_UNITS = 30_000
 #: Largest work of a formula (one protocol, run on linear forms and simplified with sympy: slower).
 MAX_FORMULA_WORK_UNITS = 3_000
 #: Most points of a sweep.

@@ -407,14 +407,13 @@ def test_bad_query_is_a_400_naming_the_field(
 
 
 def test_over_the_work_limit_is_a_400(client: FlaskClient, monkeypatch: pytest.MonkeyPatch) -> None:
-    # The scenario's own segment cap keeps one protocol's run under MAX_WORK_UNITS today; the panel
-    # still checks it (the cap and the limit are separate knobs), so lower the limit to see the answer.
+    # The panel's own limit, lowered to see the answer on a small page (a page over it for real: below).
     import app.teaching.views
 
-    monkeypatch.setattr(app.teaching.views, "MAX_WORK_UNITS", 100)
+    monkeypatch.setattr(app.teaching.views, "MAX_EXPLAIN_WORK_UNITS", 100)
     status, html = get(client, "preset=n97-lan&protocol=http10")
     assert status == 400
-    assert "work units, at most 100 allowed (max_work_units)" in unescape(html)
+    assert "work units, at most 100 allowed (max_explain_work_units)" in unescape(html)
 
 
 def test_formula_left_out_over_its_limit(client: FlaskClient) -> None:
@@ -611,3 +610,31 @@ def test_ladder_shades_the_breakdowns_stalls(name: str, protocol: str) -> None:
         k: v for k, v in r["breakdown_ms"].items() if k in ("slow_start_idle", "delayed_ack_stall", "nagle_stall")
     }
     assert shaded == pytest.approx({k: v for k, v in stalls.items() if v > 0}, rel=1e-9)
+
+
+def test_a_panel_over_its_work_limit_is_refused_before_it_runs(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The panel runs its protocol with every packet, walks its stalls and draws its ladder: more a unit than a
+    prediction, so it has its own limit (max_explain_work_units). A 20-page HTTP/1.0 session of 54,720 units took 1.1 to
+    1.7 s of CPU under max_work_units (bench/worst_case.py, 2026-11-28); it is refused in words, nothing run."""
+    import app.teaching.views as views
+    from model.scenario import limits
+
+    def never(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("the refusal is decided before anything runs")
+
+    monkeypatch.setattr(views, "account", never)
+    query = "protocol=http10&http.request_bytes=8833&page.object_count=227&page.object_size_bytes=205&session.pages=20"
+    one = Scenario.model_validate(
+        {
+            "protocols": ["http10"],
+            "http": {"request_bytes": 8833},
+            "page": {"object_count": 227, "object_size_bytes": 205},
+            "session": {"pages": 20},
+        }
+    )
+    assert limits.MAX_EXPLAIN_WORK_UNITS < limits.work_units(one) <= limits.MAX_WORK_UNITS  # a prediction may run it
+    status, html = get(client, query)
+    assert status == 400
+    assert "explaining this page is too much work" in html and "(max_explain_work_units)" in html
