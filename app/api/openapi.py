@@ -36,6 +36,7 @@ from model.scenario.limits import (
     ENGINE_STEPS,
     LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
+    MAX_EXPLAIN_WORK_UNITS,
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
@@ -96,6 +97,12 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "name": "max_packets_work_units",
             "value": MAX_PACKETS_WORK_UNITS,
             "what": "Work of a prediction with packets=true (its answer lists every packet).",
+        },
+        {
+            "name": "max_explain_work_units",
+            "value": MAX_EXPLAIN_WORK_UNITS,
+            "what": "Work of the teaching panel of one protocol (/explain: the run with every packet, its stalls "
+            "listed and its ladder drawn). Checked before anything runs; over it: the panel says so in words (400).",
         },
         {
             "name": "max_formula_work_units",
