@@ -91,7 +91,7 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
             # the loss analysis, charged to the request's step budget by what it costs on this engine: each step of
             # the run NATIVE_LOSS_STEP_COST in all (the engine spent its steps once) and NATIVE_LOSS_RUN_STEPS once
             # (limits.run_cost likewise)
-            limits.charge((limits.NATIVE_LOSS_STEP_COST - 1) * r.steps + limits.NATIVE_LOSS_RUN_STEPS)
+            limits.charge_loss_analysis(r.steps, limits.NATIVE_LOSS_STEP_COST - 1, limits.NATIVE_LOSS_RUN_STEPS)
             structure = expected_loss.from_native(p, protocol, r.loss)
         else:
             structure = expected_loss.lossless_from_counts(

@@ -77,7 +77,7 @@ def result(s: Session, protocol: str, packets: bool = False) -> ProtocolResult:
         # random loss (network.loss_rate): its expected cost in closed form, beside the lossless schedule; with loss
         # the analysis reads the whole schedule, work charged to the request's step budget first (model.scenario.limits)
         if s.p.loss > 0:
-            limits.charge(limits.LOSS_STEP_COST * s.eng.seq * s.eng.cost)
+            limits.charge_loss_analysis(s.eng.seq * s.eng.cost, limits.LOSS_STEP_COST)
         return cast(ExpectedWithLoss, expected_loss.block(s, protocol, page_load_ms))
 
     steps: list[list[Any]] = []

@@ -465,6 +465,18 @@ def charge(steps: int) -> None:
     left[0] -= steps
 
 
+def charge_loss_analysis(steps: int, per_step: int, per_run: int = 0) -> None:
+    """Charge the loss analysis of a run of ``steps`` steps to the current budget before it runs (:func:`charge`):
+    ``per_step`` a step and ``per_run`` once. Nothing in a budget of the answer's size (``budget(size_only=True)``:
+    the packets' budget): the analysis adds no packet to the answer, and its time is bounded before anything runs by
+    the work estimate, which prices loss (:data:`RUN_COSTS`). A lossy 6-protocol page with packets was refused by the
+    30,000 steps of max_packets_engine_steps once a lossy run was charged 8,000 steps for its fixed part
+    (tests/model/test_cli_json.py, 2026-11-28)."""
+    if _budget_python_cost.get() is not None:  # size_only
+        return
+    charge(per_step * steps + per_run)
+
+
 def exceeded(actual: int) -> WorkLimitExceeded:
     """The error for a request that reached ``actual`` engine steps, counted as callers do from
     :data:`MAX_ENGINE_STEPS` (``MAX_ENGINE_STEPS - allowance at the start + steps taken``): past the current budget

@@ -228,3 +228,18 @@ def test_work_units_is_the_sum_of_run_units_on_every_page(doc: dict[str, Any]) -
     s = Scenario.model_validate({**doc, "protocols": list(ALL_PROTOCOLS)})
     assert limits.work_units(s) == sum(limits.run_units(s, p) for p in s.protocols)
     assert limits.protocols_base_units(s, s.protocols) == {p: limits.base_units(s, p) for p in s.protocols}
+
+
+def test_the_loss_analysis_is_charged_to_time_budgets_not_to_the_answers_size() -> None:
+    """A budget of the answer's size (packets=true) bounds the packets listed; the loss analysis adds none, and its
+    time is bounded by the work estimate before anything runs. A request's own budget is charged before it runs."""
+    with limits.budget(1_000):
+        limits.charge_loss_analysis(10, 12, 100)
+        assert limits.allowance() == 1_000 - 220
+        with pytest.raises(limits.WorkLimitExceeded):
+            limits.charge_loss_analysis(100, 12, 100)
+        assert limits.allowance() == 780  # nothing taken by a refusal
+    with limits.request_budget(packets=True):
+        before = limits.allowance()
+        limits.charge_loss_analysis(10_000, 12, limits.NATIVE_LOSS_RUN_STEPS)
+        assert limits.allowance() == before
