@@ -541,7 +541,7 @@ def steps(
     # (86,640 packets of a 20-page session for a page of 100 took 1 s of CPU; bench/worst_case.py, 2026-11-28)
     drawn = {int(p["connection"]) for p in shown}
     rows = [p for p in result["packets"] if int(p["connection"]) in drawn]
-    fields = tcp_fields(rows, receive_window_bytes) if tcp else {}
+    fields = tcp_fields(rows, receive_window_bytes, only={int(p["n"]) for p in shown}) if tcp else {}
     holds_of: dict[int, list[Hold]] = {}
     for h in drawn_holds:
         holds_of.setdefault(h.packet, []).append(h)

@@ -58,3 +58,12 @@ def test_an_ack_acknowledges_what_had_arrived_when_it_left() -> None:
         )
         assert f[p["n"]].ack == ISN[other] + arrived
         assert f[p["n"]].window == 65535  # capped: no window scaling in the file
+
+
+@pytest.mark.parametrize("protocol", ["http10_parallel", "persistent"])
+def test_the_fields_of_some_packets_are_theirs_among_all(protocol: str) -> None:
+    """``only``: the ladder's page asks for the packets it draws; each gets the fields it has among all of them."""
+    rows = packets(protocol)
+    every = tcp_fields(rows)
+    some = {p["n"] for p in rows[1::3]}
+    assert tcp_fields(rows, only=some) == {n: f for n, f in every.items() if n in some}
