@@ -2,7 +2,8 @@
 # install the requirements file given as $1 into it, then install latency-lab itself in editable mode:
 # that compiles the engine (setup.py: Cython and the machine's gcc, about a minute on 2 cores) and adds the
 # `latency-lab` command. The build is skipped while the build files and the compiled modules' sources are
-# unchanged since the last one (a stamp in .venv: model/_backend.py build_stamp) and every module is in place.
+# unchanged since the last one (a stamp in .venv: model/_backend.py build_stamp) and every module is in place and
+# built from the sources present (model/_backend.py built: the build's record, model/_build_hashes.json).
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
