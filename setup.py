@@ -1,15 +1,22 @@
 """Build of latency-lab's compiled engine: Cython compiles the engine's own ``.py`` modules.
 
-The list of modules is :data:`model._backend.COMPILED` (read without importing the package); each
-module's ``.pxd`` beside it gives its classes C layouts. A module that fails to compile is left out
-(``optional``): the Python source then runs, and ``model.engine_backend()`` says so.
+The list of modules is :data:`model._backend.COMPILED` (``model/_backend.py`` loaded on its own, without importing
+the package); each module's ``.pxd`` beside it gives its classes C layouts. A module that fails to compile is left
+out (``optional``): the Python source then runs, and ``model.engine_backend()`` says so.
+
+The build records what each module was built from (:data:`model._backend.BUILD_RECORD`, the SHA-256 of its
+sources, :func:`model._backend.source_hashes`) beside the modules: in the wheel, and in the checkout when built in
+place (``pip install -e .``, ``setup.py build_ext --inplace``). ``import model`` compares it with the sources present
+and runs the Python engine where they differ (``model._backend._stale``).
 """
 
 from __future__ import annotations
 
-import ast
+import importlib.util
+import json
 import os
 from pathlib import Path
+from types import ModuleType
 
 from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
@@ -17,23 +24,29 @@ from setuptools.command.build_ext import build_ext
 ROOT = Path(__file__).resolve().parent
 
 
-def _backend_list(name: str) -> tuple[str, ...]:
-    """A tuple declared in model/_backend.py (read without importing the package)."""
-    tree = ast.parse((ROOT / "model" / "_backend.py").read_text(encoding="utf-8"))
-    for node in tree.body:
-        if isinstance(node, ast.AnnAssign) and getattr(node.target, "id", "") == name:
-            return tuple(ast.literal_eval(node.value))  # type: ignore[arg-type]
-    raise RuntimeError(f"model/_backend.py has no {name} list")
+def _load_backend() -> ModuleType:
+    """model/_backend.py on its own (it imports nothing of the model's; the package is not imported)."""
+    spec = importlib.util.spec_from_file_location("_latency_lab_build_backend", ROOT / "model" / "_backend.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+BACKEND = _load_backend()
 
 
 def compiled_modules() -> tuple[str, ...]:
-    return _backend_list("COMPILED")
+    return tuple(BACKEND.COMPILED)
 
 
 #: The native engine (C++, model/engine/native/): its binding and its sources (model._backend.NATIVE_SOURCES, which
 #: lists its headers too, for the stale-build check: declared once, there).
-NATIVE = "model.engine.native._native"
-NATIVE_SOURCES = tuple(name for name in _backend_list("NATIVE_SOURCES") if name.endswith((".pyx", ".cpp")))
+NATIVE: str = BACKEND.NATIVE
+NATIVE_SOURCES = tuple(name for name in BACKEND.NATIVE_SOURCES if name.endswith((".pyx", ".cpp")))
+#: What each extension is built from, hashed before Cython reads it (model._backend.source_hashes); BuildExt records
+#: it for the extensions that build.
+BUILT_FROM: dict[str, dict[str, str]] = {}
 
 
 def extensions() -> list[Extension]:
@@ -41,6 +54,8 @@ def extensions() -> list[Extension]:
         from Cython.Build import cythonize
     except ImportError:  # no Cython: the pure-Python engine only
         return []
+    for name in (*compiled_modules(), NATIVE):
+        BUILT_FROM[name] = BACKEND.source_hashes(name)
     exts = [
         Extension(name, [name.replace(".", "/") + ".py"], optional=True, extra_compile_args=["-O2"])
         for name in compiled_modules()
@@ -66,8 +81,26 @@ def extensions() -> list[Extension]:
 
 
 class BuildExt(build_ext):
-    """build_ext that replaces a compiled module by a new file instead of writing over the old one: a process
-    that has the old one loaded keeps its mapping (writing in place can crash it with SIGBUS)."""
+    """build_ext that records what each extension was built from (:data:`BUILT_FROM`, for those that built) in
+    model/_build_hashes.json, in the build folder (so in the wheel) and, built in place, beside the sources; and
+    that replaces a compiled module by a new file instead of writing over the old one: a process that has the old
+    one loaded keeps its mapping (writing in place can crash it with SIGBUS)."""
+
+    def run(self) -> None:
+        self._recorded: dict[str, dict[str, str]] = {}
+        super().run()  # builds into build_lib, then (in place) copies the modules beside their sources
+        text = json.dumps(self._recorded, indent=1, sort_keys=True) + "\n"
+        folders = [os.path.join(self.build_lib, "model")]
+        if self.inplace:
+            folders.append(self.get_finalized_command("build_py").get_package_dir("model"))
+        for folder in folders:
+            os.makedirs(folder, exist_ok=True)
+            with open(os.path.join(folder, BACKEND.BUILD_RECORD), "w", encoding="utf-8") as f:
+                f.write(text)
+
+    def build_extension(self, ext: Extension) -> None:
+        super().build_extension(ext)  # raises where it fails (an optional extension is then left out, unrecorded)
+        self._recorded[ext.name] = BUILT_FROM[ext.name]
 
     def copy_file(self, infile, outfile, *args, **kwargs):  # type: ignore[no-untyped-def, override]
         if os.path.isfile(outfile) and str(outfile).endswith(".so"):

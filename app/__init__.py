@@ -7,7 +7,6 @@ reason it shows comes from :func:`model.analysis.predict`.
 from __future__ import annotations
 
 from collections.abc import Mapping
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
@@ -16,10 +15,8 @@ from werkzeug.routing import RequestRedirect
 
 from model.scenario import limits
 
-_ROOT = Path(__file__).resolve().parent.parent
-
 #: Sent with every response. The pages use no inline scripts and no inline styles (plotly.js's global
-#: rules come from a static stylesheet: see templates/base.html). img-src allows blob: for plotly.js's PNG
+#: rules come from a static stylesheet: see app/templates/base.html). img-src allows blob: for plotly.js's PNG
 #: download, connect-src 'self' for htmx's requests.
 SECURITY_HEADERS: dict[str, str] = {
     "Content-Security-Policy": (
@@ -40,8 +37,10 @@ def create_app(test_config: Mapping[str, Any] | None = None) -> Flask:
 
     app = Flask(
         __name__,
-        template_folder=str(_ROOT / "templates"),  # the shared ones (base.html); each blueprint has its own folder
-        static_folder=str(_ROOT / "static"),
+        # inside the package (app/templates, app/static), so an installed copy has them: the shared templates
+        # (base.html; each blueprint has its own folder) and the stylesheets, scripts and vendored bundles
+        template_folder="templates",
+        static_folder="static",
     )
     # Every setting the app reads, declared here once (tests override them with test_config).
     app.config.from_mapping(

@@ -98,8 +98,9 @@ def write_inputs(folder: Path, name: str, docs: Sequence[dict[str, Any]]) -> dic
     return {"jsonl": jsonl, "json": arr}
 
 
-#: What ``model._backend`` warns when the compiled engine is older than its source and the Python one runs.
-STALE = "compiled engine older than its source"
+#: How ``model._backend``'s warning starts when the compiled engine was built from other sources than the ones
+#: present (model._backend.STALE_WARNING; the Python engine then runs).
+STALE = "compiled engine built from other sources than these"
 
 
 def _children_cpu() -> float:
@@ -349,7 +350,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     if any(c.get("stale_runs") for c in (*cli.values(), *cli_sub.values())):
         print(
-            "STALE k/n: the compiled build was older than its source in k of the n timed runs (the Python engine ran)"
+            "STALE k/n: the compiled build was stale (built from other sources) in k of the n timed runs (the Python engine ran)"
         )
     pairs: dict[str, tuple[float, float] | None] = {"wall": None, "cpu": None}
     if ns3 is not None:

@@ -5,9 +5,19 @@ Cython and the machine's C compiler (``setup.py``): the same Python source, give
 by the ``.pxd`` file beside each one, so both builds compute the same numbers in the same order
 (``tests/model/engine/test_engine_backends.py`` proves it). Where a compiled module is missing, the Python
 source is used quietly. ``LATENCY_LAB_ENGINE=python`` asks for the sources even where the compiled
-modules exist (the reference side of the differential test and of ``bench/bench_predict.py``). A
-compiled module older than its source (edited since the last build) is not used either: every module
-then runs from source, with a warning to rebuild.
+modules exist (the reference side of the differential test and of ``bench/bench_predict.py``).
+
+A compiled module built from other sources than the ones present (a ``.py`` edited since the last build) is not
+used either: every module then runs from source, with a warning to rebuild. The build records what it was made
+from: ``setup.py`` writes the SHA-256 of each compiled module's ``.py`` and ``.pxd`` and of the native engine's
+sources into :data:`BUILD_RECORD` beside them (into the wheel, or into the checkout by ``pip install -e .``), and
+:func:`_stale` compares it with the files present, by content, not by file time: pip writes an installed copy's
+``.so`` before its ``.py``, which a comparison of times took for an edit (issue 30). A build input that is not
+there (a wheel carries no ``.pxd`` nor C++ sources: nobody edits them in site-packages) is not compared; a built
+module the record does not name (a build from before the record, or one whose compile failed this time, leaving
+an older ``.so``) counts as stale. ``LATENCY_LAB_ENGINE=compiled`` runs the build even where it is stale (with a
+warning naming the stale modules: the answers are then the build's, not the sources'); where a module was never
+built, its source runs whatever the variable says.
 
 Imported by :mod:`model` before any other module, so it must import nothing of the model's own.
 """
@@ -18,6 +28,7 @@ import hashlib
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import json
 import os
 import sys
 import warnings
@@ -78,6 +89,13 @@ NATIVE_SOURCES: tuple[str, ...] = (
     "api.hpp",
 )
 
+#: The build's record beside this file (setup.py writes it; git-ignored in a checkout): ``{module: {path: sha256}}``,
+#: each compiled module's build inputs (:func:`build_inputs`) as they were when it was built, paths from the folder
+#: that holds ``model/``.
+BUILD_RECORD = "_build_hashes.json"
+#: The start of the warning when the build is stale (bench/bench_grid.py looks for it).
+STALE_WARNING = "compiled engine built from other sources than these"
+
 _ROOT = Path(__file__).resolve().parent.parent
 ENV = "LATENCY_LAB_ENGINE"
 #: Whether this process may run the native engine: not asked for the Python one, nothing stale (set by install()).
@@ -124,16 +142,69 @@ def _native_built() -> Path | None:
     return None
 
 
+def build_inputs(module: str) -> list[Path]:
+    """The files the build of ``module`` (one of :data:`COMPILED`, or :data:`NATIVE`) is made from: a compiled
+    module's ``.py`` and ``.pxd``, the native engine's sources; some may not exist (not every module has a
+    ``.pxd``, an installed copy has no ``.pxd`` nor C++ sources)."""
+    if module == NATIVE:
+        return native_sources()
+    src = source_path(module)
+    return [src, src.with_suffix(".pxd")]
+
+
+def source_hashes(module: str) -> dict[str, str]:
+    """``{path: sha256}`` of the :func:`build_inputs` of ``module`` that exist (paths from the folder that holds
+    ``model/``, with ``/``): what setup.py records at build time and :func:`_stale` checks at import."""
+    return {
+        path.relative_to(_ROOT).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
+        for path in build_inputs(module)
+        if path.is_file()
+    }
+
+
+def _built(module: str) -> Path | None:
+    return _native_built() if module == NATIVE else compiled_path(module)
+
+
 def _stale() -> list[str]:
+    """The built modules (compiled ones and the native engine) whose build inputs present here differ from the
+    ones recorded when they were built (:data:`BUILD_RECORD`), or that the record does not name."""
+    try:
+        record = json.loads((_ROOT / "model" / BUILD_RECORD).read_text(encoding="utf-8"))
+    except (OSError, ValueError):  # no record: a build from before it, or none
+        record = {}
+    if not isinstance(record, dict):
+        record = {}
     out = []
-    for module in COMPILED:
-        built = compiled_path(module)
-        if built is not None and built.stat().st_mtime < source_path(module).stat().st_mtime:
+    for module in (*COMPILED, NATIVE):
+        if _built(module) is None:
+            continue
+        built_from = record.get(module)
+        if not isinstance(built_from, dict) or any(
+            built_from.get(name) != sha for name, sha in source_hashes(module).items()
+        ):
             out.append(module)
-    native = _native_built()
-    if native is not None and native.stat().st_mtime < max(src.stat().st_mtime for src in native_sources()):
-        out.append(NATIVE)
     return out
+
+
+def choose(wanted: str, stale: Sequence[str]) -> tuple[bool, str | None]:
+    """Whether the compiled build runs (where built) for ``LATENCY_LAB_ENGINE=wanted`` and the ``stale`` modules,
+    and the warning to give, if any: ``python`` never runs it; ``compiled`` runs it even stale; the default runs it
+    unless stale."""
+    if wanted == "python":
+        return False, None
+    if not stale:
+        return True, None
+    names = ", ".join(stale)
+    if wanted == "compiled":
+        return (
+            True,
+            f"{STALE_WARNING} ({names}): running it anyway, as {ENV}=compiled asks (its answers are the build's)",
+        )
+    return False, (
+        f"{STALE_WARNING} ({names}): running the Python engine; rebuild with 'pip install -e .' (or run the README's "
+        f"commands), or set {ENV}=compiled to run the build as it is"
+    )
 
 
 def install() -> None:
@@ -143,16 +214,12 @@ def install() -> None:
     wanted = os.environ.get(ENV, "").strip().lower()
     if wanted not in ("", "python", "compiled"):
         warnings.warn(f"{ENV}={wanted!r} is neither 'python' nor 'compiled': using the default", stacklevel=2)
-    stale = _stale() if wanted != "python" else []
-    if stale:
-        warnings.warn(
-            f"compiled engine older than its source ({', '.join(stale)}): running the Python engine; "
-            "rebuild with 'pip install -e .' (or run the README's commands)",
-            stacklevel=2,
-        )
+    use_build, warning = choose(wanted, _stale() if wanted != "python" else [])
+    if warning is not None:
+        warnings.warn(warning, stacklevel=2)
     global native_ok
-    native_ok = not (wanted == "python" or stale)
-    if wanted == "python" or stale:
+    native_ok = use_build
+    if not use_build:
         sys.meta_path.insert(0, _SourceFirst())
 
 
@@ -179,10 +246,11 @@ def engine_backend() -> str:
     return "compiled" if origin.endswith(tuple(importlib.machinery.EXTENSION_SUFFIXES)) else "python"
 
 
-if __name__ == "__main__":  # scripts/venv.sh: ``stamp`` prints build_stamp(); ``built`` exits 1 if a module is missing
+if __name__ == "__main__":  # scripts/venv.sh: ``stamp`` prints build_stamp(); ``built`` exits 1 if a module is
+    # missing or stale (built from other sources, or by a setup.py that kept no record)
     if sys.argv[1:] == ["stamp"]:
         print(build_stamp())
     elif sys.argv[1:] == ["built"]:
-        sys.exit(any(compiled_path(m) is None for m in COMPILED) or _native_built() is None)
+        sys.exit(any(_built(m) is None for m in (*COMPILED, NATIVE)) or bool(_stale()))
     else:
         sys.exit("usage: python model/_backend.py stamp|built")

@@ -1,14 +1,16 @@
 # Sourced by run.sh and test.sh: use (and if needed create) the project's virtual environment in .venv,
-# install the requirements file given as $1 into it, then install latency-lab itself in editable mode:
+# install the requirements file given as $1 and the build's (requirements-build.txt: Cython, setuptools) into it,
+# then install latency-lab itself in editable mode (without build isolation, with those build tools):
 # that compiles the engine (setup.py: Cython and the machine's gcc, about a minute on 2 cores) and adds the
 # `latency-lab` command. The build is skipped while the build files and the compiled modules' sources are
-# unchanged since the last one (a stamp in .venv: model/_backend.py build_stamp) and every module is in place.
+# unchanged since the last one (a stamp in .venv: model/_backend.py build_stamp) and every module is in place and
+# built from the sources present (model/_backend.py built: the build's record, model/_build_hashes.json).
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
-python -m pip install --quiet --disable-pip-version-check -r "$1"
+python -m pip install --quiet --disable-pip-version-check -r "$1" -r requirements-build.txt
 _stamp=$(python model/_backend.py stamp)
 if [ "$(cat .venv/.latency-lab-build 2>/dev/null)" != "$_stamp" ] || ! python model/_backend.py built; then
     echo "== pip install -e . (compiling the engine)" >&2

@@ -619,7 +619,7 @@ def index() -> Response:
     scenario_words, loss_text = describe(shown) if shown is not None and shown.scenario is not None else ("", "")
     context = {
         **form_context(state),
-        "scenario_words": scenario_words,  # for the charts' pictures (static/app.js)
+        "scenario_words": scenario_words,  # for the charts' pictures (app/static/app.js)
         "loss_words": loss_text,
         "results_html": results,
         "announce": announce,

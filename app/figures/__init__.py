@@ -1,7 +1,7 @@
 """Every plotly figure the app shows is built in this package, and only here.
 
 A figure goes to the page as JSON (:func:`to_json`) inside a ``<script type="application/json">``
-block that ``static/app.js`` hands to plotly.js; the table beside each figure is its text alternative.
+block that ``app/static/app.js`` hands to plotly.js; the table beside each figure is its text alternative.
 Modules: one per page area (comparison charts, teaching diagrams, gallery experiments).
 """
 

@@ -23,7 +23,7 @@ Each page also carries its **steps** (:func:`steps`): the events the drawing sho
 packet leaving, each delayed-ACK timer or Nagle hold starting), each with its place on the drawing's time axis, its
 filter group (data, ACKs, handshake, timers), the packet's TCP fields (:func:`app.web.pcap.tcp_fields`, as the
 run's pcap file carries them) and why it left when it did, read from the model's own rows and events. The
-teaching panel's stepping ladder (``static/ladder-step.js``) plays them; it computes no time of its own.
+teaching panel's stepping ladder (``app/static/ladder-step.js``) plays them; it computes no time of its own.
 """
 
 from __future__ import annotations

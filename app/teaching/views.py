@@ -16,10 +16,10 @@ axis). It shows, for that protocol:
   apart. The breakdown, the stalls and the ladder's shading come from one run and one walk of its critical path
   (:func:`model.analysis.account.account`), the formula from the same walk traced, so they cannot disagree.
 
-Under the ladder, its events step by step (``static/ladder-step.js`` plays the model's steps,
+Under the ladder, its events step by step (``app/static/ladder-step.js`` plays the model's steps,
 :func:`app.figures.ladder.steps`) and a link to the run's packets as a pcap file: ``GET /explain.pcap`` takes the same
 query and answers the whole run of the protocol explained (:mod:`app.web.pcap`). ``lecture=1`` shows the ladder alone
-for a projector: large type, high contrast (``static/lecture.css``), the arrow keys stepping anywhere on the page.
+for a projector: large type, high contrast (``app/static/lecture.css``), the arrow keys stepping anywhere on the page.
 
 An htmx request (``HX-Request`` header) gets the panel alone, to swap into the calculator page;
 any other request gets a full page, so a link to the panel works without JavaScript. Bad input is

@@ -42,8 +42,8 @@ SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: ""}
 
 
 def available() -> bool:
-    """Whether the native engine is built and wanted in this process (``LATENCY_LAB_ENGINE=python`` or a build older
-    than its sources turn it off, :mod:`model._backend`; so does ``LATENCY_LAB_NATIVE=0``)."""
+    """Whether the native engine is built and wanted in this process (``LATENCY_LAB_ENGINE=python`` or a build from
+    other sources than the ones present turn it off, :mod:`model._backend`; so does ``LATENCY_LAB_NATIVE=0``)."""
     return _native is not None and _backend.native_ok and os.environ.get(ENV, "1") != "0"
 
 

@@ -414,8 +414,8 @@ def test_static_files_are_versioned_and_cached(client: FlaskClient) -> None:
 
 
 def test_plotly_global_rules_are_all_in_the_static_stylesheet() -> None:
-    bundle = (ROOT / "static/vendor/plotly-basic-4.1.1.min.js").read_text()
-    css = (ROOT / "static/vendor/plotly-basic-4.1.1.css").read_text()
+    bundle = (ROOT / "app/static/vendor/plotly-basic-4.1.1.min.js").read_text()
+    css = (ROOT / "app/static/vendor/plotly-basic-4.1.1.css").read_text()
     start = bundle.index('pM={"X,X div"')
     rules = bundle[start : bundle.index("};for(Ng in pM)", start)]
     selectors = re.findall(r'"([^"]+)":', rules)
