@@ -34,7 +34,7 @@ from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from model.scenario.schema import Scenario
+from model.scenario.schema import QUIC_PACKET_OVERHEAD_BYTES, Scenario
 
 #: Work units one object costs a protocol run, beside its segments (fitted with ``--calibrate``).
 OBJECT_UNITS: dict[str, int] = {
@@ -49,8 +49,12 @@ OBJECT_UNITS: dict[str, int] = {
 }
 #: Largest work of a prediction (``/api/v1/predict``) or a sweep (``/api/v1/sweep``).
 MAX_WORK_UNITS = 60_000
-#: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet).
-MAX_PACKETS_WORK_UNITS = 12_000
+#: Largest work of a prediction that also lists every packet (its JSON is large: about 1 KB a packet): what
+#: MAX_PACKETS_ENGINE_STEPS (30,000) holds at the plain kind's most steps a unit (PLAIN_STEPS_PER_UNIT, 5), so that
+#: the estimate refuses before anything runs what that budget would stop while running. At 12,000 until 2026-11-28:
+#: a 3-protocol, 19-page request of 10,659 units took 31,700 steps and was stopped after 0.17 s (bench/worst_case.py
+#: seed 24).
+MAX_PACKETS_WORK_UNITS = 6_000
 #: Largest work of a page the teaching panel explains (``/explain``: one protocol run with every packet, its walk's
 #: stalls listed and its ladder drawn). The panel costs more a unit than a prediction: a 20-page HTTP/1.0 session of
 #: 54,720 units (86,640 packets) took 1.1-1.3 s of CPU, one of 27,440 units 0.29 s (2026-11-28, with a CI run
@@ -114,18 +118,30 @@ def response_pieces(s: Scenario, protocol: str, transferred: tuple[int, list[int
     sheet of 100 MB was left out, and a calculator page of it ran 3.9 s of CPU for an estimate of 0.1 s
     (bench/worst_case.py). ``transferred``: :func:`_transferred` of ``s`` where the caller has it."""
     html, sizes = transferred or _transferred(s)
-    return _response_pieces(s, protocol in FRAMED, html, sizes) + _extra_segments(s, protocol, len(sizes) + 1)
+    return _response_pieces(s, _piece_kind(protocol), html, sizes) + _extra_segments(s, protocol, len(sizes) + 1)
 
 
-def _response_pieces(s: Scenario, framed: bool, html: int, sizes: list[int]) -> int:
-    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its being framed."""
+def _piece_kind(protocol: str) -> str:
+    """What a protocol's responses are cut into: ``"quic"`` (HTTP/3: QUIC packets and DATA frames), ``"framed"``
+    (HTTP/2: DATA frames on TCP) or ``"tcp"`` (segments)."""
+    return "quic" if protocol == "h3" else "framed" if protocol in FRAMED else "tcp"
+
+
+def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
+    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its
+    :func:`_piece_kind`. HTTP/3's packets carry ``quic.max_datagram_bytes`` less the QUIC overhead, whatever
+    ``tcp.mss_bytes`` says: until 2026-11-28 they were counted as segments of ``mss_bytes``, and an h3 sweep of 65 KB
+    segments ran 55 times the steps its estimate counted (bench/worst_case.py, seed 24: refused by the step budget
+    after 0.34 s)."""
     mss = s.tcp.mss_bytes or 1460
     piece = mss
     write = s.http.server_write_bytes
     if 0 < write < piece:
         piece = write
-    if framed and s.multiplex.frame_bytes < piece:
+    if kind != "tcp" and s.multiplex.frame_bytes < piece:
         piece = s.multiplex.frame_bytes
+    if kind == "quic":
+        piece = min(piece, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
     header = s.http.response_header_bytes
     return sum(-(-(header + size) // piece) for size in [html, *sizes])
 
@@ -141,8 +157,10 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
     a connection an object for HTTP/1.0, up to ``http.parallel_connections`` for persistent_parallel, else one).
     Until 2026-11-28 HTTP/2-3's requests and TLS were not counted: 370 objects of 62 KB requests on h2 ran 46 budget
     steps a unit (the plain kind is calibrated at most 5), a lossless predict of 8 protocols 1.2 s of CPU
-    (bench/worst_case.py)."""
+    (bench/worst_case.py). HTTP/3's are QUIC packets (:func:`_response_pieces`)."""
     mss = s.tcp.mss_bytes or 1460
+    if protocol == "h3":
+        mss = min(mss, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
     first = -(-s.http.request_bytes // mss) - 1
     later = -(-s.multiplex.request_bytes // mss) - 1 if protocol in FRAMED else first
     requests = first + (objects - 1) * later
@@ -160,6 +178,14 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
     return requests + connections * handshake
 
 
+#: Units more a response piece costs where a connection restarts after an idle by pacing its window out
+#: (``tcp.idle_restart`` ``paced``: a timer for each segment of the window): a persistent page of 2,472 segments at
+#: an RTT of 10 s took 39,186 steps paced against 6,491 in slow start, 13 more a segment (2026-11-28,
+#: bench/worst_case.py seed 24: its teaching panel's formula, on linear forms, was stopped by the step budget after
+#: 0.6 s, its estimate within max_formula_work_units). At 3 more a piece such a run stays under 5 steps a unit.
+PACED_PIECE_UNITS = 3
+
+
 def base_units(s: Scenario, protocol: str) -> int:
     """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
     frames, :func:`response_pieces`) and objects (the style sheet among them), on every leg (a lossless run on the
@@ -173,13 +199,14 @@ def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int
     html, sizes = _transferred(s)
     objects = len(sizes) + 1
     per_load = page_loads(s) * legs(s)
-    pieces: dict[bool, int] = {}
+    pieces: dict[str, int] = {}
     out: dict[str, int] = {}
     for protocol in protocols:
-        framed = protocol in FRAMED
-        if framed not in pieces:
-            pieces[framed] = _response_pieces(s, framed, html, sizes)
-        sent = pieces[framed] + _extra_segments(s, protocol, objects)
+        kind = _piece_kind(protocol)
+        if kind not in pieces:
+            pieces[kind] = _response_pieces(s, kind, html, sizes)
+        sent = pieces[kind] * (1 + (PACED_PIECE_UNITS if s.tcp.idle_restart == "paced" else 0))
+        sent += _extra_segments(s, protocol, objects)
         out[protocol] = per_load * (sent + OBJECT_UNITS.get(protocol, 5) * objects)
     return out
 

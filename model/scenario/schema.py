@@ -34,6 +34,9 @@ ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + BROWSER_PROTOCOLS + MODER
 MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
 MAX_SEGMENTS = 10_000  # about one second for all five protocols (bench/)
+#: Bytes of a QUIC packet that are not stream data: a packet carries ``quic.max_datagram_bytes`` less this
+#: (model.mechanisms.quic.QUIC_PACKET_OVERHEAD, checked equal by tests/model/scenario/test_limits.py).
+QUIC_PACKET_OVERHEAD_BYTES = 30
 #: Highest network.loss_rate: the closed forms of model.mechanisms.loss need p < 1/2 (handshake) and are a lower bound
 #: that drifts from the truth as losses pile up; 0.2 keeps them meaningful.
 MAX_LOSS_RATE = 0.2
@@ -493,8 +496,8 @@ class Scenario(_Strict):
                 "page.html_bytes and each object must be at least 1, and page.revalidate false"
             )
         if "h3" in self.protocols:  # QUIC packets carry max_datagram_bytes less 30 (model.mechanisms.quic)
-            mss = min(mss, self.quic.max_datagram_bytes - 30)
-            if rwnd < self.quic.max_datagram_bytes - 30:
+            mss = min(mss, self.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
+            if rwnd < self.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES:
                 raise ValueError(
                     f"tcp.receive_window_bytes ({rwnd}) must be at least quic.max_datagram_bytes less 30 "
                     f"({self.quic.max_datagram_bytes - 30}) for h3: a window smaller than one QUIC packet's "

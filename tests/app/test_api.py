@@ -541,11 +541,11 @@ def test_errors_list_every_problem(client: FlaskClient) -> None:
 
 def test_limits_are_the_documented_ones(client: FlaskClient) -> None:
     """A request just at a limit is accepted; one past it is refused naming the limit."""
-    at = {"protocols": ["getall"], "page": {"html_bytes": 1460 * 9990 - 200, "object_bytes": []}}  # 9,990 units
+    at = {"protocols": ["getall"], "page": {"html_bytes": 1460 * 5990 - 200, "object_bytes": []}}  # 5,990 units
     assert work_units(Scenario.model_validate(at)) <= MAX_PACKETS_WORK_UNITS
     assert client.post(P, json=at).status_code == 200
     body = problem(client.post(P + "?packets=true", json={**at, "protocols": ["getall", "pipelined"]}), 422)
-    assert body["limit"] == {"name": "max_packets_work_units", "maximum": MAX_PACKETS_WORK_UNITS, "actual": 9990 + 9991}
+    assert body["limit"] == {"name": "max_packets_work_units", "maximum": MAX_PACKETS_WORK_UNITS, "actual": 5990 + 5991}
     assert MAX_FORMULA_WORK_UNITS < MAX_PACKETS_WORK_UNITS < MAX_WORK_UNITS
 
 
