@@ -669,6 +669,67 @@ def test_server_errors_are_problems_with_the_security_headers(
     assert request(server.port, "GET", "/healthz").status == 200
 
 
+# --- connections take turns on one worker ------------------------------------------------------------------
+
+TURNS_PIPELINED = 10  # predictions of TURNS_QUERY sent at once on one connection (each some tens of ms of CPU)
+TURNS_QUERY = "page.object_count=50&page.object_size_bytes=20000"
+TURNS_MOST_BEFORE = 3  # of them, at most this many may be answered after the first and before the other's /healthz
+
+
+def _answers_in(data: bytes) -> int:
+    return data.count(b"HTTP/1.1 ")
+
+
+def test_a_busy_connection_does_not_hold_the_others(tmp_path: Path) -> None:
+    """One worker (``--workers 1``), two kept-alive connections: the first sends ten predictions at once (pipelined,
+    all in the worker's buffer), the second asks ``/healthz`` once the first answer has arrived. The worker serves
+    its connections in turns (app/serving.py: ``gevent.idle()`` after each answer), so ``/healthz`` is answered
+    after at most a few more predictions; before, a connection whose next request was already there kept the
+    worker until it paused, and ``/healthz`` waited for all ten. Counts, not times: a busy machine slows both
+    alike."""
+    try:
+        srv = start_server(tmp_path / "run.log", env_extra={"GUNICORN_CMD_ARGS": "--workers 1"})
+    except RuntimeError as exc:
+        pytest.fail(str(exc))
+    try:
+        busy = socket.create_connection((HOST, srv.port), timeout=30)
+        other = socket.create_connection((HOST, srv.port), timeout=30)
+        try:
+            requests = b"".join(
+                f"GET /api/v1/predict?network.rtt_ms={50 + i}&{TURNS_QUERY} HTTP/1.1\r\nHost: x\r\n\r\n".encode()
+                for i in range(TURNS_PIPELINED)
+            )
+            busy.sendall(requests)
+            received = b""
+            while _answers_in(received) < 1:
+                chunk = busy.recv(1 << 20)
+                assert chunk, received[:300]
+                received += chunk
+            first = _answers_in(received)
+            other.sendall(b"GET /healthz HTTP/1.1\r\nHost: x\r\n\r\n")
+            healthz = b""
+            while b"\r\n\r\n" not in healthz:
+                # read both connections as their bytes come, so the busy one is never held up by a full socket
+                ready, _, _ = select.select([busy, other], [], [], 30)
+                assert ready, "no answer within 30 s"
+                for sock in ready:
+                    chunk = sock.recv(1 << 20)
+                    assert chunk, (sock is other, received[:300])
+                    if sock is other:
+                        healthz += chunk
+                    else:
+                        received += chunk
+            before = _answers_in(received) - first
+        finally:
+            busy.close()
+            other.close()
+        print(f"\n/healthz answered after {before} more of the {TURNS_PIPELINED} pipelined predictions")
+        assert healthz.startswith(b"HTTP/1.1 200"), healthz[:300]
+        assert before <= TURNS_MOST_BEFORE, f"/healthz waited for {before} predictions on the other connection"
+    finally:
+        srv.stop()
+
+
 # --- shutdown -----------------------------------------------------------------------------------------------
 
 
