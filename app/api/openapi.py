@@ -40,12 +40,15 @@ from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
     MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
+    MAX_SWEEP_FIXED_UNITS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
     NATIVE_LOSS_RUN_STEPS,
     NATIVE_LOSS_STEP_COST,
     OBJECT_UNITS,
     RUN_COSTS,
+    RUN_FIXED_UNITS,
+    SWEEP_POINT_UNITS,
     TRACED_STEP_COST,
 )
 from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
@@ -110,6 +113,14 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "what": "Work of a formula (one protocol run on linear forms, then simplified).",
         },
         {"name": "max_sweep_points", "value": MAX_SWEEP_POINTS, "what": "Values of a sweep (values or steps)."},
+        {
+            "name": "max_sweep_fixed_units",
+            "value": MAX_SWEEP_FIXED_UNITS,
+            "what": f"Work of a sweep beside its runs' own (max_work_units): {SWEEP_POINT_UNITS} units a distinct "
+            f"point (validating it) plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of "
+            "CPU in all. Checked from the number of points and protocols before any point is validated; over it: "
+            "422 limit-exceeded.",
+        },
         {
             "name": "max_json_depth",
             "value": MAX_JSON_DEPTH,
@@ -194,7 +205,8 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
     },
     {
         "type": "limit_exceeded",
-        "rule": "The request's work is over a documented limit (max_work_units, max_packets_work_units, "
+        "rule": "The request's work is over a documented limit (max_work_units, max_sweep_fixed_units, "
+        "max_packets_work_units, "
         "max_formula_work_units, max_engine_steps, max_packets_engine_steps); the problem's limit says which.",
     },
     {

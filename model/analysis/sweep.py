@@ -32,7 +32,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 from model.analysis.predict import summaries
 from model.scenario import errors
 from model.scenario.errors import FieldSpec, Problem, allowed, problems, spec, words
-from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, work_units
+from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, check_sweep_size, work_units
 from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol, Scenario
 
@@ -265,20 +265,26 @@ MAX_POINT_PROBLEMS = 10
 def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     """Each value with its validated scenario; :class:`SweepError` if any point or the total work is bad.
 
-    The work is added up point by point, so a sweep far over the limit is refused after a few points
-    (the rest estimated like the last), not after validating every one.
+    A sweep of more points and protocols than :data:`~model.scenario.limits.MAX_SWEEP_FIXED_UNITS` allows is refused
+    before any point is validated. The work is then added up point by point, so a sweep far over the limit is refused
+    after a few points (the rest estimated like the last), not after validating every one.
     """
     vals = values(req)
+    explicit = req.values is not None
+    keys = [json.dumps(v) for v in vals]
+    protocols = len(req.protocols if req.protocols is not None else req.scenario.protocols)
+    distinct = len(set(keys))
+    limit = check_sweep_size(distinct, protocols)
+    if limit is not None:
+        raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
     doc = base_document(req)
     section, name = req.field.split(".", 1)
     loc = (section, name)
-    explicit = req.values is not None
     out: list[tuple[Value, Scenario]] = []
     found: list[Problem] = []
     bad_points = reported = unchecked = 0
     units = 0
     seen: dict[str, Scenario] = {}
-    keys = [json.dumps(v) for v in vals]
     for i, (v, key) in enumerate(zip(vals, keys, strict=True)):
         if key in seen:
             out.append((v, seen[key]))

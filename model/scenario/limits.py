@@ -64,6 +64,20 @@ MAX_EXPLAIN_WORK_UNITS = 30_000
 MAX_FORMULA_WORK_UNITS = 3_000
 #: Most points of a sweep.
 MAX_SWEEP_POINTS = 1_000
+#: What a sweep costs beside its runs' work units (which count what each run schedules), in work units of
+#: :data:`MAX_WORK_UNITS`' sense (about 16.7 µs each: 60,000 to a second): validating a point, about 0.17 ms of CPU
+#: (:data:`SWEEP_POINT_UNITS`), and starting each protocol run, 0.19 ms median (:data:`RUN_FIXED_UNITS`; 194 µs a
+#: run, ``python bench/calibrate_costs.py``'s fixed part of the ``plain`` kind, 2026-11-28, which RUN_COSTS leaves
+#: out so that a single prediction's units keep their sense). A sweep of many points of a tiny page was accepted at
+#: 59,500 units and took 0.95-1.05 s of CPU (727 points of 7 protocols, 5,089 runs of 12 units; bench/worst_case.py
+#: seed 25), and its refusal, found only once the validated points' units passed the limit, 0.13-0.23 s.
+SWEEP_POINT_UNITS = 10
+RUN_FIXED_UNITS = 12
+#: Largest :func:`sweep_fixed_units` of a sweep, decided from its number of distinct points and protocols before any
+#: point is validated: 36,000 units is about 0.6 s of fixed costs, leaving the runs' own work (at most
+#: :data:`MAX_WORK_UNITS`, 2.5 µs a unit at the 80th percentile on the native engine) under the second. The issue's
+#: benchmark sweep (200 points, 5 protocols) costs 14,000.
+MAX_SWEEP_FIXED_UNITS = 36_000
 
 
 @dataclass(frozen=True, slots=True)
@@ -253,6 +267,33 @@ def run_units(s: Scenario, protocol: str) -> int:
     so that a unit stands for about the same CPU time and budget steps whichever engine and analysis run it."""
     factor, fixed = RUN_COSTS[run_kind(s)]
     return base_units(s, protocol) * factor + fixed
+
+
+def sweep_fixed_units(points: int, protocols: int) -> int:
+    """Work units a sweep of ``points`` distinct points of ``protocols`` protocols costs beside its runs' own
+    (:data:`SWEEP_POINT_UNITS` a point, :data:`RUN_FIXED_UNITS` a protocol run), known before any point is validated."""
+    return points * (SWEEP_POINT_UNITS + protocols * RUN_FIXED_UNITS)
+
+
+def check_sweep_size(points: int, protocols: int) -> Limit | None:
+    """A :class:`Limit` (``max_sweep_fixed_units``) if a sweep of ``points`` distinct points of ``protocols``
+    protocols costs more than :data:`MAX_SWEEP_FIXED_UNITS` beside its runs (:func:`sweep_fixed_units`), else
+    ``None``."""
+    units = sweep_fixed_units(points, protocols)
+    if units <= MAX_SWEEP_FIXED_UNITS:
+        return None
+    return Limit(
+        name="max_sweep_fixed_units",
+        maximum=MAX_SWEEP_FIXED_UNITS,
+        actual=units,
+        message=(
+            f"this sweep of {points:,} points of {protocols} protocols each is too much work for one request: "
+            f"validating its points and starting its {points * protocols:,} protocol runs would cost {units:,} work "
+            f"units ({SWEEP_POINT_UNITS} a point and {RUN_FIXED_UNITS} a run), at most {MAX_SWEEP_FIXED_UNITS:,} "
+            "allowed (max_sweep_fixed_units), before the runs' own work: ask for fewer points or fewer protocols "
+            "(see /api/docs#limits)"
+        ),
+    )
 
 
 def work_units(s: Scenario) -> int:
