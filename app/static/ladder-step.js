@@ -293,6 +293,23 @@
     });
     if (pending && tries < 100) window.setTimeout(function () { whenDrawn(tries + 1); }, 100);
   }
+  // app.js draws a plot again when the window's width changes (250 ms after the last resize; a projector going full
+  // screen): the selected step is drawn on it again once it is drawn
+  function again(tries) {
+    var waiting = false;
+    document.querySelectorAll(".ladder-stepper").forEach(function (el) {
+      var s = el._stepper, gd = s && plotOf(el);
+      if (!gd) return;
+      if (gd.getAttribute("data-rendered") !== "true") { waiting = true; return; }
+      if (s.current >= 0) s.draw();
+    });
+    if (waiting && tries < 100) window.setTimeout(function () { again(tries + 1); }, 100);
+  }
+  var resized = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resized);
+    resized = window.setTimeout(function () { again(0); }, 400);
+  });
   document.addEventListener("DOMContentLoaded", function () { whenDrawn(0); });
   document.addEventListener("htmx:after:swap", function () { window.setTimeout(function () { whenDrawn(0); }, 0); });
 })();

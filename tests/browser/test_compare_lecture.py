@@ -92,6 +92,15 @@ def test_lecture_mode_shows_one_comparison_and_steps_with_the_arrow_keys(page: P
     page.keyboard.press("Home")
     assert_at(state(page), 0)
     assert horizontal_overflow(page)["sticking_out"] == []
+    # the window's width changes (a projector going full screen): the chart is drawn again, the step's bar with it
+    page.keyboard.press("ArrowRight")
+    page.evaluate("() => { document.getElementById('plot-compare').data[0].drawnBefore = true; }")
+    use_window(page, (window[0] - 40, window[1]))
+    page.wait_for_function(
+        "() => { const p = document.getElementById('plot-compare'); return !p.data[0].drawnBefore && "
+        "p.dataset.rendered === 'true' && p.data.some((t) => Array.isArray(t.marker.opacity)); }"
+    )
+    assert_at(state(page), 1)
     assert axe_violations(page) == []
     page.get_by_role("link", name="Leave lecture mode").click()
     expect(page.locator("header.site")).to_be_visible()
