@@ -11,7 +11,11 @@ and the given fields combined by :func:`model.scenario.overlay.overlay`, plain e
 under its own. The table gives each scenario's protocols with the difference from scenario A (its same protocol,
 else its first), and :func:`app.web.words.why` says where each one's time went. One-click toggles (Nagle, header
 flush, delayed ACK, pipelining, TLS) are links to the same comparison with one setting of one scenario flipped.
-``view=print`` gives the comparison laid out for printing (table, charts, assumptions).
+``view=print`` gives the comparison laid out for printing (table, charts, assumptions). ``lecture=1`` gives it for a
+projector (lecture mode, as the teaching panel's ``/explain?...&lecture=1``): full screen, large type, high contrast
+(``app/static/lecture.css``), the chart and each scenario's protocols with their time (with loss the expected time
+leading) and round trips, stepped one at a time with the arrow keys anywhere on the page (``app/static/ladder-step.js``,
+the ladder's stepper, highlighting the step's bar on the chart).
 
 Each scenario's card edits it: its field picker (a plain GET form, so it works without JavaScript) sends
 ``edit=b&field=network.rtt_ms&value=20``, answered with a redirect to the comparison with ``b.network.rtt_ms=20``
@@ -21,11 +25,13 @@ scenario removed (with two scenarios, removing one opens the other in the calcul
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlsplit
 
 from flask import redirect, render_template, request, url_for
+from markupsafe import Markup
 from werkzeug.datastructures import MultiDict
 from werkzeug.wrappers import Response
 
@@ -42,7 +48,12 @@ from model.scenario.limits import MAX_WORK_UNITS, WorkLimitExceeded, check, cost
 from model.scenario.params import resolve
 from model.studies.experiments import H96_CITATION, H96_ROWS
 
-OPTIONS = ("preset", "n", "view", "edit", "field", "value")
+OPTIONS = ("preset", "n", "view", "edit", "field", "value", "lecture")
+
+#: How much larger lecture mode draws the chart's texts and bars (a projector at the back of a room), as the
+#: teaching panel's lecture mode does its ladder (app.figures.ladder.PROJECTOR_SCALE).
+PROJECTOR_FONT_PX = 20
+PROJECTOR_BAR_PX = 70
 
 
 @dataclass
@@ -113,6 +124,9 @@ def _read_query(args: MultiDict[str, str]) -> tuple[str, list[tuple[str, str]], 
                 for p in problems
             ]
         )
+    lecture = args.get("lecture")
+    if lecture is not None and lecture not in ("0", "1"):
+        raise BadComparison([f"lecture (lecture mode) is 1 (on) or 0 (off); you gave {lecture[:40]!r}."])
     n_text = args.get("n", "")
     used = max((LETTERS.index(letter) + 1 for letter in own), default=0)
     if n_text:
@@ -275,12 +289,65 @@ def _label(param: str) -> str:
     return FIELD_BY_PARAM[param].label if param in FIELD_BY_PARAM else param
 
 
+def _lecture_steps(valid: list[Side], rows: list[Row], chart_labels: list[str]) -> list[dict[str, Any]]:
+    """Lecture mode's steps, one a row of the table (scenario by scenario, each one's protocols in order): the figures
+    that matter (the time that leads, with loss the expected one with the lossless one beside it, the round trips,
+    the difference from A) and the why, grouped by scenario for the stepper's filters; ``bar`` names the row's bar
+    on the chart (its y label)."""
+    results = [r for side in valid for r in side.results]
+    rates = {side.name: side.state.scenario.network.loss_rate for side in valid if side.state.scenario is not None}
+    steps = []
+    for row, result, bar in zip(rows, results, chart_labels, strict=True):
+        trips = int(result["counts"]["round_trips"])
+        time_words = f"{row.load_ms:,.1f} ms"
+        fields = {"scenario": row.side, "protocol": row.name}
+        if row.lossy:
+            rate = f"{rates[row.side] * 100:.3g}%"
+            time_words += f" expected with {rate} loss ({row.lossless_ms:,.1f} ms without)"
+            fields[f"expected time with {rate} loss"] = f"{row.load_ms:,.1f} ms"
+            fields["time without loss"] = f"{row.lossless_ms:,.1f} ms"
+        else:
+            fields["page load time"] = f"{row.load_ms:,.1f} ms"
+        fields["round trips"] = f"{trips:,}" + (" (of the lossless schedule)" if row.lossy else "")
+        if row.diff_ms is None:
+            against = "the baseline"
+            fields["difference from A"] = "the baseline"
+        else:
+            ratio = "" if row.ratio is None else f", {row.ratio:.2f}\N{MULTIPLICATION SIGN} A"
+            against = f"{row.diff_ms:+,.1f} ms vs {row.baseline}{ratio}"
+            fields["difference from A"] = against
+        text = f"{row.side}, {row.name}: {time_words}; {trips:,} round trip{'' if trips == 1 else 's'}; {against}"
+        steps.append(
+            {"text": text, "group": row.side, "bar": bar, "fields": fields, "why": [row.why.text], "why_label": "why"}
+        )
+    return steps
+
+
+def _projector(fig: dict[str, Any], bars: int) -> dict[str, Any]:
+    """The comparison's chart for a projector: its texts larger, its bars taller (a copy)."""
+    layout = dict(fig["layout"])
+    layout["font"] = {**layout.get("font", {}), "size": PROJECTOR_FONT_PX}
+    layout["height"] = 160 + PROJECTOR_BAR_PX * bars
+    layout["margin"] = {**layout.get("margin", {}), "b": 90}
+    # the axis' title goes to the figure's caption (lecture.html), in the page's large type: drawn at this size beside
+    # the bars' long names it ran past a phone's width
+    layout["xaxis"] = {**layout.get("xaxis", {}), "title": {"text": ""}}
+    return {**fig, "layout": layout}
+
+
 @bp.get("/compare")
 def index() -> tuple[str, int] | Response:
     """The comparison page (or its print view); a card's picker is answered with a redirect (303)."""
     printing = request.args.get("view") == "print"
-    template = "compare/print.html" if printing else "compare/index.html"
-    context: dict[str, Any] = {"table1_url": table1_url(), "h96_citation": H96_CITATION, "printing": printing}
+    lecture = request.args.get("lecture") == "1" and not printing
+    template = "compare/print.html" if printing else "compare/lecture.html" if lecture else "compare/index.html"
+    context: dict[str, Any] = {
+        "table1_url": table1_url(),
+        "h96_citation": H96_CITATION,
+        "printing": printing,
+        "lecture": lecture,
+        "leave_url": url_for("compare.index"),
+    }
     try:
         preset, shared, own, n = _read_query(request.args)
     except BadComparison as exc:
@@ -361,6 +428,10 @@ def index() -> tuple[str, int] | Response:
     ]
     address = comparison_address(preset, shared, own, n)
     scenario_words, loss_text = _scenario_words(sides, preset, shared)
+    breakdown = charts.breakdown_bar(chart_rows) if chart_rows else None
+    if lecture and breakdown is not None:
+        breakdown = _projector(breakdown, len(chart_rows))
+    steps = _lecture_steps(valid, rows, [str(r["protocol"]) for r in chart_rows]) if lecture and rows else []
     context.update(
         scenario_words=scenario_words,
         loss_words=loss_text,
@@ -372,9 +443,14 @@ def index() -> tuple[str, int] | Response:
         preset=PRESETS.get(preset),
         preset_name=preset,
         described={s.letter: _described(s, shared) for s in sides},
-        breakdown_fig=charts.to_json(charts.breakdown_bar(chart_rows)) if chart_rows else None,
+        breakdown_fig=charts.to_json(breakdown) if breakdown is not None else None,
         address=address,
         print_url=address + "&view=print",
+        lecture_url=address + "&lecture=1",
+        leave_url=address,
+        lecture_steps=steps,
+        steps_json=Markup(json.dumps(steps, ensure_ascii=False).replace("</", "<\\/")),
+        n=n,
         add_url=comparison_address(preset, shared, _with(own, LETTERS[n], dict(own.get(LETTERS[n - 1], []))), n + 1)
         if n < len(LETTERS)
         else None,

@@ -2,13 +2,18 @@
 // a time, played, paused, stepped forward and back, filtered by kind, the event list and the drawing in step (clicking
 // either selects the other), the selected packet's fields and the timers running at its moment. Every time and place
 // comes from the page's steps (app/figures/ladder.py steps: the model's packets and events); nothing is computed here
-// but which event is selected.
+// but which event is selected. The same stepper steps a comparison in lecture mode (app/compare/templates/compare/
+// lecture.html): its steps are the table's rows, and its data-plot names a bar chart, whose step's bar (the step's
+// "bar", a y label of the chart) is drawn in full and the others dimmed.
 (function () {
   "use strict";
 
   var DIM = 0.25; // opacity of what has not happened yet at the selected moment
+  var DIM_BAR = 0.4; // a comparison's bars other than the selected step's: still there to compare against
 
   function plotOf(stepper) {
+    var named = stepper.getAttribute("data-plot");
+    if (named) return document.getElementById(named);
     var root = stepper.closest("#explain") || document;
     return root.querySelector(".plot.ladder[data-figure]");
   }
@@ -35,6 +40,8 @@
     this.fields = el.querySelector(".packet-fields");
     this.playButton = el.querySelector("[data-action=play]");
     this.speed = el.querySelector("[data-action=speed]");
+    this.noun = el.getAttribute("data-noun") || "Event";
+    this.bars = el.hasAttribute("data-plot"); // a bar chart, not the ladder
     this.current = -1;
     this.timer = null;
     this.hidden = {};
@@ -76,6 +83,12 @@
     gd._ladderStepper = this;
     gd.on("plotly_click", function (data) {
       var point = data && data.points && data.points[0];
+      if (self.bars && point) {
+        for (var k = 0; k < self.steps.length; k++) {
+          if (self.steps[k].bar === point.y) { self.stop(); self.select(k); return; }
+        }
+        return;
+      }
       var m = point && point.data && point.data.meta;
       if (!m) return;
       for (var i = 0; i < self.steps.length; i++) {
@@ -180,7 +193,7 @@
     if (!step) {
       this.list.removeAttribute("aria-activedescendant");
       this.now.textContent = "";
-      this.timers.textContent = "";
+      if (this.timers) this.timers.textContent = "";
       this.fields.hidden = true;
       return;
     }
@@ -188,9 +201,9 @@
     this.list.setAttribute("aria-activedescendant", li.id);
     var box = this.list.getBoundingClientRect(), at = li.getBoundingClientRect();
     if (at.top < box.top || at.bottom > box.bottom) this.list.scrollTop += at.top - box.top - box.height / 2;
-    this.now.textContent = "Event " + (this.current + 1) + " of " + this.steps.length + ": " + step.text;
+    this.now.textContent = this.noun + " " + (this.current + 1) + " of " + this.steps.length + ": " + step.text;
     var running = this.steps.filter(function (s) { return s.hold && s.t_ms <= step.t_ms && step.t_ms < s.end_ms; });
-    this.timers.textContent = running.length ? "Timers running: " + running.map(function (s) {
+    if (this.timers) this.timers.textContent = running.length ? "Timers running: " + running.map(function (s) {
       return s.fields.timer + ", " + s.fields.runs;
     }).join("; ") : "No timer running.";
     var dl = this.fields.querySelector("dl");
@@ -203,7 +216,7 @@
       dl.appendChild(dd);
     }
     Object.keys(step.fields).forEach(function (k) { row(k, step.fields[k]); });
-    row(step.hold ? "why" : "why it left then", step.why.join("; "));
+    row(step.why_label || (step.hold ? "why" : "why it left then"), step.why.join("; "));
     this.fields.hidden = false;
   };
 
@@ -212,6 +225,7 @@
   Stepper.prototype.draw = function () {
     var gd = plotOf(this.el);
     if (!gd || gd.getAttribute("data-rendered") !== "true" || typeof Plotly === "undefined") return;
+    if (this.bars) { this.drawBars(gd); return; }
     var self = this;
     var step = this.steps[this.current];
     var selected = step ? traceIndex(gd, step) : -1;
@@ -241,6 +255,26 @@
     gd.setAttribute("data-selected-trace", String(selected));
   };
 
+  // a comparison's chart: the selected step's bar in full, the others dimmed, a hidden scenario's bars fainter still
+  Stepper.prototype.drawBars = function (gd) {
+    var self = this;
+    var step = this.steps[this.current];
+    var group = {};
+    this.steps.forEach(function (s) { group[s.bar] = s.group; });
+    var idx = [], opacity = [];
+    gd.data.forEach(function (tr, i) {
+      if (tr.type !== "bar" || !tr.y) return;
+      idx.push(i);
+      opacity.push(tr.y.map(function (y) {
+        if (self.hidden[group[y]]) return DIM_BAR / 3;
+        return !step || y === step.bar ? 1 : DIM_BAR;
+      }));
+    });
+    if (!idx.length) return;
+    Plotly.restyle(gd, { "marker.opacity": opacity }, idx);
+    gd.setAttribute("data-selected-bar", step ? step.bar : "");
+  };
+
   function start(root) {
     (root || document).querySelectorAll(".ladder-stepper[data-steps]").forEach(function (el) {
       if (el._stepper) { el._stepper.hook(); return; }
@@ -253,8 +287,29 @@
   function whenDrawn(tries) {
     start(document);
     var pending = document.querySelectorAll(".plot.ladder[data-figure]:not([data-rendered='true'])").length;
+    document.querySelectorAll(".ladder-stepper[data-plot]").forEach(function (el) {
+      var gd = plotOf(el);
+      if (gd && gd.getAttribute("data-rendered") !== "true") pending += 1;
+    });
     if (pending && tries < 100) window.setTimeout(function () { whenDrawn(tries + 1); }, 100);
   }
+  // app.js draws a plot again when the window's width changes (250 ms after the last resize; a projector going full
+  // screen): the selected step is drawn on it again once it is drawn
+  function again(tries) {
+    var waiting = false;
+    document.querySelectorAll(".ladder-stepper").forEach(function (el) {
+      var s = el._stepper, gd = s && plotOf(el);
+      if (!gd) return;
+      if (gd.getAttribute("data-rendered") !== "true") { waiting = true; return; }
+      if (s.current >= 0) s.draw();
+    });
+    if (waiting && tries < 100) window.setTimeout(function () { again(tries + 1); }, 100);
+  }
+  var resized = null;
+  window.addEventListener("resize", function () {
+    window.clearTimeout(resized);
+    resized = window.setTimeout(function () { again(0); }, 400);
+  });
   document.addEventListener("DOMContentLoaded", function () { whenDrawn(0); });
   document.addEventListener("htmx:after:swap", function () { window.setTimeout(function () { whenDrawn(0); }, 0); });
 })();

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import re
 from html import unescape
 
@@ -128,3 +129,98 @@ def test_no_tls_toggle_for_a_scenario_of_h3_only(client: FlaskClient) -> None:
     assert 'data-toggle="nagle"' in h3 and 'data-toggle="tls"' not in h3
     mixed = client.get("/compare?preset=h96-lan&protocols=h2,h3&tls.version=none").get_data(as_text=True)
     assert 'data-toggle="tls"' in mixed
+
+
+# --- lecture mode (issue 27): one comparison for a projector ---------------------------------------------------------
+
+LOSSY = "preset=p98-satellite&protocols=pipelined,h2,h3&a.network.loss_rate=0.01&b.network.loss_rate=0.03"
+
+
+def _json_script(html: str, ident: str) -> object:
+    m = re.search(rf'<script type="application/json" id="{ident}">(.*?)</script>', html, re.S)
+    assert m, ident
+    return json.loads(m.group(1))
+
+
+def test_the_comparison_links_its_lecture_mode_and_lecture_mode_links_back(client: FlaskClient) -> None:
+    page = client.get("/compare?" + LOSSY).get_data(as_text=True)
+    link = re.search(r'<a href="([^"]+)" class="compare-lecture-link">', page)
+    assert link and unescape(link.group(1)) == "/compare?" + LOSSY + "&lecture=1"
+    r = client.get(unescape(link.group(1)))
+    assert r.status_code == 200
+    lecture = r.get_data(as_text=True)
+    assert (
+        "lecture.css" in lecture and 'class="compare-lecture lecture"' in lecture and 'data-lecture="true"' in lecture
+    )
+    assert "ladder-step.js" in lecture  # the teaching panel's stepper, not a second copy
+    back = re.search(r'<a href="([^"]+)">Leave lecture mode</a>', lecture)
+    assert back and unescape(back.group(1)) == "/compare?" + LOSSY
+    # a projector's page: no cards, pickers, toggles or share box
+    for gone in ("compare-lecture-link", 'id="edit-b-field"', "data-toggle=", "Share this comparison"):
+        assert gone not in lecture, gone
+    assert client.get("/compare?" + LOSSY + "&lecture=0").get_data(as_text=True).count("compare-lecture-link") == 1
+
+
+def test_lecture_steps_are_the_tables_rows_with_the_expected_time_leading(client: FlaskClient) -> None:
+    """One step a row, scenario by scenario: its time (with loss the expected one, the lossless one beside it), its
+    round trips and its difference from A, the model's own numbers; its bar on the chart is the row's."""
+    cells = _cells(client.get("/compare?" + LOSSY).get_data(as_text=True))
+    lecture = client.get("/compare?" + LOSSY + "&lecture=1").get_data(as_text=True)
+    steps = _json_script(lecture, "compare-steps")
+    figure = _json_script(lecture, "fig-compare")
+    assert isinstance(steps, list) and isinstance(figure, dict)
+    assert len(steps) == len(cells) == 6
+    results = {}
+    for side, rate in (("A", "0.01"), ("B", "0.03")):
+        state = read(
+            MultiDict([("preset", "p98-satellite"), ("protocols", "pipelined,h2,h3"), ("network.loss_rate", rate)])
+        )
+        assert state.scenario is not None
+        results[side] = predict(state.scenario)["results"]
+    for step, row in zip(steps, cells, strict=True):
+        side, protocol = row[0][0], " ".join(row[1])
+        assert step["group"] == side and step["fields"]["protocol"] == protocol
+        assert step["bar"] == f"{side}: {protocol}"
+        rate = "1%" if side == "A" else "3%"
+        times = [k for k in step["fields"] if "time" in k]
+        assert times == [f"expected time with {rate} loss", "time without loss"]  # the expected time leads
+        assert step["fields"][times[0]] == row[2][0] + " ms" and step["fields"][times[1]] == row[3][0] + " ms"
+        assert step["text"].startswith(f"{side}, {protocol}: {row[2][0]} ms expected with {rate} loss")
+        assert (step["fields"]["difference from A"] == "the baseline") == (row[4] == ["baseline"])
+        assert step["why"] and step["why"][0] in unescape(lecture)
+    for side, rs in results.items():
+        mine = [s for s in steps if s["group"] == side]
+        assert [int(s["fields"]["round trips"].split()[0]) for s in mine] == [r["counts"]["round_trips"] for r in rs]
+    # the chart: the same bars, in the same order, larger type than the page's
+    assert all(t["y"] == [s["bar"] for s in steps] for t in figure["data"])
+    assert figure["layout"]["font"]["size"] >= 20
+    # the list a screen reader and a browser without JavaScript read: every step in order
+    listed = re.findall(r'<li id="compare-step-(\d+)" data-step="\d+" data-group="([A-F])">(.*?)</li>', lecture, re.S)
+    assert [(int(i), g, unescape(t).strip()) for i, g, t in listed] == [
+        (i, s["group"], s["text"]) for i, s in enumerate(steps)
+    ]
+
+
+def test_a_lossless_lecture_step_has_one_time(client: FlaskClient) -> None:
+    lecture = client.get("/compare?preset=h96-lan&b.tcp.nagle=false&lecture=1").get_data(as_text=True)
+    steps = _json_script(lecture, "compare-steps")
+    assert isinstance(steps, list) and steps
+    for step in steps:
+        assert [k for k in step["fields"] if "time" in k] == ["page load time"]
+        assert "loss" not in step["text"]
+    assert "No random loss." in lecture
+
+
+@pytest.mark.parametrize("bad", ["2", "yes", "%00"])
+def test_a_bad_lecture_flag_is_a_400_naming_it(client: FlaskClient, bad: str) -> None:
+    r = client.get(f"/compare?preset=h96-lan&lecture={bad}")
+    assert r.status_code == 400
+    assert "lecture (lecture mode) is 1 (on) or 0 (off)" in unescape(r.get_data(as_text=True))
+
+
+def test_a_bad_scenario_in_lecture_mode_is_named_there(client: FlaskClient) -> None:
+    r = client.get("/compare?preset=h96-lan&b.network.rtt_ms=-5&lecture=1")
+    assert r.status_code == 400
+    page = unescape(r.get_data(as_text=True))
+    assert "This comparison cannot be shown" in page and "Scenario B: RTT must be a number" in page
+    assert "Leave lecture mode" in page and 'id="compare-steps"' not in page
