@@ -49,8 +49,9 @@ Per connection on the page's path (see *Which connections*):
     loss's repair is counted
     on its own segment. A persistent connection's later responses are separate bursts,
     so a loss in an early response slows all later ones until the window is back; the steady state runs to the
-    end of the response the loss hit (:mod:`model.analysis.expected_loss` gives each run that rest), since
-    each later response's own losses start its own.
+    end of the response the loss hit (:mod:`model.analysis.expected_loss` gives each run that rest), and the
+    responses after it go at the steady rate (:func:`carried_ms`, :func:`model.mechanisms.loss.carried_ms`: the
+    window a loss left carries over, issue 29), so only the flow's first loss slows a later response.
 
 Head of line (h2 vs h3): HTTP/2's streams share one TCP byte stream, so a lost segment holds back every
 byte after it, of every stream, until it is repaired (RFC 9114 1.2; RFC 9113 5): the page waits the whole
