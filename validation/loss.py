@@ -58,6 +58,25 @@ PAGES: dict[str, dict[str, Any]] = {
 #: (a persistent page of 50 objects at p 0.03: 41.2 s against ns-3's 21.4 s).
 MANY_PAGE = "50 objects"
 PAGE_RTTS: dict[str, tuple[float, ...]] = {MANY_PAGE: (100.0,)}
+#: Issue 29's held-out classes (2026-11-28), a grid of their own (:data:`ACROSS_POINTS`, stored in
+#: :data:`ACROSS_RUNS`): persistent connections carrying several responses of tens of KB (a loss's slowed window
+#: carries over to the responses that follow) and HTTP/1.0 in parallel with many small objects (delays that pile up
+#: along one connection slot's chain of connections). Their pages (6,000-byte HTML, N objects of S bytes):
+ACROSS_PAGES: dict[str, dict[str, Any]] = {
+    f"{n} x {size // 1000} KB": {"object_count": n, "object_size_bytes": size}
+    for n, size in (
+        (4, 60_000),
+        (6, 30_000),
+        (6, 50_000),
+        (8, 40_000),
+        (10, 20_000),
+        (20, 5_000),
+        (30, 2_000),
+        (40, 3_000),
+        (50, 1_000),
+    )
+}
+ACROSS_RUNS = REPO / "bench" / "loss_across_ns3_runs.json"
 GOAL = 0.15  # total expected page load time within 15 % of ns-3's mean
 #: The lossless run (seed 0) and the model's page_load_ms agree within this (relative), as in the lossless grid.
 LOSSLESS_TOLERANCE = 1e-4
@@ -117,6 +136,26 @@ def ci_points() -> list[Point]:
     ] + [Point(MANY_PAGE, 100.0, 0.03, protocol) for protocol in ("persistent", "http10")]
 
 
+#: The held-out points (:data:`ACROSS_PAGES`): persistent pages of 4-10 responses of 20-60 KB at RTT 100-300 ms
+#: and p 0.005-0.05, HTTP/1.0 in parallel with 20-50 objects of 1-5 KB at RTT 50-300 ms and p 0.01-0.05.
+ACROSS_POINTS: list[Point] = [
+    Point("6 x 30 KB", 200.0, 0.03, "persistent"),
+    Point("10 x 20 KB", 100.0, 0.05, "persistent"),
+    Point("4 x 60 KB", 300.0, 0.02, "persistent"),
+    Point("8 x 40 KB", 300.0, 0.05, "persistent"),
+    Point("6 x 50 KB", 100.0, 0.03, "persistent"),
+    Point("10 x 20 KB", 300.0, 0.03, "persistent"),
+    Point("10 x 20 KB", 100.0, 0.005, "persistent"),
+    Point("6 x 30 KB", 200.0, 0.03, "getall"),
+    Point("30 x 2 KB", 100.0, 0.05, "http10_parallel"),
+    Point("50 x 1 KB", 100.0, 0.03, "http10_parallel"),
+    Point("20 x 5 KB", 200.0, 0.05, "http10_parallel"),
+    Point("40 x 3 KB", 50.0, 0.04, "http10_parallel"),
+    Point("50 x 1 KB", 300.0, 0.05, "http10_parallel"),
+    Point("30 x 2 KB", 100.0, 0.01, "http10_parallel"),
+]
+
+
 def scenario(page: str, rtt: float, rate: float) -> Scenario:
     """The scenario of one grid point (6,000-byte HTML, 10 KB objects, 10 Mb/s, ns3 profile, IW 10)."""
     return Scenario.model_validate(
@@ -129,7 +168,7 @@ def scenario(page: str, rtt: float, rate: float) -> Scenario:
             },
             "tcp": {"profile": "ns3", "mss_bytes": 1460, "initial_window_segments": 10},
             "protocols": PROTOCOLS,
-            "page": PAGES[page],
+            "page": PAGES[page] if page in PAGES else ACROSS_PAGES[page],
         }
     )
 

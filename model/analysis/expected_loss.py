@@ -308,7 +308,7 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
             later = [0.0] * (len(bounds) + 1)
             for v in range(len(bounds) - 1, -1, -1):
                 later[v] = later[v + 1] + bounds[v][1] - bounds[v][0]
-            cache: dict[tuple[int, int, int], tuple[int, int, int, int, int, float]] = {}
+            cache: dict[tuple[int, int, int], tuple[int, int, int, int, int, float, int, float, int]] = {}
             key: tuple[Any, ...] | None = None
             # segments in the bursts from each one on (whole numbers: any order of adding gives the same sum)
             after = [0] * (len(sizes) + 1)
@@ -326,6 +326,9 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
 
             for k, pk in enumerate(data):
                 u, r, in_burst = where[k]
+                # a loss in the flow's first response slows from its burst's first loss (as it always did); in a later
+                # response only the flow's first loss does: after an earlier one the window carried over (carry)
+                first_before = in_burst if u >= len(sizes) or stretch_end[u] == stretch_end[0] else k
                 pen = cache.get((u, r, w[k]))
                 if pen is None:
                     half = max(w[k] / 2, 2.0)
@@ -338,7 +341,10 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
                     left = (
                         (sum(sizes[u][r + 1 :]) if u < len(sizes) else 0) + after[min(u + 1, len(sizes))] - after[end]
                     )
-                    pen = cache[(u, r, w[k])] = (*to, *fr, left, rest_ms)
+                    carry = after[end] if u < len(sizes) else 0
+                    carry_n = len({stretch_end[v] for v in range(end, len(sizes))}) if u < len(sizes) else 0
+                    carry_ms = later[end] if u < len(sizes) else 0.0
+                    pen = cache[(u, r, w[k])] = (*to, *fr, left, rest_ms, carry, carry_ms, carry_n)
                 t = float(pk.t_q)
                 slack = 0.0
                 rec = s.objects.get(pk.obj or "")
@@ -355,7 +361,14 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
                     runs[-1] = dataclasses.replace(runs[-1], count=runs[-1].count + 1)
                 else:
                     runs.append(
-                        Run(k, 1, w[k], quic, new[2], slack, streams, follow, in_burst, *pen, page=page, rto=seg_rto)
+                        Run(
+                            *(k, 1, w[k], quic, new[2], slack, streams, follow, first_before, *pen[:6]),
+                            page=page,
+                            rto=seg_rto,
+                            carry=pen[6],
+                            carry_ms=pen[7],
+                            carry_n=pen[8],
+                        )
                     )
                 key = new
     return runs

@@ -58,9 +58,10 @@ def _sum_expr(st: Structure, syns: int, runs: tuple[Run, ...], long: bool | None
             timeouts, fast = q * loss.timeout_expr(p_sym, t0), (1 - q) * R_sym
             cost = timeouts + fast
             slower = q * (run.to_rounds * R_sym + run.to_stalls * Td_sym) + (1 - q) * after_fr
-            if run.rest:  # more losses after the first (steady_ms)
+            if run.rest or run.carry:  # more losses after the first (steady_ms), the responses after (carried_ms)
                 ca = (run.rest, run.w, R_sym, T0_sym, st.ack_segments, sympy.Float(st.w_max), sympy.Float(run.rest_ms))
-                slower = loss.SlowerSending(slower, p_sym, *ca, cost)
+                carried = (run.carry, sympy.Float(run.carry_ms), run.carry_n)
+                slower = loss.SlowerSending(slower, p_sym, *ca, cost, *carried)
         if long is None:
             if run.slack > 0:
                 cost = sympy.Max(cost - sympy.Float(run.slack), 0)

@@ -49,8 +49,9 @@ Per connection on the page's path (see *Which connections*):
     loss's repair is counted
     on its own segment. A persistent connection's later responses are separate bursts,
     so a loss in an early response slows all later ones until the window is back; the steady state runs to the
-    end of the response the loss hit (:mod:`model.analysis.expected_loss` gives each run that rest), since
-    each later response's own losses start its own.
+    end of the response the loss hit (:mod:`model.analysis.expected_loss` gives each run that rest), and the
+    responses after it go at the steady rate (:func:`carried_ms`, :func:`model.mechanisms.loss.carried_ms`: the
+    window a loss left carries over, issue 29), so only the flow's first loss slows a later response.
 
 Head of line (h2 vs h3): HTTP/2's streams share one TCP byte stream, so a lost segment holds back every
 byte after it, of every stream, until it is repaired (RFC 9114 1.2; RFC 9113 5): the page waits the whole
@@ -116,6 +117,12 @@ class Run:
     # TCP: the sender's retransmission timeout when the segments left (ms): RFC 6298's estimator on the schedule's
     # own round trips with the profile's minimum (model.mechanisms.rto); 0: the structure's ``rto``
     rto: float = 0.0
+    # TCP: the flow's data in the page after the response the run is in, up to a restart (segments), and how long the
+    # lossless schedule took to send it (ms: each later burst from its first segment's leaving to its last one's
+    # arrival): after the flow's first loss it goes at the steady rate (:func:`carried_ms`)
+    carry: int = 0
+    carry_ms: float = 0.0
+    carry_n: int = 0
 
 
 @dataclass(frozen=True, slots=True)
@@ -259,6 +266,16 @@ def steady_ms(st: Structure, run: Run, p: float) -> float:
     return after - run.rest_ms - run.rest * p * (timeouts + fast)
 
 
+def carried_ms(st: Structure, run: Run, p: float) -> float:
+    """The slower sending of the responses after the one a TCP run's loss hit, on the same connection, when it is the
+    flow's first loss (ms): :func:`model.mechanisms.loss.carried_ms` of the run's :attr:`Run.carry`,
+    :attr:`Run.carry_ms` and :attr:`Run.carry_n` (its steady state at the connection's initial RTO, as
+    :func:`steady_ms`'s periods). 0 for QUIC (its streams' windows are not followed across responses here)."""
+    if not run.carry or p <= 0 or run.quic:
+        return 0.0
+    return loss.carried_ms(p, run.carry, run.carry_ms, run.carry_n, st.rtt, st.rto, st.ack_segments, st.w_max)
+
+
 def _parts(st: Structure, syns: int, runs: tuple[Run, ...], p: float) -> tuple[dict[str, float], float]:
     """The expected extra time of some connections' SYN exchanges and runs by cause, and their head of line
     (ms), costed against the lossless schedule and summed (losses on one chain of work add up)."""
@@ -276,8 +293,8 @@ def _parts(st: Structure, syns: int, runs: tuple[Run, ...], p: float) -> tuple[d
         by["fast_retransmit"] += weight * fast * page / cost
         first = (1 - p) ** run.burst_before * loss.loss_probability(p, run.count)
         slower = sum(_penalty_parts(st, run, p))
-        if run.rest and p > 0 and not run.quic:  # more losses after the first: congestion avoidance, if slower
-            slower = max(slower, steady_ms(st, run, p))
+        if (run.rest or run.carry) and p > 0 and not run.quic:  # more losses: congestion avoidance, if slower
+            slower = max(slower, (steady_ms(st, run, p) if run.rest else 0.0) + carried_ms(st, run, p))
         by["slower_sending"] += first * slower
         hol += weight * loss.head_of_line_ms(cost, run.streams, st.independent_streams)
     return by, hol

@@ -311,6 +311,9 @@ cdef extern from "loss.hpp" namespace "ll":
         double rest_ms
         long long page
         double rto
+        long long carry
+        double carry_ms
+        long long carry_n
 
     cdef cppclass LossOut:
         long long syns
@@ -342,7 +345,8 @@ cdef tuple _loss_numbers(const Output& out):
         x = lo.runs[i]
         runs.append(
             (x.chain, x.before, x.count, x.w, x.quic, x.initial_pto, x.slack, x.streams, x.follow, x.burst_before,
-             x.to_rounds, x.to_stalls, x.fr_rounds, x.fr_stalls, x.rest, x.rest_ms, x.page, x.rto)
+             x.to_rounds, x.to_stalls, x.fr_rounds, x.fr_stalls, x.rest, x.rest_ms, x.page, x.rto, x.carry, x.carry_ms,
+             x.carry_n)
         )
     others = [(lo.par_conn[i], lo.par_syns[i], lo.par_slack[i], lo.par_page[i]) for i in range(lo.par_conn.size())]
     return (lo.syns, list(lo.connections), list(lo.page_syns), runs, others)

@@ -4,6 +4,7 @@
 #include <deque>
 #include <limits>
 #include <map>
+#include <set>
 #include <tuple>
 
 namespace ll {
@@ -291,9 +292,12 @@ struct Reader {
         struct Pen {
           long long to_r, to_s, fr_r, fr_s, left;
           double rest_ms;
+          long long carry;
+          double carry_ms;
+          long long carry_n;
           bool operator==(const Pen& o) const {
             return to_r == o.to_r && to_s == o.to_s && fr_r == o.fr_r && fr_s == o.fr_s && left == o.left &&
-                   rest_ms == o.rest_ms;
+                   rest_ms == o.rest_ms && carry == o.carry && carry_ms == o.carry_ms && carry_n == o.carry_n;
           }
         };
         std::map<std::tuple<size_t, size_t, long long>, Pen> cache;
@@ -307,6 +311,9 @@ struct Reader {
         for (size_t k = 0; k < data.size(); ++k) {
           const Packet& pk = eng.packets[data[k]];
           auto [u, r, in_burst] = where[k];
+          // a loss in the flow's first response slows from its burst's first loss; in a later one only the flow's first
+          long long first_before =
+              u >= nb || stretch_end[u] == stretch_end[0] ? in_burst : static_cast<long long>(k);
           auto ck = std::make_tuple(u, r, w[k]);
           auto it = cache.find(ck);
           Pen pen;
@@ -323,7 +330,15 @@ struct Reader {
             if (u < nb)
               for (size_t j = r + 1; j < sizes[u].size(); ++j) left += sizes[u][j];
             left = left + after[std::min(u + 1, nb)] - after[end];
-            pen = Pen{to.first, to.second, fr.first, fr.second, left, rest_ms};
+            long long carry = u < nb ? after[end] : 0;
+            long long carry_n = 0;
+            if (u < nb) {
+              std::set<size_t> ends_seen;
+              for (size_t v = end; v < nb; ++v) ends_seen.insert(stretch_end[v]);
+              carry_n = static_cast<long long>(ends_seen.size());
+            }
+            double carry_ms = u < nb ? later[end] : 0.0;
+            pen = Pen{to.first, to.second, fr.first, fr.second, left, rest_ms, carry, carry_ms, carry_n};
             cache.emplace(ck, pen);
           }
           double t = pk.t_q;
@@ -348,8 +363,10 @@ struct Reader {
           if (same && runs.size() > page_first_run && runs.back().before + runs.back().count == static_cast<long long>(k)) {
             runs.back().count += 1;
           } else {
-            LossRun run{chain, static_cast<long long>(k), 1, w[k], quic, init_pto, slack, streams, follow_n, in_burst,
-                        pen.to_r, pen.to_s, pen.fr_r, pen.fr_s, pen.left, pen.rest_ms, page, seg_rto};
+            LossRun run{chain,      static_cast<long long>(k), 1,        w[k],        quic,       init_pto,
+                        slack,      streams,                   follow_n, first_before, pen.to_r,   pen.to_s,
+                        pen.fr_r,   pen.fr_s,                  pen.left, pen.rest_ms,  page,       seg_rto,
+                        pen.carry,  pen.carry_ms,              pen.carry_n};
             runs.push_back(run);
           }
           has_key = true;

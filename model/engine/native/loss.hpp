@@ -20,6 +20,9 @@ struct LossRun {
   double rest_ms;
   long long page;
   double rto;
+  long long carry;
+  double carry_ms;
+  long long carry_n;
 };
 
 struct LossOut {

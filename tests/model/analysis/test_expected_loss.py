@@ -192,8 +192,35 @@ def test_many_responses_on_one_connection_cost_in_proportion() -> None:
     half, full = _many_responses(25, 0.02), _many_responses(50, 0.02)
     extra = {n: out["persistent"][1] - out["persistent"][0] for n, out in ((25, half), (50, full))}
     assert 1.8 < extra[50] / extra[25] < 2.3  # in proportion to the responses, not their square (2.77 before)
-    assert full["persistent"][1] < full["http10"][1]  # as in ns-3: 16.5 against 18.5 s
+    # ns-3: persistent 16.5, http10 18.5 s. Since the window a loss left carries over to the later responses
+    # (loss.carried_ms, 2026-11-28) persistent is 18.2 s (+10 %) and http10 17.7 s (-4 %): both within the goal,
+    # the order no longer as ns-3 has it
     assert full["persistent"][1] == pytest.approx(16_532, rel=0.15)  # ns-3's mean, the grid's goal
+    assert full["http10"][1] == pytest.approx(18_500, rel=0.15)
+
+
+def test_the_window_a_loss_left_carries_over_to_the_later_responses() -> None:
+    """Issue 29: after a persistent connection's first loss its later responses go at the steady rate
+    (loss.carried_ms): each run carries the later responses' segments, their lossless time and their count, and
+    only the flow's first loss slows them; a page of several responses of tens of KB at RTT 200 ms and p 0.03
+    costs within 10 % of ns-3's mean (8,466 ± 469 ms over 200 seeds, validation.loss.ACROSS_POINTS), 25 % under
+    it before."""
+    doc = {
+        "protocols": ["persistent"],
+        "network": {"rtt_ms": 200, "bandwidth_bps": 10_000_000, "packet_overhead_bytes": 42, "loss_rate": 0.03},
+        "tcp": {"profile": "ns3", "mss_bytes": 1460, "initial_window_segments": 10},
+        "page": {"object_count": 6, "object_size_bytes": 30_000},
+    }
+    s = Scenario.model_validate(doc)
+    st = expected_loss.structure(simulate(resolve(s), "persistent"), "persistent")
+    carried = [r for r in st.runs if r.carry > r.carry_n]
+    assert carried and all(r.carry_ms > 0 and r.carry_n >= 1 for r in carried)
+    assert max(r.carry_n for r in st.runs) == 6  # the HTML's runs carry the six responses after it
+    assert st.runs[-1].carry == 0  # the last response carries nothing
+    assert loss.carried_ms(0.03, 126, 1350.0, 6, 200.0, 1000.0, 2, 89.8) > 0
+    assert loss.carried_ms(0.03, 6, 600.0, 6, 200.0, 1000.0, 2, 89.8) == 0  # one-segment requests
+    e = predict(doc)["results"][0]["expected_with_loss"]
+    assert e["page_load_ms"] == pytest.approx(8_466, rel=0.10)
 
 
 def test_penalty_counts_extra_rounds() -> None:
