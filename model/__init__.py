@@ -2,12 +2,18 @@
 
 Public API (everything else is internal):
 
-- :class:`Scenario` — the one scenario schema (pydantic).
-- :func:`predict` — scenario in, output document out: a :class:`Prediction` (typed dictionaries, the JSON
-  answer as is; :class:`ProtocolResult` per protocol, :mod:`model.analysis.result`).
-- :func:`expression` — the sympy expression of a protocol's page load time for a scenario.
+- :class:`Scenario` — the one scenario schema (pydantic): strict types, validated on assignment too; a refusal is a
+  :class:`ScenarioError` (a ``ValueError``) in the command line's words (the field, what it allows, the value given,
+  "did you mean").
+- :func:`predict` — scenario (a :class:`Scenario` or a dict) in, output document out: a :class:`Prediction` (typed
+  dictionaries, the JSON answer as is; :class:`ProtocolResult` per protocol, :mod:`model.analysis.result`).
+- :func:`expression` — the sympy expression of a protocol's page load time for a scenario (what :func:`predict`
+  takes), with its parts and its symbols by name.
+- :func:`sweep` — one field stepped over values, every protocol predicted at each: a :class:`SweepResult`
+  (:mod:`model.analysis.sweep`); a request that cannot run raises :class:`SweepError`.
 - :data:`PRESETS`, :func:`preset` — the seeds' setups.
-- :data:`GLOSSARY` — the symbols used in expressions.
+- :data:`GLOSSARY` — the symbols used in expressions; :data:`SYMBOLS`, :func:`symbol` — the symbols themselves, to
+  differentiate or substitute by (``sympy.Symbol("RTT")`` is another symbol: these have assumptions).
 - :class:`Design`, :func:`run_study`, :func:`read_study`, :func:`load_design`, :class:`StudyError` — studies of
   many scenarios into a pandas DataFrame and Parquet shards (:mod:`model.studies.study`; imported on first use:
   pandas and pyarrow take a while to import).
@@ -16,7 +22,9 @@ Public API (everything else is internal):
   ``"python"`` (the readable reference; see :mod:`model._backend`).
 """
 
+import difflib
 import importlib.metadata
+from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from model import _backend
@@ -25,11 +33,14 @@ _backend.install()  # before any engine module is imported: compiled or Python (
 
 from model._backend import engine_backend  # noqa: E402
 from model.analysis import native as _native_engine  # noqa: E402
-from model.analysis.predict import expression, predict  # noqa: E402
+from model.analysis import predict as _predict  # noqa: E402
+from model.analysis import sweep as _sweep  # noqa: E402
 from model.analysis.result import Prediction, ProtocolResult  # noqa: E402
-from model.analysis.symbolic import GLOSSARY  # noqa: E402
+from model.analysis.sweep import Spacing, SweepError, SweepResult, Value  # noqa: E402
+from model.analysis.symbolic import GLOSSARY, SYMBOLS, symbol  # noqa: E402
 from model.scenario import limits  # noqa: E402
-from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario  # noqa: E402
+from model.scenario.errors import ScenarioError  # noqa: E402
+from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario, checked  # noqa: E402
 from model.studies.presets import PRESETS, preset  # noqa: E402
 
 if TYPE_CHECKING:
@@ -53,6 +64,78 @@ def __getattr__(name: str) -> Any:
     raise AttributeError(f"module 'model' has no attribute {name!r}")
 
 
+def _scenario(scenario: Scenario | Mapping[str, Any]) -> Scenario:
+    """A :class:`Scenario` as given (its rules between sections checked again if a field was assigned to:
+    :func:`model.scenario.schema.checked`), or one validated from a dict; :class:`ScenarioError` if it is not valid."""
+    if isinstance(scenario, Scenario):
+        return checked(scenario)
+    return Scenario.model_validate(scenario if isinstance(scenario, dict) else dict(scenario))
+
+
+def predict(scenario: Scenario | Mapping[str, Any], *, packets: bool = False, formulas: bool = False) -> Prediction:
+    """Predict the page load time of every protocol the scenario asks for.
+
+    ``scenario``: a :class:`Scenario`, or a dict of its fields validated as ``Scenario.model_validate`` does (strict
+    types; :class:`ScenarioError` in words). Returns the output document (:class:`Prediction`): ``{"scenario": ...,
+    "results": [...]}`` with the scenario as computed (every default filled in) and one result per protocol, in the
+    order asked. With ``packets=True`` each result also lists the packet schedule; with ``formulas=True`` each result
+    also carries ``formula`` (the page load time and each breakdown part as text, LaTeX and MathML) and the document
+    the ``glossary`` of the symbols used. No work limit applies here (the app's and the command line's do).
+    """
+    return _predict.predict(_scenario(scenario), packets=packets, formulas=formulas)
+
+
+def expression(scenario: Scenario | Mapping[str, Any], protocol: str) -> dict[str, Any]:
+    """The page load time of ``protocol`` as a sympy expression, with its parts and its symbols.
+
+    ``scenario``: what :func:`predict` takes; ``protocol``: any of :data:`ALL_PROTOCOLS` (the scenario's rules for it
+    apply, as if it had asked for it). Returns ``{"page_load_ms": Expr, "breakdown_ms": {category: Expr},
+    "substitutions": {Symbol: value}, "symbols": {name: Symbol}}``: ``symbols`` names the ones the expressions use
+    (from :data:`SYMBOLS`), so ``sympy.diff(e["page_load_ms"], e["symbols"]["RTT"])`` is the round-trip count. The
+    expression is the active piece of the model's piecewise-linear form: exact for this scenario and any other whose
+    critical path has the same shape.
+    """
+    s = _scenario(scenario)
+    if protocol not in ALL_PROTOCOLS:
+        close = difflib.get_close_matches(str(protocol), ALL_PROTOCOLS, n=1, cutoff=0.5)  # "h4": h3
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        raise ValueError(f"unknown protocol {protocol!r}; protocols: {', '.join(ALL_PROTOCOLS)}{hint}")
+    if protocol not in s.protocols:  # its own rules: h3's window, a split proxy's HTTP/1.x only
+        s = checked(s.model_copy(update={"protocols": [protocol]}), always=True)
+    out = _predict.expression(s, protocol)
+    used = set().union(*(e.free_symbols for e in (out["page_load_ms"], *out["breakdown_ms"].values())))
+    out["symbols"] = {name: x for name, x in SYMBOLS.items() if x in used}
+    return out
+
+
+def sweep(
+    scenario: Scenario | Mapping[str, Any] | None,
+    field: str,
+    values: Iterable[Value] | None = None,
+    *,
+    start: float | None = None,
+    stop: float | None = None,
+    steps: int | None = None,
+    spacing: Spacing = "linear",
+    protocols: Sequence[str] | None = None,
+) -> SweepResult:
+    """One scenario field stepped over values, every protocol predicted at each (:mod:`model.analysis.sweep`).
+
+    ``scenario``: the base, what :func:`predict` takes (``None``: the default scenario); ``field``: a dotted path,
+    ``"network.rtt_ms"`` (any of ``model.analysis.sweep.SWEEPABLE_FIELDS``); either ``values`` (each typed as the
+    field takes it) or ``start``, ``stop`` and ``steps`` (``spacing`` ``"linear"`` or ``"log"``; an integer field's
+    values rounded); ``protocols``: the ones to predict (default: the scenario's). The field is put into the base by
+    the rules every front end uses (a swept ``network.rtt_ms`` replaces the one-way delays). Returns a
+    :class:`SweepResult`: ``{"field", "values", "protocols", "scenario", "series"}``, a series per protocol with
+    ``page_load_ms``, ``expected_with_loss_ms`` and every count, each a list in the order of ``values``. Within the
+    API's limits (``MAX_SWEEP_POINTS`` points, ``MAX_WORK_UNITS`` of work); :class:`SweepError` naming each problem
+    (``values[3]: ...``) otherwise.
+    """
+    base = None if scenario is None else _scenario(scenario)
+    req = _sweep.request(base, field, values, start=start, stop=stop, steps=steps, spacing=spacing, protocols=protocols)
+    return _sweep.sweep(req)
+
+
 # each engine's step budget (model.scenario.limits.ENGINE_STEPS): the native engine's where it is built and wanted
 limits.follow_engine("native" if _native_engine.available() else engine_backend())
 
@@ -61,11 +144,16 @@ __all__ = [
     "GLOSSARY",
     "PRESETS",
     "SEED_PROTOCOLS",
+    "SYMBOLS",
     "Design",
     "Prediction",
     "ProtocolResult",
     "Scenario",
+    "ScenarioError",
     "StudyError",
+    "SweepError",
+    "SweepResult",
+    "__version__",
     "engine_backend",
     "expression",
     "load_design",
@@ -73,4 +161,6 @@ __all__ = [
     "preset",
     "read_study",
     "run_study",
+    "sweep",
+    "symbol",
 ]

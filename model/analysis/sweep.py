@@ -23,7 +23,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Annotated, Any, Literal, TypedDict
 
@@ -409,6 +409,72 @@ def csv_rows(out: SweepResult) -> list[list[Any]]:
     return rows
 
 
+# --- from Python --------------------------------------------------------------------------------------
+
+
+def given(model: BaseModel) -> dict[str, Any]:
+    """The fields given to a scenario (or section) and its sections, as a document: ``model_dump(exclude_unset=True)``
+    but also with a section's fields assigned after the scenario was made (``s.network.rtt_ms = 20``: ``network``
+    itself was never given, so pydantic's dump leaves it out)."""
+    out: dict[str, Any] = {}
+    for name in type(model).model_fields:
+        value = getattr(model, name)
+        if isinstance(value, BaseModel):
+            inner = given(value)
+            if inner or name in model.model_fields_set:
+                out[name] = inner
+        elif name in model.model_fields_set:
+            out[name] = model.model_dump(mode="json", include={name})[name]
+    return out
+
+
+def request(
+    scenario: Scenario | None,
+    field: str,
+    values: Iterable[Any] | None = None,
+    *,
+    start: float | None = None,
+    stop: float | None = None,
+    steps: int | None = None,
+    spacing: Spacing = "linear",
+    protocols: Sequence[str] | None = None,
+) -> SweepRequest:
+    """The :class:`SweepRequest` of :func:`model.sweep`'s arguments, validated strictly as the API validates a
+    request's JSON; :class:`SweepError` naming each problem (an unknown field with the closest one)."""
+    if field not in SWEEPABLE_FIELDS:
+        close = difflib.get_close_matches(str(field), SWEEPABLE_FIELDS, n=1)
+        hint = f"; did you mean {close[0]!r}?" if close else ""
+        message = f"{field!r} is not a field a sweep can step (any number, whole number, true/false or choice of a section){hint}"
+        raise SweepError([_problem("field", message, "literal_error", field if isinstance(field, str) else None)])
+    doc: dict[str, Any] = {"field": field, "spacing": spacing}
+    if scenario is not None:
+        doc["scenario"] = given(scenario)
+    if values is not None:
+        doc["values"] = [float(v) if isinstance(v, float) else v for v in values]  # numpy's float64 as float
+        bad = [i for i, v in enumerate(doc["values"]) if v is not None and not isinstance(v, bool | int | float | str)]
+        if bad:
+            raise SweepError(
+                [
+                    _problem(
+                        f"values[{i}]",
+                        f"Input should be a number, true or false, a string or null (got {doc['values'][i]!r}): "
+                        "convert it with int() or float()",
+                        "value_type",
+                    )
+                    for i in bad
+                ]
+            )
+    for name, x in (("start", start), ("stop", stop), ("steps", steps)):
+        if x is not None:
+            doc[name] = x
+    if protocols is not None:
+        doc["protocols"] = list(protocols)
+    try:
+        return SweepRequest.model_validate(doc, strict=True)
+    except ValidationError as exc:
+        raise SweepError(request_problems(exc)) from None
+
+
 __all__ = [
     "MAX_POINT_PROBLEMS",
     "SWEEPABLE_FIELDS",
@@ -418,8 +484,10 @@ __all__ = [
     "SweepSeries",
     "base_document",
     "csv_rows",
+    "given",
     "point",
     "points",
+    "request",
     "request_problems",
     "sweep",
     "values",

@@ -10,7 +10,9 @@ how many segments' serialization lie on the critical path).
 
 from __future__ import annotations
 
+import difflib
 import math
+from types import MappingProxyType
 from typing import Any
 
 import sympy
@@ -55,6 +57,26 @@ GLOSSARY: dict[str, tuple[str, str, str]] = {
     "m": ("multiplexing overhead per relayed reply segment", "bytes", "proxy.mux_overhead_bytes"),
     "T_dns": ("DNS lookup: one round trip to the resolver", "ms", "dns.resolver_rtt_ms"),
 }
+
+#: The glossary's symbols by name: the very ones the expressions are written in. sympy tells symbols apart by their
+#: assumptions as well as their names (these are positive or nonnegative), so ``sympy.Symbol("RTT")`` is another
+#: symbol and ``diff(expr, sympy.Symbol("RTT"))`` is 0: differentiate by ``SYMBOLS["RTT"]`` (or :func:`symbol`).
+SYMBOLS: MappingProxyType[str, sympy.Symbol] = MappingProxyType(
+    {str(x): x for x in (RTT, d_u, d_d, B, B_u, M, o, h, q, W_r, t_s, t_c, T_d, t_o, d_c, d_s, B_c, B_s, W_c, W_s, W_x)}
+    | {"m": m, "T_dns": T_dns}
+)
+
+
+def symbol(name: str) -> sympy.Symbol:
+    """The glossary's symbol named ``name`` (``"RTT"``), the one the expressions use (see :data:`SYMBOLS`);
+    :class:`ValueError` naming the symbols, and the closest, for another name."""
+    try:
+        return SYMBOLS[name]
+    except KeyError:
+        lower = {x.lower(): x for x in SYMBOLS}  # "rtt" is RTT, "tdns" T_dns
+        close = difflib.get_close_matches(str(name).lower(), list(lower), n=1)
+        hint = f"; did you mean {lower[close[0]]!r}?" if close else ""
+        raise ValueError(f"unknown symbol {name!r}; the glossary's symbols: {', '.join(SYMBOLS)}{hint}") from None
 
 
 def initial_window_note(p: Params) -> dict[str, str]:

@@ -12,6 +12,9 @@ and a JSON API answers with the same problems as data; all of them get the words
   one-line form people read;
 - :func:`validate_scenario` is the one validation every front end applies to a scenario document
   (strict JSON types: ``"70"`` is not a number, ``true`` is not 1);
+- :class:`ScenarioError` is what the schema raises to Python callers (``Scenario(...)``, ``model_validate``, an
+  assignment, :func:`model.predict`): a pydantic ``ValidationError`` (so a ``ValueError``) whose message is
+  :attr:`Problem.text` of each problem, the lines the command line prints;
 - :mod:`model.scenario.json_input` reads JSON input the same way for every front end, its problems
   as :class:`Problem` values too.
 
@@ -30,6 +33,7 @@ from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
 from pydantic import BaseModel, ValidationError
 from pydantic.fields import FieldInfo
+from pydantic_core import InitErrorDetails
 
 from model.scenario.schema import Scenario
 
@@ -43,6 +47,8 @@ UNITS: dict[str, str] = {
 }
 
 Loc = Sequence[str | int]
+#: pydantic's error types for a field the model has not: given (``extra_forbidden``) or assigned (``no_such_attribute``).
+UNKNOWN_FIELD = ("extra_forbidden", "no_such_attribute")
 Kind = Literal["number", "integer", "boolean", "choice", "array", "object"]
 
 
@@ -70,7 +76,7 @@ class FieldSpec:
 class Problem:
     """One validation error of a scenario, as data (for an API) and as one line of text (for people).
 
-    For an unknown field (``type == "extra_forbidden"``) ``allowed`` lists the field names allowed
+    For an unknown field (``type`` in :data:`UNKNOWN_FIELD`) ``allowed`` lists the field names allowed
     at that place and ``suggestion`` is the closest of them, if any is close.
     """
 
@@ -87,7 +93,7 @@ class Problem:
     def text(self) -> str:
         """The problem in one line: ``network.rtt_ms: Input should be ... (got -5); allowed: a number from 0 to 10,000 ms``."""
         where = self.path or "scenario"
-        if self.type == "extra_forbidden":
+        if self.type in UNKNOWN_FIELD:
             line = f"{where}: unknown field ({self.message})"
             if self.allowed:
                 line += f"; allowed fields: {self.allowed}"
@@ -172,13 +178,13 @@ def _make_spec(
     return None
 
 
-def spec(loc: Loc) -> FieldSpec | None:
-    """What the field at ``loc`` (a pydantic error location in a :class:`Scenario`) accepts.
+def spec(loc: Loc, root: type[BaseModel] = Scenario) -> FieldSpec | None:
+    """What the field at ``loc`` (a pydantic error location in a :class:`Scenario`, or in ``root``) accepts.
 
     Walks ``Scenario.model_fields`` and the nested models' fields; a list index descends into the
     item type. ``None`` if the location names no known field (or one of a type not described).
     """
-    annotation: Any = Scenario
+    annotation: Any = root
     metadata: list[Any] = []
     nullable = False
     name = description = ""
@@ -199,9 +205,9 @@ def spec(loc: Loc) -> FieldSpec | None:
     return _make_spec(annotation, metadata, nullable, name, description)
 
 
-def _model_at(loc: Loc) -> type[BaseModel] | None:
-    """The pydantic model at ``loc`` in a :class:`Scenario` (``()``: the scenario itself), if it is one."""
-    annotation: Any = Scenario
+def _model_at(loc: Loc, root: type[BaseModel] = Scenario) -> type[BaseModel] | None:
+    """The pydantic model at ``loc`` in a :class:`Scenario` or ``root`` (``()``: ``root`` itself), if it is one."""
+    annotation: Any = root
     for part in loc:
         if isinstance(part, int) or not _is_model(annotation) or part not in annotation.model_fields:
             return None
@@ -270,14 +276,14 @@ def _alternatives(s: FieldSpec, with_null: bool) -> list[str]:
     return ["null", *out] if s.kind == "array" else [*out, "null"]
 
 
-def allowed(loc: Loc, *, with_null: bool = True) -> str | None:
+def allowed(loc: Loc, *, with_null: bool = True, root: type[BaseModel] = Scenario) -> str | None:
     """What the field at ``loc`` in a :class:`Scenario` allows, in words; ``None`` if ``loc`` names no known field.
 
     ``a number from 0 to 10,000 ms``, ``a whole number from 1 to 100 segments or null``, ``true or
     false``, ``'bsd' or 'ns3'``, ``an array of 1 to 7 items, each 'http10', ... or 'h3'``.
     ``with_null=False`` leaves out ``null`` (for inputs that cannot give it, like a web form).
     """
-    s = spec(loc)
+    s = spec(loc, root)
     return None if s is None else words(s, with_null=with_null)
 
 
@@ -305,11 +311,12 @@ def _jsonable(value: Any) -> bool:
     return True
 
 
-def problems(exc: ValidationError, at: Loc = ()) -> list[Problem]:
+def problems(exc: ValidationError, at: Loc = (), root: type[BaseModel] = Scenario) -> list[Problem]:
     """The errors of validating a :class:`Scenario`, one :class:`Problem` each, in pydantic's order.
 
     ``at`` is where the scenario sits in a larger document (``(2,)``: item 2 of a batch); it goes
-    before every path: ``[2].network.rtt_ms``.
+    before every path: ``[2].network.rtt_ms``. ``root``: the model validated, if not a :class:`Scenario` (one of its
+    sections: ``Network``, with ``at=("network",)`` for the paths a scenario gives).
     """
     out: list[Problem] = []
     for err in exc.errors(include_url=False):
@@ -325,8 +332,8 @@ def problems(exc: ValidationError, at: Loc = ()) -> list[Problem]:
             "type": kind,
             "loc": full,
         }
-        if kind == "extra_forbidden":
-            parent = _model_at(loc[:-1])
+        if kind in UNKNOWN_FIELD:
+            parent = _model_at(loc[:-1], root)
             fields = list(parent.model_fields) if parent is not None else []
             close = difflib.get_close_matches(str(loc[-1]), fields, n=1)
             out.append(Problem(allowed=", ".join(fields) or None, suggestion=close[0] if close else None, **common))
@@ -337,8 +344,62 @@ def problems(exc: ValidationError, at: Loc = ()) -> list[Problem]:
         got = None
         if not isinstance(given, dict | list):
             got = json.dumps(given) if _jsonable(given) else repr(given)
-        out.append(Problem(allowed=allowed(loc), got=got, **common))
+        out.append(Problem(allowed=allowed(loc, root=root), got=got, **common))
     return out
+
+
+def _places() -> dict[type[BaseModel], tuple[str, ...]]:
+    """Where each model of the schema sits in a :class:`Scenario` (``Network``: ``("network",)``), for the ones that
+    sit in one place only (a split proxy's ``Leg`` sits in two)."""
+    found: dict[type[BaseModel], list[tuple[str, ...]]] = {Scenario: [()]}
+    todo: list[tuple[type[BaseModel], tuple[str, ...]]] = [(Scenario, ())]
+    while todo:
+        model, at = todo.pop()
+        for name, info in model.model_fields.items():
+            annotation, _, _ = _unwrap(info.annotation)
+            if _is_model(annotation):
+                found.setdefault(annotation, []).append((*at, name))
+                todo.append((annotation, (*at, name)))
+    return {model: where[0] for model, where in found.items() if len(where) == 1}
+
+
+#: Each schema model's place in a scenario, where it has one (see :func:`_places`).
+PLACES: dict[type[BaseModel], tuple[str, ...]] = _places()
+
+
+class ScenarioError(ValidationError):
+    """A scenario (or one of its sections) that is not valid, as the schema raises it to Python callers.
+
+    A pydantic ``ValidationError`` (``errors()``, ``error_count()`` as pydantic gives them; a ``ValueError`` too)
+    whose message is the front ends' words, one line per problem (:attr:`Problem.text`): the field's path in the
+    scenario, pydantic's message, the value given and what the field allows, and for an unknown field the fields
+    allowed there and the closest one::
+
+        network.rtt_ms: Input should be greater than or equal to 0 (got -1); allowed: a number from 0 to 10,000 ms
+        network.rtt: unknown field (Extra inputs are not permitted); allowed fields: rtt_ms, ...; did you mean 'rtt_ms'?
+
+    :attr:`problems` holds them as :class:`Problem` values. An error of a section validated or assigned on its own
+    (``s.network.rtt_ms = -1``) is named by the section's path in a scenario (``network.rtt_ms``).
+    """
+
+    problems: list[Problem]
+
+    @classmethod
+    def of(cls, exc: ValidationError, model: type[BaseModel] = Scenario) -> ScenarioError:
+        """``exc``, raised validating ``model`` (the scenario or one of its sections), as a :class:`ScenarioError`."""
+        details = exc.errors(include_url=False)
+        line_errors = [
+            InitErrorDetails(type=d["type"], loc=d["loc"], input=d["input"], ctx=d["ctx"])
+            if "ctx" in d
+            else InitErrorDetails(type=d["type"], loc=d["loc"], input=d["input"])
+            for d in details
+        ]
+        out = cls.from_exception_data(exc.title, line_errors)
+        out.problems = problems(exc, at=PLACES.get(model, ()), root=model)
+        return out
+
+    def __str__(self) -> str:
+        return "\n".join(p.text for p in self.problems)
 
 
 #: Whole floats up to this size stand for integers (2**53: beyond it a float holds no exact integer).

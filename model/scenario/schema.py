@@ -4,13 +4,23 @@ Every field is optional and has a default; units are in the field names. TCP fie
 (``None``) take the value of the chosen TCP profile (see :mod:`model.scenario.profiles`); fields given
 explicitly override the profile. :func:`model.scenario.params.resolve` turns a validated scenario
 into the flat, all-numbers :class:`~model.scenario.params.Params` the model computes with.
+
+Every section is strict, for Python callers as for the JSON front ends (:func:`model.scenario.errors.validate_scenario`):
+a number field takes an ``int`` or a ``float`` (not ``"70"``, not ``True``), an integer field an ``int`` (not ``1.5``,
+not ``1460.0``; the JSON front ends read a whole float as its integer themselves), a list field any sequence of such
+items. A field assigned after construction (``s.network.rtt_ms = -1``) is validated as it would be given, with its
+section's own rules (``Network``: the one-way delays against ``rtt_ms``); the rules between sections run when the whole
+scenario is validated, and again in :func:`model.predict` and :func:`model.expression`. Every refusal is a
+:class:`model.scenario.errors.ScenarioError` (a pydantic ``ValidationError``, so a ``ValueError``) whose message is the
+front ends' words: the field's path, what it allows, the value given, and for an unknown field the closest name.
 """
 
 from __future__ import annotations
 
-from typing import Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic_core import InitErrorDetails
 
 from model.scenario.content import effective_page
 from model.scenario.profiles import PROFILES, ProfileName
@@ -42,8 +52,65 @@ QUIC_PACKET_OVERHEAD_BYTES = 30
 MAX_LOSS_RATE = 0.2
 
 
+_UNSET = object()
+#: Whether a field of a scenario or section has been assigned to in this process (see :func:`checked`).
+_assigned = False
+
+
+def _refused(model: type[BaseModel], exc: ValidationError) -> ValidationError:
+    """``exc`` as a :class:`~model.scenario.errors.ScenarioError`: the front ends' words (errors imports this module)."""
+    from model.scenario.errors import ScenarioError
+
+    return ScenarioError.of(exc, model)
+
+
 class _Strict(BaseModel):
-    model_config = ConfigDict(extra="forbid", allow_inf_nan=False, validate_default=True)
+    """A scenario section: unknown fields refused, strict types, validated on assignment, refusals in words."""
+
+    model_config = ConfigDict(
+        extra="forbid", allow_inf_nan=False, validate_default=True, strict=True, validate_assignment=True
+    )
+
+    if not TYPE_CHECKING:  # pydantic's own signatures for mypy; these only turn its errors into ScenarioError
+
+        def __init__(self, /, **data: Any) -> None:
+            try:  # BaseModel.__init__'s one line, not a call of it: a section made by default costs no more frames
+                self.__pydantic_validator__.validate_python(data, self_instance=self)
+            except ValidationError as exc:
+                raise _refused(type(self), exc) from None
+
+        # pydantic calls __init__ only when it is its own (or marked so): model_validate and nested sections
+        # validate in pydantic-core, without this frame, as before
+        __init__.__pydantic_base_init__ = True
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            before = self.__dict__.get(name, _UNSET)
+            was_set = name in self.__pydantic_fields_set__
+            try:
+                super().__setattr__(name, value)
+            except ValidationError as exc:
+                # pydantic keeps a value its field accepted when a model validator then refuses it: put back the old
+                if before is not _UNSET:
+                    self.__dict__[name] = before
+                if not was_set:
+                    self.__pydantic_fields_set__.discard(name)
+                raise _refused(type(self), exc) from None
+            global _assigned
+            _assigned = True
+
+        @classmethod
+        def model_validate(cls, obj: Any, **kwargs: Any) -> Any:
+            try:
+                return super().model_validate(obj, **kwargs)
+            except ValidationError as exc:
+                raise _refused(cls, exc) from None
+
+        @classmethod
+        def model_validate_json(cls, json_data: Any, **kwargs: Any) -> Any:
+            try:
+                return super().model_validate_json(json_data, **kwargs)
+            except ValidationError as exc:
+                raise _refused(cls, exc) from None
 
 
 class Network(_Strict):
@@ -110,6 +177,15 @@ class Network(_Strict):
 
 class Tcp(_Strict):
     """TCP behaviour; fields left out take the profile's values."""
+
+    if not TYPE_CHECKING:
+
+        def __setattr__(self, name: str, value: Any) -> None:
+            super().__setattr__(name, value)
+            if name == "profile":  # the fields left out, filled from the old profile (Scenario), follow the new one
+                for field, default in PROFILES[self.profile].field_defaults.items():
+                    if field not in self.__pydantic_fields_set__ and getattr(self, field) is not None:
+                        object.__setattr__(self, field, default)
 
     profile: ProfileName = Field(
         "bsd",
@@ -371,8 +447,8 @@ class Page(_Strict):
     """The page: an HTML document and its embedded objects."""
 
     html_bytes: int = Field(6000, ge=0, le=MAX_OBJECT_BYTES, description="Size of the HTML document (bytes).")
-    object_bytes: list[int] | None = Field(
-        None, max_length=MAX_OBJECTS, description="One size per embedded object (bytes)."
+    object_bytes: list[Annotated[int, Strict()]] | None = Field(
+        None, max_length=MAX_OBJECTS, strict=False, description="One size per embedded object (bytes)."
     )
     object_count: int | None = Field(
         None, ge=0, le=MAX_OBJECTS, description="Number of embedded objects, with object_size_bytes."
@@ -431,6 +507,7 @@ class Scenario(_Strict):
 
     protocols: list[Protocol] = Field(
         default_factory=lambda: list(SEED_PROTOCOLS),
+        strict=False,  # any sequence of them (model.ALL_PROTOCOLS is a tuple); each item is a Literal's value
         min_length=1,
         max_length=len(ALL_PROTOCOLS),
         json_schema_extra={"uniqueItems": True},  # the validator refuses a repeat
@@ -523,3 +600,22 @@ class Scenario(_Strict):
                 f"{MAX_SEGMENTS:,} are allowed: about {most:,} bytes of HTML and objects together"
             )
         return self
+
+
+def checked(scenario: Scenario, *, always: bool = False) -> Scenario:
+    """``scenario``, its rules between sections checked again if a field has been assigned to since the process began.
+
+    An assignment validates its field and its own section's rules, but a section does not know the scenario it is in:
+    ``s.tcp.mss_bytes = 9000`` past the receive window, or ``s.page.html_bytes`` past the page's segment limit, is
+    refused here, before :func:`model.predict` or :func:`model.expression` runs it
+    (:class:`~model.scenario.errors.ScenarioError`, its problem at ``scenario``). About 15 microseconds where it
+    checks; nothing where nothing was ever assigned (the app and the command line validate and never assign).
+    ``always``: check whatever was assigned (a copy given other protocols: :func:`model.expression`).
+    """
+    if _assigned or always:
+        try:
+            scenario._checks()  # type: ignore[operator]  # the model validator, run again (mypy sees its descriptor)
+        except ValueError as exc:
+            details = InitErrorDetails(type="value_error", loc=(), input=scenario, ctx={"error": exc})
+            raise _refused(Scenario, ValidationError.from_exception_data("Scenario", [details])) from None
+    return scenario
