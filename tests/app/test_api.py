@@ -936,15 +936,10 @@ def test_a_sweep_far_over_the_limit_is_refused_quickly(client: FlaskClient) -> N
     assert item(body, "values")["type"] == "limit_exceeded"
 
 
-def test_a_sweep_of_many_tiny_runs_is_refused_before_any_point_is_validated(
-    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
-) -> None:
-    """Runs cost a fixed part beside what they schedule, and a point its validation: 727 points of 7 protocols of a
-    tiny page (5,089 runs of 12 units, 59,500 work units) were accepted and took 0.95-1.05 s of CPU, and a slightly
-    larger one was refused only after its points were validated (0.13-0.23 s; bench/worst_case.py seed 25,
-    2026-11-28). max_sweep_fixed_units refuses it from its counts alone; the issue's benchmark sweep (200 points, 5
-    protocols, a 10-object page) is still answered."""
-    sweep_module = sys.modules["model.analysis.sweep"]
+@pytest.fixture
+def validated_points(monkeypatch: pytest.MonkeyPatch) -> list[object]:
+    """The values of the sweep points validated while the test runs (``model.analysis.sweep.point`` counted)."""
+    sweep_module = sys.modules["model.analysis.sweep"]  # (model.analysis.sweep the attribute is the function)
     validated: list[object] = []
     real_point = sweep_module.point
 
@@ -953,6 +948,17 @@ def test_a_sweep_of_many_tiny_runs_is_refused_before_any_point_is_validated(
         return real_point(*args)
 
     monkeypatch.setattr(sweep_module, "point", counting)
+    return validated
+
+
+def test_a_sweep_of_many_tiny_runs_is_refused_before_any_point_is_validated(
+    client: FlaskClient, validated_points: list[object]
+) -> None:
+    """Runs cost a fixed part beside what they schedule, and a point its validation: 727 points of 7 protocols of a
+    tiny page (5,089 runs of 12 units, 59,500 work units) were accepted and took 0.95-1.05 s of CPU, and a slightly
+    larger one was refused only after its points were validated (0.13-0.23 s; bench/worst_case.py seed 25,
+    2026-11-28). max_sweep_fixed_units refuses it from its counts alone; the issue's benchmark sweep (200 points, 5
+    protocols, a 10-object page) is still answered."""
     seven = ["getall", "http10_parallel", "pipelined", "persistent", "h2", "h3", "persistent_parallel"]
     doc = {
         "field": "tcp.rto_min_ms",
@@ -966,7 +972,7 @@ def test_a_sweep_of_many_tiny_runs_is_refused_before_any_point_is_validated(
         },
     }
     body = problem(client.post(S, json=doc), 422)
-    assert validated == []
+    assert validated_points == []
     assert body["limit"]["name"] == "max_sweep_fixed_units"
     assert body["limit"]["actual"] == 727 * (SWEEP_POINT_UNITS + 7 * RUN_FIXED_UNITS) > MAX_SWEEP_FIXED_UNITS
     assert item(body, "steps")["type"] == "limit_exceeded"
@@ -974,34 +980,17 @@ def test_a_sweep_of_many_tiny_runs_is_refused_before_any_point_is_validated(
     # repeated values count once, as they run once
     doc = {"field": "network.rtt_ms", "values": [50.0] * 700, "scenario": {"protocols": seven}}
     assert client.post(S, json=doc).status_code == 200
-    benchmark = {
-        "field": "network.rtt_ms",
-        "start": 10,
-        "stop": 1000,
-        "steps": 200,
-        "spacing": "log",
-        "scenario": {"page": {"object_count": 10, "object_size_bytes": 2544}},
-    }
-    answer = client.post(S, json=benchmark)
+    answer = client.post(S, json=SWEEP_200)
     assert answer.status_code == 200, answer.get_data(as_text=True)[:500]
     assert len(answer.get_json()["values"]) == 200
 
 
 def test_a_sweep_of_invalid_points_is_refused_after_the_first_problems(
-    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+    client: FlaskClient, validated_points: list[object]
 ) -> None:
     """A sweep whose every point is invalid is refused once the problems it lists are found, the rest of its points
     not validated: 519 points of a 1,000-object page over the segment cap took 0.24 s of CPU to refuse
     (bench/worst_case.py, 2026-11-28), validating each."""
-    sweep_module = sys.modules["model.analysis.sweep"]  # (model.analysis.sweep the attribute is the function)
-    validated: list[object] = []
-    real_point = sweep_module.point
-
-    def counting(*args: Any) -> Any:
-        validated.append(args[-1])
-        return real_point(*args)
-
-    monkeypatch.setattr(sweep_module, "point", counting)
     doc = {
         "field": "http.response_header_bytes",
         "start": 40_000,
@@ -1010,7 +999,7 @@ def test_a_sweep_of_invalid_points_is_refused_after_the_first_problems(
         "scenario": {"page": {"object_count": 900, "object_size_bytes": 1000}, "protocols": ["persistent"]},
     }
     body = problem(client.post(S, json=doc), 422)
-    assert len(validated) == sweep_module.MAX_POINT_PROBLEMS + 1
+    assert len(validated_points) == sys.modules["model.analysis.sweep"].MAX_POINT_PROBLEMS + 1
     first = body["errors"][0]  # before the points' own problems, so a listing of the first ten shows it
     assert first["type"] == "points" and "at least 11 of the 519 points are invalid" in first["message"]
     assert "508 after the 11th invalid one not checked" in first["message"]
