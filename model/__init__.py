@@ -22,7 +22,6 @@ Public API (everything else is internal):
   ``"python"`` (the readable reference; see :mod:`model._backend`).
 """
 
-import difflib
 import importlib.metadata
 from collections.abc import Iterable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
@@ -39,7 +38,7 @@ from model.analysis.result import Prediction, ProtocolResult  # noqa: E402
 from model.analysis.sweep import Spacing, SweepError, SweepResult, Value  # noqa: E402
 from model.analysis.symbolic import GLOSSARY, SYMBOLS, symbol  # noqa: E402
 from model.scenario import limits  # noqa: E402
-from model.scenario.errors import ScenarioError  # noqa: E402
+from model.scenario.errors import ScenarioError, did_you_mean  # noqa: E402
 from model.scenario.schema import ALL_PROTOCOLS, SEED_PROTOCOLS, Scenario, checked  # noqa: E402
 from model.studies.presets import PRESETS, preset  # noqa: E402
 
@@ -97,8 +96,7 @@ def expression(scenario: Scenario | Mapping[str, Any], protocol: str) -> dict[st
     """
     s = _scenario(scenario)
     if protocol not in ALL_PROTOCOLS:
-        close = difflib.get_close_matches(str(protocol), ALL_PROTOCOLS, n=1, cutoff=0.5)  # "h4": h3
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(protocol, ALL_PROTOCOLS, cutoff=0.5)  # "h4": h3
         raise ValueError(f"unknown protocol {protocol!r}; protocols: {', '.join(ALL_PROTOCOLS)}{hint}")
     if protocol not in s.protocols:  # its own rules: h3's window, a split proxy's HTTP/1.x only
         s = checked(s.model_copy(update={"protocols": [protocol]}), always=True)

@@ -30,7 +30,6 @@ import argparse
 import contextlib
 import copy
 import csv
-import difflib
 import functools
 import importlib.metadata
 import json
@@ -53,7 +52,7 @@ from model.analysis.predict import predict
 from model.analysis.result import Prediction
 from model.analysis.tables import csv_rows
 from model.scenario import limits
-from model.scenario.errors import allowed, problems, validate_scenario
+from model.scenario.errors import allowed, did_you_mean, problems, validate_scenario
 from model.scenario.json_input import MAX_JSON_DEPTH, JsonInputError, check_depth, loads_strict
 from model.scenario.overlay import overlay
 from model.scenario.schema import Scenario
@@ -146,9 +145,7 @@ def scenario_documents(data: Any, base: dict[str, Any] | None, source: str) -> l
 def preset_document(name: str) -> dict[str, Any]:
     """A preset's scenario document (a copy); :class:`UserError` naming the presets if unknown."""
     if name not in PRESETS:
-        close = difflib.get_close_matches(name, PRESETS, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
-        raise UserError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}{hint}")
+        raise UserError(f"unknown preset {name!r}; presets: {', '.join(PRESETS)}{did_you_mean(name, PRESETS)}")
     return copy.deepcopy(PRESETS[name].document)
 
 

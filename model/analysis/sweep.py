@@ -31,7 +31,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 
 from model.analysis.predict import summaries
 from model.scenario import errors
-from model.scenario.errors import FieldSpec, Problem, allowed, problems, spec, words
+from model.scenario.errors import FieldSpec, Problem, allowed, did_you_mean, problems, spec, words
 from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, check_sweep_size, work_units
 from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol, Scenario
@@ -442,8 +442,7 @@ def request(
     """The :class:`SweepRequest` of :func:`model.sweep`'s arguments, validated strictly as the API validates a
     request's JSON; :class:`SweepError` naming each problem (an unknown field with the closest one)."""
     if field not in SWEEPABLE_FIELDS:
-        close = difflib.get_close_matches(str(field), SWEEPABLE_FIELDS, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(field, SWEEPABLE_FIELDS)
         message = f"{field!r} is not a field a sweep can step (any number, whole number, true/false or choice of a section){hint}"
         raise SweepError([_problem("field", message, "literal_error", field if isinstance(field, str) else None)])
     doc: dict[str, Any] = {"field": field, "spacing": spacing}

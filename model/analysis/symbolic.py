@@ -10,7 +10,6 @@ how many segments' serialization lie on the critical path).
 
 from __future__ import annotations
 
-import difflib
 import math
 from types import MappingProxyType
 from typing import Any
@@ -19,6 +18,7 @@ import sympy
 from sympy.printing.mathml import MathMLPresentationPrinter
 
 from model.engine.lin import Lin
+from model.scenario.errors import did_you_mean
 from model.scenario.params import Params
 
 RTT, d_u, d_d = sympy.symbols("RTT d_u d_d", positive=True)
@@ -73,9 +73,7 @@ def symbol(name: str) -> sympy.Symbol:
     try:
         return SYMBOLS[name]
     except KeyError:
-        lower = {x.lower(): x for x in SYMBOLS}  # "rtt" is RTT, "tdns" T_dns
-        close = difflib.get_close_matches(str(name).lower(), list(lower), n=1)
-        hint = f"; did you mean {lower[close[0]]!r}?" if close else ""
+        hint = did_you_mean(name, SYMBOLS, ignore_case=True)  # "rtt" is RTT, "tdns" T_dns
         raise ValueError(f"unknown symbol {name!r}; the glossary's symbols: {', '.join(SYMBOLS)}{hint}") from None
 
 

@@ -27,7 +27,7 @@ import difflib
 import functools
 import json
 import types
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Annotated, Any, Literal, Union, get_args, get_origin
 
@@ -109,6 +109,19 @@ class Problem:
 
 
 # --- the schema -------------------------------------------------------------------------------
+
+
+def did_you_mean(name: object, choices: Iterable[str], *, cutoff: float = 0.6, ignore_case: bool = False) -> str:
+    """``"; did you mean 'x'?"`` naming the one of ``choices`` closest to ``name`` (difflib's ratio at least
+    ``cutoff``; with ``ignore_case`` compared in lower case, the choice named as spelt), or ``""`` if none is close:
+    the tail of every "unknown ..." message."""
+    options = list(choices)
+    if ignore_case:
+        folded = {c.lower(): c for c in options}
+        close = [folded[c] for c in difflib.get_close_matches(str(name).lower(), list(folded), n=1, cutoff=cutoff)]
+    else:
+        close = difflib.get_close_matches(str(name), options, n=1, cutoff=cutoff)
+    return f"; did you mean {close[0]!r}?" if close else ""
 
 
 def unit(name: str) -> str:

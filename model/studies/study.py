@@ -34,7 +34,6 @@ from __future__ import annotations
 
 import collections
 import contextlib
-import difflib
 import functools
 import hashlib
 import itertools
@@ -63,7 +62,7 @@ from model.analysis.result import COUNT_NAMES, ProtocolResult
 from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
 from model.analysis.tables import LOSS_COLUMNS
 from model.scenario import limits
-from model.scenario.errors import FieldSpec, problems, validate_scenario, words
+from model.scenario.errors import FieldSpec, did_you_mean, problems, validate_scenario, words
 from model.scenario.json_input import JsonInputError, check_depth
 from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol
@@ -176,8 +175,7 @@ def design_problems(design: Design) -> list[str]:
     """What is wrong with ``design`` (one line each, naming the place and what it allows); [] if nothing."""
     out: list[str] = []
     if design.preset is not None and design.preset not in PRESETS:
-        close = difflib.get_close_matches(design.preset, PRESETS, n=1)
-        hint = f"; did you mean {close[0]!r}?" if close else ""
+        hint = did_you_mean(design.preset, PRESETS)
         out.append(f"preset: unknown preset {design.preset!r}; presets: {', '.join(PRESETS)}{hint}")
     if design.kind != "grid" and design.samples is None:
         out.append(f"samples: a {design.kind} design needs samples (a whole number, at least 1)")
@@ -187,8 +185,7 @@ def design_problems(design: Design) -> list[str]:
         out.append("samples: a grid design takes no samples (its size is the product of the values' counts)")
     for name, axis in design.fields.items():
         if name not in SWEEPABLE_FIELDS:
-            close = difflib.get_close_matches(name, SWEEPABLE_FIELDS, n=1)
-            hint = f"; did you mean {close[0]!r}?" if close else ""
+            hint = did_you_mean(name, SWEEPABLE_FIELDS)
             out.append(f"fields.{name}: not a field a study can vary{hint} (a scalar field of a scenario section)")
             continue
         s = field_spec(name)
