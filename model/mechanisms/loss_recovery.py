@@ -396,10 +396,36 @@ def max_terms(chains: list[tuple[Atoms, int]]) -> list[float]:
     prod_j P(X_j <= x)`` (``F^m`` for ``m`` independent copies; independent events multiply). With one chain
     it is its own ``E[(X - s)^+]``; it is at least every chain's and at most their sum."""
 
-    def step(y: float, x: float, tie: bool) -> float:
-        return 1.0 if (y >= x if tie else y > x) else 0.0
-
-    return [float(t) for t in _max_shares(chains, step, lambda x: max(x, 0.0))]
+    # the same sum in one pass down the atoms in that order (the pairwise form, :func:`_max_shares`, is quadratic in the
+    # chains: a page of 43 objects at 1 % loss on a LAN spent 30 ms in it): ``B_j`` the mass of chain ``j``'s atoms
+    # already passed, so ``A_j = 1 - B_j``; the product over the chains kept with its zero factors counted apart
+    order = sorted(
+        ((x, k, a, pr) for k, (atoms, _) in enumerate(chains) for a, (x, pr) in enumerate(atoms)),
+        key=lambda t: (-t[0], t[1], t[2]),
+    )
+    passed = [0.0] * len(chains)
+    prod, zeros = 1.0, 0
+    out = [0.0] * len(chains)
+    for x, k, _a, pr in order:
+        if x <= 0:
+            break
+        m = chains[k][1]
+        left = 1 - passed[k]
+        if left == 0:
+            others = prod if zeros == 1 else 0.0
+        else:
+            others = 0.0 if zeros else prod / left**m
+        out[k] += x * (left**m - (left - pr) ** m) * others
+        if left == 0:
+            zeros -= 1
+        else:
+            prod /= left**m
+        passed[k] += pr
+        if 1 - passed[k] == 0:
+            zeros += 1
+        else:
+            prod *= (1 - passed[k]) ** m
+    return out
 
 
 Chain = tuple[int, tuple[Run, ...], float]  # a chain of work: SYN exchanges, runs, slack (ms)
