@@ -27,7 +27,9 @@ see it.
 
 Left out: lost ACKs (cumulative ACKs cover them), lost FINs, a lost DNS query, the retransmission's own
 transmission time, the re-use of a parallel connection's slot by the next object when that connection is
-late (its slack is counted as if the objects kept their connections), and most overlap between losses (each
+late on protocols other than http10_parallel (its slack is counted as if the objects kept their connections;
+http10_parallel's slots share the objects, :func:`slot_connections`, :func:`model.mechanisms.loss_recovery.slot_shares`),
+and most overlap between losses (each
 is costed against the lossless schedule; only a lost retransmission and, for parallel connections, the
 latest of several delayed chains are counted). Against ns-3 with a RateErrorModel (TcpNewReno without SACK,
 200 seeds a point) the expected page load time is within 15 % of ns-3's mean or inside its 95 % interval at
@@ -100,6 +102,7 @@ __all__ = [
     "penalty",
     "repair_timeout_probability",
     "slack_by_connection",
+    "slot_connections",
     "structure",
 ]
 
@@ -396,9 +399,16 @@ def structure(s: Session, protocol: str, *, others: bool = True, costed: bool = 
             page_of.setdefault(pk.conn, max(bisect.bisect_right(starts, float(pk.t_q)) - 1, 0))
     runs: list[Run] = []
     segments = 0
+    own_runs: dict[int, tuple[Run, ...]] = {}
+
+    def runs_of(c: int) -> tuple[Run, ...]:
+        if c not in own_runs:
+            own_runs[c] = tuple(_connection_runs(s, protocol, c, by_flow))
+        return own_runs[c]
+
     for c in sorted(on_path):
         if costed:
-            runs += _connection_runs(s, protocol, c, by_flow)
+            runs += runs_of(c)
         else:  # the runs' segments counted without costing them: every data segment of the connection
             segments += sum(
                 1 for d in s.conns[c].links for pk in by_flow.get((c, d), ()) if pk.kind == "DATA" and pk.n > 0
@@ -408,9 +418,13 @@ def structure(s: Session, protocol: str, *, others: bool = True, costed: bool = 
     for c in sorted(lossy - on_path):
         if c not in slack:  # no object waits for it
             continue
-        own = tuple(_connection_runs(s, protocol, c, by_flow))
+        own = runs_of(c)
         if own or syns.get(c, 0):
             parallel.append(Parallel(c, syns.get(c, 0), own, slack[c], page_of[c]))
+    chains = slot_connections(s, lossy) if others and costed and protocol == "http10_parallel" else []
+    slot_chains = tuple(
+        Parallel(c, syns.get(c, 0), runs_of(c), own, page, lead) for c, own, page, lead in chains if c in page_of
+    )
     return Structure(
         syns=sum(syns.get(c, 0) for c in on_path),
         runs=tuple(runs),
@@ -425,7 +439,27 @@ def structure(s: Session, protocol: str, *, others: bool = True, costed: bool = 
         w_max=p.rwnd / p.mss,
         ack_segments=max(p.dack_segments, 1),
         page_syns=tuple(sum(syns.get(c, 0) for c in on_path if page_of.get(c) == g) for g in range(len(s.page_start))),
+        slots=p.parallel if slot_chains else 0,
+        slot_chains=slot_chains,
     )
+
+
+def slot_connections(s: Session, lossy: set[int]) -> list[tuple[int, float, int, bool]]:
+    """http10_parallel's object connections on the lossy link, in the order they opened, as
+    :attr:`Structure.slot_chains` holds them: ``(connection, float of its own objects (ms), page, lead)``, the float
+    how long before its page's end the latest of its objects ended, lead the page's first object's (the HTML's)."""
+    ends = [float(pk.t_a) for pk in s.page_end]
+    firsts = {names[0] for names in s.page_names}
+    own: dict[int, tuple[float, int, bool]] = {}
+    for rec in s.objects.values():
+        c = rec.connection
+        if c < 0 or c not in lossy or rec.end is None or rec.page >= len(ends):
+            continue
+        margin = max(ends[rec.page] - float(rec.end), 0.0)
+        was = own.get(c)
+        lead = rec.name in firsts or (was is not None and was[2])
+        own[c] = (margin if was is None else min(was[0], margin), rec.page, lead)
+    return [(c, m, page, lead) for c, (m, page, lead) in sorted(own.items())]
 
 
 def lossless_structure(s: Session, protocol: str) -> Structure:
@@ -484,18 +518,32 @@ def lossless_from_counts(
 def from_native(
     p: Params,
     protocol: str,
-    numbers: tuple[int, list[int], list[int], list[tuple[Any, ...]], list[tuple[int, int, float, int]]],
+    numbers: tuple[
+        int,
+        list[int],
+        list[int],
+        list[tuple[Any, ...]],
+        list[tuple[int, int, float, int]],
+        list[tuple[int, int, float, int, bool]],
+    ],
 ) -> Structure:
     """:func:`structure` from what the native engine read off its own schedule (``model/engine/native/loss.cpp``,
     this module's functions and :func:`model.mechanisms.loss_recovery.penalty` written again in C++; equal on every
     scenario it runs, ``tests/model/engine/test_engine_backends.py``): the SYN exchanges on the page's path, its
     connections, the SYN exchanges page by page, the runs (each ``(chain, *Run's fields)``, chain -1 the page's
-    path, else an index into the other connections) and the other connections ``(connection, syns, slack, page)``."""
-    syns, connections, page_syns, rows, others = numbers
+    path, -2 - k the k-th slot connection, else an index into the other connections), the other connections
+    ``(connection, syns, slack, page)`` and http10_parallel's slot connections ``(connection, syns, slack, page, lead)``
+    (:func:`slot_connections`)."""
+    syns, connections, page_syns, rows, others, slots = numbers
     path: list[Run] = []
     own: list[list[Run]] = [[] for _ in others]
+    slot_runs: list[list[Run]] = [[] for _ in slots]
     for chain, *fields in rows:
-        (path if chain < 0 else own[chain]).append(Run(*fields))
+        (path if chain == -1 else own[chain] if chain >= 0 else slot_runs[-2 - chain]).append(Run(*fields))
+    slot_chains = tuple(
+        Parallel(c, n, tuple(runs), slack, page, lead)
+        for (c, n, slack, page, lead), runs in zip(slots, slot_runs, strict=True)
+    )
     return Structure(
         syns=syns,
         runs=tuple(path),
@@ -512,6 +560,8 @@ def from_native(
         w_max=p.rwnd / p.mss,
         ack_segments=max(p.dack_segments, 1),
         page_syns=tuple(page_syns),
+        slots=p.parallel if slot_chains else 0,
+        slot_chains=slot_chains,
     )
 
 

@@ -12,7 +12,17 @@ from __future__ import annotations
 import sympy
 
 from model.mechanisms import loss
-from model.mechanisms.loss_recovery import Atoms, Run, Structure, _max_shares, _page_groups, chain_atoms, run_rto
+from model.mechanisms.loss_recovery import (
+    Atoms,
+    Run,
+    Structure,
+    _max_shares,
+    _page_groups,
+    chain_atoms,
+    run_rto,
+    slot_chains,
+    slot_pages,
+)
 
 __all__ = ["SYMBOLS", "expression", "max_expr", "substitutions"]
 
@@ -102,6 +112,8 @@ def expression(st: Structure) -> sympy.Expr:
     the latest chain (:func:`max_expr`). Equal to :func:`expected`'s ``extra_ms`` at the scenario's values
     for ``p > 0`` (tests prove it).
     """
+    if st.slot_chains:
+        return _slots_expr(st)
     path = _sum_expr(st, st.syns, st.runs)
     if not st.others:
         return path
@@ -116,6 +128,26 @@ def expression(st: Structure) -> sympy.Expr:
             pi_long, pi_short = _chances_expr(syns, runs)
             chains.append((chain_atoms(mu_long, pi_long, mu_short, pi_short, sympy.Float(slack)), m))
         total += max_expr(chains)
+    return total
+
+
+def _slots_expr(st: Structure) -> sympy.Expr:
+    """:func:`model.mechanisms.loss_recovery.slot_shares`' total as a sympy expression: each page's HTML connection in
+    full, every slot connection's delay over the ``k`` slots, and the expectation of the latest job past its share
+    (:func:`max_expr`; every job kept, those the numbers leave out add 0)."""
+    k = max(st.slots, 1)
+    total: sympy.Expr = sympy.Integer(0)
+    for leads, jobs in slot_pages(st):
+        for c in leads:
+            total += _sum_expr(st, c.syns, c.runs)
+        rows = []
+        for c in jobs:
+            mu_long, mu_short = _sum_expr(st, c.syns, c.runs, long=True), _sum_expr(st, c.syns, c.runs, long=False)
+            pi_long, pi_short = _chances_expr(c.syns, c.runs)
+            rows.append((mu_long, pi_long, mu_short, pi_short, sympy.Float(c.slack), mu_long + mu_short))
+            total += (mu_long + mu_short) / k
+        if rows:
+            total += max_expr([(atoms, 1) for _, atoms in slot_chains(rows, k, 1 - sympy.Rational(1, k))])
     return total
 
 

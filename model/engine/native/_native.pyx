@@ -323,6 +323,10 @@ cdef extern from "loss.hpp" namespace "ll":
         vector[int] par_conn
         vector[long long] par_syns, par_page
         vector[double] par_slack
+        vector[int] slot_conn
+        vector[long long] slot_syns, slot_page
+        vector[double] slot_slack
+        vector[char] slot_lead
 
 
 cdef extern from *:
@@ -335,8 +339,9 @@ cdef extern from *:
 
 
 cdef tuple _loss_numbers(const Output& out):
-    """(syns, connections, page_syns, runs, others): ``runs`` each ``(chain, *loss_recovery.Run's fields in order)``,
-    chain -1 the page's path, else an index into ``others``, each ``(connection, syns, slack, page)``."""
+    """(syns, connections, page_syns, runs, others, slots): ``runs`` each ``(chain, *loss_recovery.Run's fields in
+    order)``, chain -1 the page's path, -2 - k the k-th of ``slots``, else an index into ``others``, each ``(connection,
+    syns, slack, page)``; ``slots`` http10_parallel's object connections, each ``(connection, syns, slack, page, lead)``."""
     cdef const LossOut* lo = &ll_loss(out)
     cdef size_t i
     cdef LossRun x
@@ -349,7 +354,11 @@ cdef tuple _loss_numbers(const Output& out):
              x.carry_n)
         )
     others = [(lo.par_conn[i], lo.par_syns[i], lo.par_slack[i], lo.par_page[i]) for i in range(lo.par_conn.size())]
-    return (lo.syns, list(lo.connections), list(lo.page_syns), runs, others)
+    slots = [
+        (lo.slot_conn[i], lo.slot_syns[i], lo.slot_slack[i], lo.slot_page[i], lo.slot_lead[i] != 0)
+        for i in range(lo.slot_conn.size())
+    ]
+    return (lo.syns, list(lo.connections), list(lo.page_syns), runs, others, slots)
 
 
 # ----------------------------------------------------- the periods after a loss (periods.hpp; model.mechanisms.loss)

@@ -438,6 +438,29 @@ void loss_structure(const Session& s, bool quic, LossOut& out) {
       out.par_page.push_back(page_of[c]);
     }
   }
+  if (s.protocol == P_HTTP10_PARALLEL) {  // expected_loss.slot_connections (every connection is on the lossy link)
+    std::map<int, std::tuple<double, long long, bool>> own;
+    for (size_t i = 0; i < s.objects.size(); ++i) {
+      const ObjectRecord& rec = s.objects[i];
+      int c = rec.connection;
+      if (c < 0 || !rec.has_end || rec.page >= static_cast<int>(rd.ends.size())) continue;
+      double margin = std::max(rd.ends[rec.page] - rec.end, 0.0);
+      auto it = own.find(c);
+      bool lead = rd.first_object[i] || (it != own.end() && std::get<2>(it->second));
+      double m = it == own.end() ? margin : std::min(std::get<0>(it->second), margin);
+      own[c] = {m, rec.page, lead};
+    }
+    for (const auto& [c, v] : own) {
+      if (page_of[c] < 0) continue;
+      int chain = -2 - static_cast<int>(out.slot_conn.size());
+      rd.connection_runs(c, chain, out.runs);
+      out.slot_conn.push_back(c);
+      out.slot_syns.push_back(syns[c]);
+      out.slot_slack.push_back(std::get<0>(v));
+      out.slot_page.push_back(std::get<1>(v));
+      out.slot_lead.push_back(std::get<2>(v) ? 1 : 0);
+    }
+  }
   out.connections = on_path;
   for (int c : on_path) out.syns += syns[c];
   out.page_syns.assign(rd.starts.size(), 0);

@@ -9,8 +9,8 @@
 
 namespace ll {
 
-// loss_recovery.Run's fields, and which chain of work it belongs to (-1 the page's path, else an index into
-// LossOut::par_conn)
+// loss_recovery.Run's fields, and which chain of work it belongs to (-1 the page's path, -2 - k the k-th of
+// LossOut::slot_conn, else an index into LossOut::par_conn)
 struct LossRun {
   int chain;
   long long before, count, w;
@@ -34,6 +34,12 @@ struct LossOut {
   std::vector<int> par_conn;
   std::vector<long long> par_syns, par_page;
   std::vector<double> par_slack;
+  // http10_parallel (expected_loss.slot_connections): every object connection in the order it opened, its runs chain
+  // -2 - k: connection, SYNs, the float of its own objects (ms), page, whether it is the page's HTML connection (lead)
+  std::vector<int> slot_conn;
+  std::vector<long long> slot_syns, slot_page;
+  std::vector<double> slot_slack;
+  std::vector<char> slot_lead;
 };
 
 // expected_loss.structure(s, protocol) with others and costed
