@@ -258,25 +258,26 @@ def after_loss_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, 
 
     The cost is kept bounded for a connection of many rounds (each round's loss asks for its rest): the periods
     depend on the window only through the grid point they start from (:func:`_key`), and are evaluated once per
-    point for an unbounded rest (:func:`_after_loss_open`: a constant, the share still sending, and how far any
+    point for an unbounded rest (:func:`_after_loss_open`: its rounds, timeouts and segments, the share still sending, and how far any
     branch reached); a rest beyond twice that reach ends in no branch, so its time is the constant plus the
     remainder at the steady rate; a shorter one above :data:`EXACT_REST` segments is interpolated linearly
     between the rests of a geometric grid (:data:`REST_GRID_RATIO` apart), each evaluated once (``lru_cache``)."""
     h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
-    const, sending, reach = _after_loss_open(p, h, rtt_ms, rto_ms, b, w_max)
+    z = timeout_ms(p, rto_ms)
     rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
-    long_rest = max(math.ceil(2 * reach), 1)
+    tree = _after_loss_open(p, h, b, w_max)
+    long_rest = max(math.ceil(2 * tree[4]), 1)
     if rest >= long_rest:
-        return const + sending * rest / rate
+        return _periods_ms(tree, rest, rtt_ms, z, rate)
     if rest <= EXACT_REST:
-        return _after_loss_cached(p, rest, h, rtt_ms, rto_ms, b, w_max)
+        return _periods_ms(_after_loss_cached(p, rest, h, b, w_max), rest, rtt_ms, z, rate)
     i = math.floor(math.log(rest / EXACT_REST, REST_GRID_RATIO))
     lo = min(round(EXACT_REST * REST_GRID_RATIO**i), rest)
     hi = max(min(round(EXACT_REST * REST_GRID_RATIO ** (i + 1)), long_rest), rest)
-    t_lo = _after_loss_cached(p, lo, h, rtt_ms, rto_ms, b, w_max)
+    t_lo = _periods_ms(_after_loss_cached(p, lo, h, b, w_max), lo, rtt_ms, z, rate)
     if hi == lo:
         return t_lo
-    t_hi = const + sending * hi / rate if hi >= long_rest else _after_loss_cached(p, hi, h, rtt_ms, rto_ms, b, w_max)
+    t_hi = _periods_ms(tree if hi >= long_rest else _after_loss_cached(p, hi, h, b, w_max), hi, rtt_ms, z, rate)
     return t_lo + (t_hi - t_lo) * (rest - lo) / (hi - lo)
 
 
@@ -285,36 +286,46 @@ def after_loss_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, 
 EXACT_REST = 256
 REST_GRID_RATIO = 1.1
 
+#: The periods after a loss as :func:`_after_loss_tree` gives them: ``(rounds, timeouts, used, sending, reach)``.
+Periods = tuple[float, float, float, float, float]
+
+
+def _periods_ms(tree: Periods, rest: float, rtt_ms: float, z_ms: float, rate: float) -> float:
+    """The time the periods ``tree`` take for ``rest`` segments at this round-trip time, expected timeout cost ``z_ms``
+    (:func:`timeout_ms`) and steady ``rate`` (segments a ms, :func:`steady_throughput`): ``rounds rtt + timeouts z``
+    to the periods' end, less the segments the still-sending branches consumed at the steady rate, plus their
+    ``sending`` share of the rest at that rate (ms)."""
+    rounds, timeouts, used, sending, _ = tree
+    return rounds * rtt_ms + timeouts * z_ms - used / rate + sending * rest / rate
+
 
 def after_loss_periods_ms(p: float, rest: int, w0: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
     """:func:`after_loss_ms` evaluated by its periods for this very rest, without its shortcuts (ms)."""
     h = _key(max(min(w0, w_max) / 2, MIN_SSTHRESH))
-    const, sending, _ = _tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
-    return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+    rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+    return _periods_ms(_tree(p, float(rest), h, b, w_max), rest, rtt_ms, timeout_ms(p, rto_ms), rate)
 
 
 @functools.lru_cache(maxsize=8192)
-def _after_loss_cached(p: float, rest: int, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float) -> float:
-    """:func:`after_loss_periods_ms` from a grid window ``h``, each evaluation kept."""
-    const, sending, _ = _tree(p, float(rest), h, rtt_ms, rto_ms, b, w_max)
-    return const + sending * rest / steady_throughput(p, rtt_ms, rto_ms, b, w_max)
+def _after_loss_cached(p: float, rest: int, h: float, b: int, w_max: float) -> Periods:
+    """The periods from grid window ``h`` for ``rest`` segments (:func:`_after_loss_tree`), each evaluation kept: they
+    do not depend on the round-trip time or the timeout, so a sweep over those asks for each once."""
+    return _tree(p, float(rest), h, b, w_max)
 
 
 @functools.lru_cache(maxsize=4096)
-def _after_loss_open(
-    p: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
-) -> tuple[float, float, float]:
-    """The periods from grid window ``h`` for an unbounded rest: :func:`_after_loss_tree`'s three numbers."""
-    return _tree(p, math.inf, h, rtt_ms, rto_ms, b, w_max)
+def _after_loss_open(p: float, h: float, b: int, w_max: float) -> Periods:
+    """The periods from grid window ``h`` for an unbounded rest (:func:`_after_loss_tree`)."""
+    return _tree(p, math.inf, h, b, w_max)
 
 
 #: The periods' evaluator where the native engine is built: its copy of :func:`_after_loss_tree` in C++
 #: (model/engine/native/periods.cpp, ``periods(...)`` with this module's constants), set by :func:`use_periods`;
 #: ``None``: :func:`_after_loss_tree` itself, the readable reference.
-_periods: Callable[..., tuple[float, float, float]] | None = None
+_periods: Callable[..., Periods] | None = None
 
 
-def use_periods(periods: Callable[..., tuple[float, float, float]] | None) -> None:
+def use_periods(periods: Callable[..., Periods] | None) -> None:
     """Evaluate the periods after a loss with ``periods`` (the native engine's, called by
     :mod:`model.analysis.native` when it is built; this layer imports no engine), or ``None`` for
     :func:`_after_loss_tree`; the remembered evaluations are forgotten. The C++ copy equals the reference
@@ -326,33 +337,31 @@ def use_periods(periods: Callable[..., tuple[float, float, float]] | None) -> No
         cached.cache_clear()
 
 
-def _tree(
-    p: float, rest: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
-) -> tuple[float, float, float]:
+def _tree(p: float, rest: float, h: float, b: int, w_max: float) -> Periods:
     """:func:`_after_loss_tree`, by the evaluator :func:`use_periods` chose."""
     if _periods is not None:
-        return _periods(
-            p, rest, h, rtt_ms, rto_ms, b, w_max, TRANSIENT_PERIODS, FINE_WINDOW, BIN_RATIO, TAIL_MASS, MIN_SSTHRESH
-        )
-    return _after_loss_tree(p, rest, h, rtt_ms, rto_ms, b, w_max)
+        return _periods(p, rest, h, b, w_max, TRANSIENT_PERIODS, FINE_WINDOW, BIN_RATIO, TAIL_MASS, MIN_SSTHRESH)
+    return _after_loss_tree(p, rest, h, b, w_max)
 
 
-def _after_loss_tree(
-    p: float, rest: float, h: float, rtt_ms: float, rto_ms: float, b: int, w_max: float
-) -> tuple[float, float, float]:
+def _after_loss_tree(p: float, rest: float, h: float, b: int, w_max: float) -> Periods:
     """The periods after a loss starting from window ``h`` (:func:`after_loss_ms`), for ``rest`` segments (may be
-    infinite): ``(const, sending, reach)``, the time being ``const + sending rest / rate`` (ms; ``sending`` the
-    probability of the branches still sending after the periods, at the steady ``rate``), and ``reach`` the most
-    segments any branch consumed (rest beyond it: no branch ends within the periods)."""
-    z = timeout_ms(p, rto_ms)
+    infinite): ``(rounds, timeouts, used, sending, reach)``. The time is :func:`_periods_ms`: ``rounds rtt +
+    timeouts z - used / rate + sending rest / rate`` (``rounds`` the expected round trips to each branch's end or
+    the periods' end, ``timeouts`` the expected timeouts, each costing ``z`` (:func:`timeout_ms`); ``sending`` the
+    probability of the branches still sending after the periods, having consumed ``used`` segments in all, at the
+    steady ``rate``), and ``reach`` the most segments any branch consumed (rest beyond it: no branch ends within
+    the periods). Nothing here depends on the round-trip time or the timeout: a branch's time is its rounds and its
+    timeouts, counted apart and priced by :func:`_periods_ms`."""
     a = 1 - p
-    # (start window, ssthresh) -> (probability, elapsed ms weighted, segments consumed weighted)
-    atoms: dict[tuple[float, float], tuple[float, float, float]] = {(h, h): (1.0, 0.0, 0.0)}
-    const = reach = 0.0
+    # (start window, ssthresh) -> (probability, rounds weighted, timeouts weighted, segments consumed weighted)
+    atoms: dict[tuple[float, float], tuple[float, float, float, float]] = {(h, h): (1.0, 0.0, 0.0, 0.0)}
+    rounds_c = timeouts_c = reach = 0.0
     for _ in range(TRANSIENT_PERIODS):
-        nxt: dict[tuple[float, float], tuple[float, float, float]] = {}
-        for (c0, ssthresh), (pr, t_w, used_w) in atoms.items():
-            t = t_w / pr
+        nxt: dict[tuple[float, float], tuple[float, float, float, float]] = {}
+        for (c0, ssthresh), (pr, r_w, z_w, used_w) in atoms.items():
+            r = r_w / pr
+            zs = z_w / pr
             used = used_w / pr
             left = rest - used
             edges = [0.0]
@@ -376,24 +385,33 @@ def _after_loss_tree(
                 w = _window_after(k, c0, ssthresh, b, w_max)
                 reach = max(reach, used + k + w)
                 q = window_timeout_probability(p, w)
-                t_loss = t + (_rounds_for(k, c0, ssthresh, b, w_max) + 1) * rtt_ms
+                r_loss = r + _rounds_for(k, c0, ssthresh, b, w_max) + 1
                 if left - k - w <= 0:  # the rest ends with this period
-                    const += mass * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms + q * z)
+                    rounds_c += mass * (r + _rounds_for(left, c0, ssthresh, b, w_max))
+                    timeouts_c += mass * (zs + q)
                     continue
                 s = _key(max(w / 2, MIN_SSTHRESH))
-                for key, share, ms in (((s, s), mass * (1 - q), t_loss), ((1.0, s), mass * q, t_loss + z)):
+                for key, share, z_after in (((s, s), mass * (1 - q), zs), ((1.0, s), mass * q, zs + 1)):
                     if share > 0:
-                        old = nxt.get(key, (0.0, 0.0, 0.0))
-                        nxt[key] = (old[0] + share, old[1] + share * ms, old[2] + share * (used + k + w))
+                        old = nxt.get(key, (0.0, 0.0, 0.0, 0.0))
+                        nxt[key] = (
+                            old[0] + share,
+                            old[1] + share * r_loss,
+                            old[2] + share * z_after,
+                            old[3] + share * (used + k + w),
+                        )
             if left < math.inf:  # no loss in the rest
-                const += pr * a**left * (t + _rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms)
+                stays = pr * a**left
+                rounds_c += stays * (r + _rounds_for(left, c0, ssthresh, b, w_max))
+                timeouts_c += stays * zs
         atoms = nxt
-    rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max)
-    sending = 0.0
-    for pr, t_w, used_w in atoms.values():
-        const += t_w - used_w / rate
+    used_c = sending = 0.0
+    for pr, r_w, z_w, used_w in atoms.values():
+        rounds_c += r_w
+        timeouts_c += z_w
+        used_c += used_w
         sending += pr
-    return const, sending, reach
+    return rounds_c, timeouts_c, used_c, sending, reach
 
 
 #: :func:`carried_ms`: the segments following a lost one in the middle of a response

@@ -28,8 +28,6 @@ def periods(
     p: float,
     rest: float,
     h: float,
-    rtt_ms: float,
-    rto_ms: float,
     b: int,
     w_max: float,
     transient_periods: int,
@@ -37,4 +35,4 @@ def periods(
     bin_ratio: float,
     tail_mass: float,
     min_ssthresh: float,
-) -> tuple[float, float, float]: ...
+) -> tuple[float, float, float, float, float]: ...

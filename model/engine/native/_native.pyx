@@ -368,21 +368,20 @@ cdef extern from "periods.hpp" namespace "ll":
         double fine_window, bin_ratio, tail_mass, min_ssthresh
 
     cdef struct PeriodsOut:
-        double constant, sending, reach
+        double rounds, timeouts, used, sending, reach
 
-    PeriodsOut after_loss_tree(double p, double rest, double h, double rtt_ms, double rto_ms, int b, double w_max,
-                               const PeriodsConstants& c)
+    PeriodsOut after_loss_tree(double p, double rest, double h, int b, double w_max, const PeriodsConstants& c)
 
 
-def periods(double p, double rest, double h, double rtt_ms, double rto_ms, int b, double w_max,
+def periods(double p, double rest, double h, int b, double w_max,
             int transient_periods, double fine_window, double bin_ratio, double tail_mass, double min_ssthresh):
-    """:func:`model.mechanisms.loss._after_loss_tree` in C++: ``(const, sending, reach)``; the constants are loss.py's,
-    passed by it (declared once, there)."""
+    """:func:`model.mechanisms.loss._after_loss_tree` in C++: ``(rounds, timeouts, used, sending, reach)``; the
+    constants are loss.py's, passed by it (declared once, there)."""
     cdef PeriodsConstants c
     c.transient_periods = transient_periods
     c.fine_window = fine_window
     c.bin_ratio = bin_ratio
     c.tail_mass = tail_mass
     c.min_ssthresh = min_ssthresh
-    cdef PeriodsOut out = after_loss_tree(p, rest, h, rtt_ms, rto_ms, b, w_max, c)
-    return out.constant, out.sending, out.reach
+    cdef PeriodsOut out = after_loss_tree(p, rest, h, b, w_max, c)
+    return out.rounds, out.timeouts, out.used, out.sending, out.reach

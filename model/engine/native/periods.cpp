@@ -50,34 +50,6 @@ double window_timeout_probability(double p, double w) {
   return repair_timeout_probability(p, std::max(static_cast<long long>(w) - 1, 0LL));
 }
 
-// the f(p) of loss.timeout_ms and loss.steady_throughput
-double backoff(double p) {
-  return 1 + p + 2 * std::pow(p, 2.0) + 4 * std::pow(p, 3.0) + 8 * std::pow(p, 4.0) + 16 * std::pow(p, 5.0) +
-         32 * std::pow(p, 6.0);
-}
-
-// loss.timeout_ms
-double timeout_ms(double p, double rto_ms) { return rto_ms * backoff(p) / (1 - p); }
-
-// loss.steady_window
-double steady_window(double p, int b) {
-  const double k = static_cast<double>(2 + b) / static_cast<double>(3 * b);
-  return k + std::sqrt(8 * (1 - p) / (static_cast<double>(3 * b) * p) + k * k);
-}
-
-// loss.steady_throughput
-double steady_throughput(double p, double rtt_ms, double rto_ms, int b, double w_max) {
-  const double w = steady_window(p, b);
-  const double timeouts = rto_ms * backoff(p) / (1 - p);
-  if (w < w_max) {
-    const double q = timeout_probability(p, w);
-    return ((1 - p) / p + w + q / (1 - p)) / (rtt_ms * (b * w / 2 + 1) + q * timeouts);
-  }
-  const double q = timeout_probability(p, w_max);
-  const double rounds = b * w_max / 8 + (1 - p) / (p * w_max) + 2;
-  return ((1 - p) / p + w_max + q / (1 - p)) / (rtt_ms * rounds + q * timeouts);
-}
-
 // loss._segments_to
 double segments_to(double w, double c0, double ssthresh, int b) {
   if (w <= c0) return 0.0;
@@ -124,7 +96,7 @@ double key(double w, const PeriodsConstants& c) {
 }
 
 struct Atom {
-  double pr, t_w, used_w;
+  double pr, r_w, z_w, used_w;
 };
 
 // a dict of (start window, ssthresh) -> Atom in insertion order, as Python's
@@ -135,7 +107,7 @@ class Atoms {
     auto it = index_.find(k);
     if (it != index_.end()) return items_[it->second].second;
     index_.emplace(k, items_.size());
-    items_.push_back({k, Atom{0.0, 0.0, 0.0}});
+    items_.push_back({k, Atom{0.0, 0.0, 0.0, 0.0}});
     return items_.back().second;
   }
   const std::vector<std::pair<std::pair<double, double>, Atom>>& items() const { return items_; }
@@ -148,20 +120,19 @@ class Atoms {
 }  // namespace
 
 // loss._after_loss_tree
-PeriodsOut after_loss_tree(double p, double rest, double h, double rtt_ms, double rto_ms, int b, double w_max,
-                           const PeriodsConstants& c) {
-  const double z = timeout_ms(p, rto_ms);
+PeriodsOut after_loss_tree(double p, double rest, double h, int b, double w_max, const PeriodsConstants& c) {
   const double a = 1 - p;
   Atoms atoms;
-  atoms.at(h, h) = Atom{1.0, 0.0, 0.0};
-  double constant = 0.0, reach = 0.0;
+  atoms.at(h, h) = Atom{1.0, 0.0, 0.0, 0.0};
+  double rounds_c = 0.0, timeouts_c = 0.0, reach = 0.0;
   std::vector<double> edges;
   for (int period = 0; period < c.transient_periods; ++period) {
     Atoms nxt;
     for (const auto& [start, atom] : atoms.items()) {
       const double c0 = start.first, ssthresh = start.second;
       const double pr = atom.pr;
-      const double t = atom.t_w / pr;
+      const double r = atom.r_w / pr;
+      const double zs = atom.z_w / pr;
       const double used = atom.used_w / pr;
       const double left = rest - used;
       edges.assign(1, 0.0);
@@ -183,33 +154,40 @@ PeriodsOut after_loss_tree(double p, double rest, double h, double rtt_ms, doubl
         const double w = window_after(k, c0, ssthresh, b, w_max);
         reach = py_max(reach, used + k + w);
         const double q = window_timeout_probability(p, w);
-        const double t_loss = t + (rounds_for(k, c0, ssthresh, b, w_max) + 1) * rtt_ms;
+        const double r_loss = r + rounds_for(k, c0, ssthresh, b, w_max) + 1;
         if (left - k - w <= 0) {  // the rest ends with this period
-          constant += mass * (t + rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms + q * z);
+          rounds_c += mass * (r + rounds_for(left, c0, ssthresh, b, w_max));
+          timeouts_c += mass * (zs + q);
           continue;
         }
         const double s = key(py_max(w / 2, c.min_ssthresh), c);
         const double shares[2] = {mass * (1 - q), mass * q};
-        const double times[2] = {t_loss, t_loss + z};
+        const double z_after[2] = {zs, zs + 1};
         const double starts[2] = {s, 1.0};
         for (int i = 0; i < 2; ++i) {
           if (shares[i] > 0) {
             Atom& old = nxt.at(starts[i], s);
-            old = Atom{old.pr + shares[i], old.t_w + shares[i] * times[i], old.used_w + shares[i] * (used + k + w)};
+            old = Atom{old.pr + shares[i], old.r_w + shares[i] * r_loss, old.z_w + shares[i] * z_after[i],
+                       old.used_w + shares[i] * (used + k + w)};
           }
         }
       }
-      if (left < INF) constant += pr * std::pow(a, left) * (t + rounds_for(left, c0, ssthresh, b, w_max) * rtt_ms);
+      if (left < INF) {  // no loss in the rest
+        const double stays = pr * std::pow(a, left);
+        rounds_c += stays * (r + rounds_for(left, c0, ssthresh, b, w_max));
+        timeouts_c += stays * zs;
+      }
     }
     atoms = std::move(nxt);
   }
-  const double rate = steady_throughput(p, rtt_ms, rto_ms, b, w_max);
-  double sending = 0.0;
+  double used_c = 0.0, sending = 0.0;
   for (const auto& [start, atom] : atoms.items()) {
-    constant += atom.t_w - atom.used_w / rate;
+    rounds_c += atom.r_w;
+    timeouts_c += atom.z_w;
+    used_c += atom.used_w;
     sending += atom.pr;
   }
-  return PeriodsOut{constant, sending, reach};
+  return PeriodsOut{rounds_c, timeouts_c, used_c, sending, reach};
 }
 
 }  // namespace ll

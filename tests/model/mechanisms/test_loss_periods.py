@@ -18,7 +18,7 @@ def _constants() -> tuple[int, float, float, float, float]:
     return loss.TRANSIENT_PERIODS, loss.FINE_WINDOW, loss.BIN_RATIO, loss.TAIL_MASS, loss.MIN_SSTHRESH
 
 
-def _cases(n: int, seed: int) -> list[tuple[float, float, float, float, float, int, float]]:
+def _cases(n: int, seed: int) -> list[tuple[float, float, float, int, float]]:
     rng = random.Random(seed)
     out = []
     for _ in range(n):
@@ -26,10 +26,8 @@ def _cases(n: int, seed: int) -> list[tuple[float, float, float, float, float, i
         rest = math.inf if rng.random() < 0.3 else float(rng.randint(1, 20_000))
         w_max = math.exp(rng.uniform(math.log(2), math.log(50_000)))
         h = loss._key(max(math.exp(rng.uniform(0, math.log(w_max))) / 2, loss.MIN_SSTHRESH))
-        rtt = math.exp(rng.uniform(math.log(0.1), math.log(5000)))
-        rto = math.exp(rng.uniform(math.log(1), math.log(120_000)))
         b = rng.choice([1, 2, 3, 4, 16])
-        out.append((p, rest, h, rtt, rto, b, w_max))
+        out.append((p, rest, h, b, w_max))
     return out
 
 
@@ -46,7 +44,7 @@ def test_the_presets_periods_too() -> None:
     for p in (0.01, 0.0005, 0.2):
         for rest in (1.0, 7.0, 40.0, 256.0, 3000.0, math.inf):
             for h in (2.0, 2.5, 4.0, 8.0, 10.0, 44.0):
-                case = (p, rest, h, 100.0, 1000.0, 2, 44.0)
+                case = (p, rest, h, 2, 44.0)
                 assert native._native.periods(*case, *_constants()) == loss._after_loss_tree(*case), case
 
 
