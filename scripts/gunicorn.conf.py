@@ -33,8 +33,8 @@ proxy (issue 26):
   number of *workers* (one per core) still sets how many predictions run at once. ``gevent.monkey.patch_all`` runs
   in each worker before the app is imported (gunicorn's gevent worker does it): the app's locks and the
   request's step budget (a ``contextvars.ContextVar``, one per greenlet) work as they did with threads.
-- A recycled worker (``max_requests``) stops accepting, finishes its requests for up to ``graceful_timeout`` and
-  then stops the greenlets still waiting on a socket; on SIGTERM the same.
+- A stopping worker (on SIGTERM, or recycled by ``max_requests`` where an operator sets it) stops accepting,
+  finishes its requests for up to ``graceful_timeout`` and then stops the greenlets still waiting on a socket.
 """
 
 from __future__ import annotations
@@ -86,7 +86,7 @@ worker_connections = 1000
 # and replaced. Predictions take at most about a second (model.scenario.limits), so 30 s is only ever a real hang.
 timeout = 30
 # On stop or restart (SIGTERM, SIGHUP) workers finish the requests they hold for at most this long, then
-# are killed (a worker recycled by max_requests: see above). Requests take about a second at most; this
+# are killed. Requests take about a second at most; this
 # leaves room for slow networks and bounds how long a stop can take.
 graceful_timeout = 10
 # How long a connection may take to send a request's headers, the first one too, and how long an idle kept-alive
@@ -102,13 +102,17 @@ limit_request_fields = 50  # header fields; browsers send about 20
 limit_request_field_size = 8190  # bytes of one header field (name and value)
 
 # --- bounded memory over time -------------------------------------------------------------------------------
-# A worker is replaced (gracefully) after this many requests, plus a random 0..jitter so the workers do
-# not restart together. Memory is already bounded by the per-process answers cache (API_CACHE_BYTES);
-# this bounds anything else that grows, at the price of a cold cache and about 0.7 s of start-up per
-# restart: at the README's ~1,000 cached answers/s (two workers) each restarts about every 20 s, at
-# ordinary loads rarely.
-max_requests = 10_000
-max_requests_jitter = 1_000
+# Workers are not recycled (gunicorn's max_requests 0, its default). Memory is bounded by the per-process caches,
+# each capped in bytes (API_CACHE_BYTES, PAGE_CACHE_BYTES, SWEEP_CACHE_BYTES; tests/app/test_memory.py soaks the
+# served app with never-repeated requests and holds each worker within 10 % of its warmed-up size). Until
+# 2026-11-28 a worker was replaced after 10,000 requests (+ a random 0-1,000): with the load spread evenly the two
+# workers reached it within a second of each other, and while both finished their last requests (gunicorn polls
+# their exit once a second) and their successors started (about 0.7 s each), nothing answered. bench/api_load.py
+# then measured a p99 of 1.40-1.55 s for cached predictions (max 1.73 s) and, with recycling every 1,500
+# requests, 1.31 s for cached sweeps; with no recycling, the same run 1,278 cached predictions/s at a p99 of
+# 21.8 ms (docs/measurements.md). An operator who wants recycling anyway can ask for it with
+# GUNICORN_CMD_ARGS="--max-requests N --max-requests-jitter J"; with 2 workers, make J larger than N / 2.
+max_requests = 0
 
 # --- logging ------------------------------------------------------------------------------------------------
 accesslog = None  # no access log (GUNICORN_CMD_ARGS="--access-logfile -" writes one to stdout)

@@ -680,6 +680,17 @@ def _answers_in(data: bytes) -> int:
     return data.count(b"HTTP/1.1 ")
 
 
+def test_workers_are_not_recycled() -> None:
+    """Recycling a worker after N requests took the whole server away for over a second: with the load spread
+    evenly, both workers reached their count within a second of each other (a jitter of 0-1,000 on 10,000), and
+    until both had finished (gunicorn polls a stopping worker once a second) and their successors had started,
+    nothing answered: bench/api_load.py's cached predictions had a p99 of 1.40-1.55 s (2026-11-28), 21.8 ms without
+    recycling. Memory is bounded by the byte-capped caches instead (tests/app/test_memory.py)."""
+    assert _config_value("max_requests") == 0
+    with pytest.raises(LookupError):
+        _config_value("max_requests_jitter")
+
+
 def test_a_busy_connection_does_not_hold_the_others(tmp_path: Path) -> None:
     """One worker (``--workers 1``), two kept-alive connections: the first sends ten predictions at once (pipelined,
     all in the worker's buffer), the second asks ``/healthz`` once the first answer has arrived. The worker serves
