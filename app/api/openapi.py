@@ -38,6 +38,7 @@ from model.scenario.limits import (
     MAX_ENGINE_STEPS,
     MAX_EXPLAIN_WORK_UNITS,
     MAX_FORMULA_WORK_UNITS,
+    MAX_LISTED,
     MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_FIXED_UNITS,
@@ -120,6 +121,13 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             f"point (validating it) plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of "
             "CPU in all. Checked from the number of points and protocols before any point is validated; over it: "
             "422 limit-exceeded.",
+        },
+        {
+            "name": "max_listed",
+            "value": MAX_LISTED,
+            "what": "Events, and path stalls, an answer of /api/v1/predict lists per protocol result: the first in "
+            "time order; events_total and path_stalls_total say how many there are in all, and page_load_ms, "
+            "breakdown_ms and the counts are read off all of them. Not a refusal: a long answer is cut, not refused.",
         },
         {
             "name": "max_json_depth",

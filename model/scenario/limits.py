@@ -78,6 +78,13 @@ RUN_FIXED_UNITS = 12
 #: :data:`MAX_WORK_UNITS`, 2.5 µs a unit at the 80th percentile on the native engine) under the second. The issue's
 #: benchmark sweep (200 points, 5 protocols) costs 14,000.
 MAX_SWEEP_FIXED_UNITS = 36_000
+#: Most events, and most path stalls, an answer of the API or the command line lists per protocol result
+#: (:func:`model.analysis.answer.listed`): the first in time order, with ``events_total`` and ``path_stalls_total``
+#: saying how many there are in all; the times and counts are read off all of them. One segment a round over a
+#: 9.67 MB style sheet (``tcp.receive_window_bytes`` 1994, 8 protocols, accepted at 54,806 work units) gave 118,000
+#: events and 58,000 path stalls, a 50-57 MB answer whose JSON took 1.6 s of CPU to write beside the model's 0.87 s
+#: (bench/worst_case.py seed 27, 2026-11-28). 500, as the teaching panel shows (the app's ``MAX_EVENTS_SHOWN``).
+MAX_LISTED = 500
 
 
 @dataclass(frozen=True, slots=True)

@@ -26,10 +26,12 @@ from werkzeug.test import TestResponse
 from app import SECURITY_HEADERS, create_app
 from app.web.problems import KINDS, type_uri
 from model import ALL_PROTOCOLS, PRESETS, SEED_PROTOCOLS, Scenario, predict, preset
+from model.analysis.answer import listed
 from model.analysis.sweep import SweepRequest, sweep
 from model.api_schema import FormulaOutput, PredictOutput, PresetDetail, PresetList, ProblemDetails, SweepOutput
 from model.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
+    MAX_LISTED,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_FIXED_UNITS,
     MAX_SWEEP_POINTS,
@@ -557,7 +559,7 @@ def test_limits_are_the_documented_ones(client: FlaskClient) -> None:
 
 def test_get_and_post_equal_the_model(client: FlaskClient) -> None:
     doc = {"network": {"rtt_ms": 100.0}, "tcp": {"nagle": False}, **TEN, "protocols": ["http10", "pipelined"]}
-    expected = predict(Scenario.model_validate(doc))
+    expected = listed(predict(Scenario.model_validate(doc)))
     posted = client.post(P, json=doc)
     query = "network.rtt_ms=100&tcp.nagle=false&page.object_count=10&page.object_size_bytes=2544"
     got = client.get(f"{P}?{query}&protocols=http10,pipelined")
@@ -572,7 +574,7 @@ def test_every_preset_predicts_to_the_schema(client: FlaskClient, name: str) -> 
     response = client.get(f"{P}?preset={name}")
     assert response.status_code == 200
     PredictOutput.model_validate(response.json)
-    assert response.json == json.loads(json.dumps(predict(preset(name))))
+    assert response.json == json.loads(json.dumps(listed(predict(preset(name)))))
 
 
 def test_preset_merges_under_given_fields(client: FlaskClient) -> None:
@@ -580,7 +582,31 @@ def test_preset_merges_under_given_fields(client: FlaskClient) -> None:
     assert response.status_code == 200
     expected = dict(PRESETS["h96-lan"].document)
     expected["network"] = {**expected.get("network", {}), "rtt_ms": 5}
-    assert response.json == json.loads(json.dumps(predict(Scenario.model_validate(expected))))
+    assert response.json == json.loads(json.dumps(listed(predict(Scenario.model_validate(expected)))))
+
+
+def test_a_long_answer_lists_at_most_max_listed_events_and_path_stalls_with_their_totals(client: FlaskClient) -> None:
+    """One segment a round over a 1.5 MB style sheet: about 2,000 events and 1,000 path stalls a protocol. The answer
+    lists the first max_listed of each, says how many there are in all, and keeps the times and counts of all of them
+    (issue 26: a 9.67 MB style sheet of 8 protocols answered 56.7 MB of JSON, 1.6 s of CPU to write)."""
+    doc = {"protocols": ["persistent", "h2"], "page": {"css_bytes": 1_500_000}, "tcp": {"receive_window_bytes": 1994}}
+    body = client.post(P, json=doc).get_json()
+    PredictOutput.model_validate(body)
+    full = predict(Scenario.model_validate(doc))
+    for r, f in zip(body["results"], full["results"], strict=True):
+        assert len(r["events"]) == len(r["path_stalls"]) == MAX_LISTED
+        assert r["events_total"] == len(f["events"]) > MAX_LISTED
+        assert r["path_stalls_total"] == len(f["path_stalls"]) > MAX_LISTED
+        assert r["events"] == json.loads(json.dumps(f["events"][:MAX_LISTED]))
+        assert (r["page_load_ms"], r["breakdown_ms"], r["counts"]) == (
+            f["page_load_ms"],
+            f["breakdown_ms"],
+            f["counts"],
+        )
+    assert (
+        "events_total"
+        in client.get("/api/openapi.json").get_json()["components"]["schemas"]["ProtocolResult"]["properties"]
+    )
 
 
 def test_empty_list_and_packets(client: FlaskClient) -> None:
@@ -618,13 +644,15 @@ def test_loss_rate_gives_the_expected_value_block(client: FlaskClient) -> None:
     query = f"{P}?protocols=h2,h3&network.loss_rate=0.02&page.object_count=20&page.object_size_bytes=10000"
     body = client.get(query).get_json()
     PredictOutput.model_validate(body)
-    expected = predict(
-        Scenario.model_validate(
-            {
-                "protocols": ["h2", "h3"],
-                "network": {"loss_rate": 0.02},
-                "page": {"object_count": 20, "object_size_bytes": 10000},
-            }
+    expected = listed(
+        predict(
+            Scenario.model_validate(
+                {
+                    "protocols": ["h2", "h3"],
+                    "network": {"loss_rate": 0.02},
+                    "page": {"object_count": 20, "object_size_bytes": 10000},
+                }
+            )
         )
     )
     assert body["results"] == expected["results"]
