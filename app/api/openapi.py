@@ -51,6 +51,7 @@ from model.scenario.limits import (
     RUN_FIXED_UNITS,
     SWEEP_POINT_UNITS,
     TRACED_STEP_COST,
+    WINDOW_ROUND_UNITS,
 )
 from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
 from model.studies.exercises import TEMPLATES as EXERCISE_TEMPLATES
@@ -86,7 +87,9 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
         {
             "name": "max_work_units",
             "value": MAX_WORK_UNITS,
-            "what": "Work of a prediction or a sweep: per protocol run (and sweep point) the response segments plus, "
+            "what": "Work of a prediction or a sweep: per protocol run (and sweep point) the response segments, plus "
+            f"{WINDOW_ROUND_UNITS} a round where a response is larger than the receive window (its bytes over what "
+            "tcp.receive_window_bytes holds in whole segments, rounded down: each round a stall and its events), plus, "
             "per object (the HTML counts as one), "
             + ", ".join(f"{k} for {p}" for p, k in OBJECT_UNITS.items())
             + "; times the session's page loads and, on a split-proxy path, 3 legs. A run's units are then priced by "

@@ -7,13 +7,15 @@ so a limit is a property of the request (the same request is always accepted or 
 not of how busy the server is:
 
     work units = sum over protocol runs of
-                 factor x page loads x legs x (response pieces + k x (objects + 1)) + fixed
+                 factor x page loads x legs x (response pieces + 2 x window rounds + k x (objects + 1)) + fixed
 
 where ``objects + 1`` counts the HTML document, ``k`` is the protocol's :data:`OBJECT_UNITS` (an
 object costs HTTP/1.0 a connection, a pipelined request almost nothing), a session loads the page
 ``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
 every protocol at every point. The response pieces are its segments, or the server's writes or DATA
-frames where those are smaller, and long requests' extra segments (:func:`response_pieces`).
+frames where those are smaller, and long requests' extra segments (:func:`response_pieces`); the window rounds
+are the rounds a receive window smaller than a response cuts it into (:func:`window_rounds`), each a stall on the
+critical path and two events (:data:`WINDOW_ROUND_UNITS`).
 ``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 6 times a
 plain one and a fixed part; issue 26), so that the estimate refuses, before anything runs, every
 request the step budget below would stop while running. ``python bench/api_load.py
@@ -148,12 +150,9 @@ def _piece_kind(protocol: str) -> str:
     return "quic" if protocol == "h3" else "framed" if protocol in FRAMED else "tcp"
 
 
-def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
-    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its
-    :func:`_piece_kind`. HTTP/3's packets carry ``quic.max_datagram_bytes`` less the QUIC overhead, whatever
-    ``tcp.mss_bytes`` says: until 2026-11-28 they were counted as segments of ``mss_bytes``, and an h3 sweep of 65 KB
-    segments ran 55 times the steps its estimate counted (bench/worst_case.py, seed 24: refused by the step budget
-    after 0.34 s)."""
+def _piece_bytes(s: Scenario, kind: str) -> int:
+    """The bytes of a response piece of a :func:`_piece_kind`: a segment, or a smaller write, DATA frame or QUIC
+    packet."""
     mss = s.tcp.mss_bytes or 1460
     piece = mss
     write = s.http.server_write_bytes
@@ -163,6 +162,44 @@ def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int
         piece = s.multiplex.frame_bytes
     if kind == "quic":
         piece = min(piece, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
+    return piece
+
+
+#: Units a round of a response costs where the receive window holds less than the response (:func:`window_rounds`),
+#: beside its pieces' own: each such round ends in a stall on the critical path, walked and listed, and two events
+#: with their sentences, about 20 µs of CPU a round against 1.2 µs a piece (the plain kind's median). A page of a
+#: 9.67 MB style sheet over a 1994-byte window (one segment a round; 6,600 rounds a protocol, 8,300 on HTTP/3) was
+#: accepted for 8 protocols at 54,806 units and its model took 1.2 s of CPU (bench/worst_case.py seed 27,
+#: 2026-11-28, at a load of 1.9); at 2 a round, as a unit's 10 µs of MAX_WORK_UNITS, it is 164,000.
+WINDOW_ROUND_UNITS = 2
+
+
+def _window_rounds(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
+    """:func:`window_rounds` of a :func:`_piece_kind`."""
+    piece = _piece_bytes(s, kind)
+    rwnd = s.tcp.receive_window_bytes or 65_535
+    per_round = max(piece, rwnd // piece * piece)
+    header = s.http.response_header_bytes
+    return sum((header + size) // per_round for size in [html, *sizes])
+
+
+def window_rounds(s: Scenario, protocol: str) -> int:
+    """The rounds the receive window (``tcp.receive_window_bytes``: the sender's cap) cuts the page's responses into,
+    as sent (:func:`_transferred`): each response's bytes over what a window holds in whole pieces (at least one
+    piece), rounded down, so a response within one window counts none. A lower bound of a run's window-limited
+    rounds (slow start's rounds below the window are in the pieces' calibrated cost); each costs
+    :data:`WINDOW_ROUND_UNITS` units."""
+    html, sizes = _transferred(s)
+    return _window_rounds(s, _piece_kind(protocol), html, sizes)
+
+
+def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
+    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its
+    :func:`_piece_kind`. HTTP/3's packets carry ``quic.max_datagram_bytes`` less the QUIC overhead, whatever
+    ``tcp.mss_bytes`` says: until 2026-11-28 they were counted as segments of ``mss_bytes``, and an h3 sweep of 65 KB
+    segments ran 55 times the steps its estimate counted (bench/worst_case.py, seed 24: refused by the step budget
+    after 0.34 s)."""
+    piece = _piece_bytes(s, kind)
     header = s.http.response_header_bytes
     return sum(-(-(header + size) // piece) for size in [html, *sizes])
 
@@ -209,7 +246,8 @@ PACED_PIECE_UNITS = 3
 
 def base_units(s: Scenario, protocol: str) -> int:
     """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
-    frames, :func:`response_pieces`) and objects (the style sheet among them), on every leg (a lossless run on the
+    frames, :func:`response_pieces`), the rounds a small receive window cuts them into (:func:`window_rounds`,
+    :data:`WINDOW_ROUND_UNITS` each) and objects (the style sheet among them), on every leg (a lossless run on the
     native engine costs this many work units)."""
     return protocols_base_units(s, [protocol])[protocol]
 
@@ -226,7 +264,9 @@ def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int
         kind = _piece_kind(protocol)
         if kind not in pieces:
             pieces[kind] = _response_pieces(s, kind, html, sizes)
+            pieces[kind + " rounds"] = _window_rounds(s, kind, html, sizes)
         sent = pieces[kind] * (1 + (PACED_PIECE_UNITS if s.tcp.idle_restart == "paced" else 0))
+        sent += WINDOW_ROUND_UNITS * pieces[kind + " rounds"]
         sent += _extra_segments(s, protocol, objects)
         out[protocol] = per_load * (sent + OBJECT_UNITS.get(protocol, 5) * objects)
     return out
@@ -327,9 +367,11 @@ def costly_fields(s: Scenario) -> list[str]:
         page = "page.html_bytes"
     else:
         page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_size_bytes"
+    rounds = WINDOW_ROUND_UNITS * max((window_rounds(s, p) for p in s.protocols), default=0)
     return [
         page,
         "protocols",
+        *(["tcp.receive_window_bytes"] if rounds >= segments else []),
         *(["session.pages"] if page_loads(s) > 1 else []),
         *(["network.loss_rate"] if s.network.loss_rate > 0 else []),
         *(["proxy.architecture"] if s.proxy.architecture == "split_proxy" else []),

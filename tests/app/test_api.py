@@ -546,7 +546,11 @@ def test_errors_list_every_problem(client: FlaskClient) -> None:
 
 def test_limits_are_the_documented_ones(client: FlaskClient) -> None:
     """A request just at a limit is accepted; one past it is refused naming the limit."""
-    at = {"protocols": ["getall"], "page": {"html_bytes": 1460 * 5990 - 200, "object_bytes": []}}  # 5,990 units
+    at = {  # 5,990 units: its segments, in one window (no window rounds: limits.window_rounds)
+        "protocols": ["getall"],
+        "page": {"html_bytes": 1460 * 5990 - 200, "object_bytes": []},
+        "tcp": {"receive_window_bytes": 16_000_000},
+    }
     assert work_units(Scenario.model_validate(at)) <= MAX_PACKETS_WORK_UNITS
     assert client.post(P, json=at).status_code == 200
     body = problem(client.post(P + "?packets=true", json={**at, "protocols": ["getall", "pipelined"]}), 422)
