@@ -47,6 +47,7 @@ from model.scenario.limits import (
     NATIVE_LOSS_RUN_STEPS,
     NATIVE_LOSS_STEP_COST,
     OBJECT_UNITS,
+    OBJECTS_PER_POINT_UNIT,
     RUN_COSTS,
     RUN_FIXED_UNITS,
     SWEEP_POINT_UNITS,
@@ -121,9 +122,11 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "name": "max_sweep_fixed_units",
             "value": MAX_SWEEP_FIXED_UNITS,
             "what": f"Work of a sweep beside its runs' own (max_work_units): {SWEEP_POINT_UNITS} units a distinct "
-            f"point (validating it) plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of "
-            "CPU in all. Checked from the number of points and protocols before any point is validated; over it: "
-            "422 limit-exceeded.",
+            f"point plus one per {OBJECTS_PER_POINT_UNIT} objects of its page, the HTML among them (validating it), "
+            f"plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of CPU in all. Checked "
+            "from the number of points, protocols and objects before any point is validated; over it: 422 "
+            "limit-exceeded. A sweep of a field the work does not depend on (a time, a rate, a flag of the schedule) "
+            "is checked against max_work_units from its first point's units times its points.",
         },
         {
             "name": "max_listed",

@@ -75,6 +75,12 @@ MAX_SWEEP_POINTS = 1_000
 #: seed 25), and its refusal, found only once the validated points' units passed the limit, 0.13-0.23 s.
 SWEEP_POINT_UNITS = 10
 RUN_FIXED_UNITS = 12
+#: Objects (the HTML among them) that cost a point's validation one unit more: validating a point of a 1,000-object
+#: page takes 0.2-0.8 ms of CPU as it sweeps a field outside the page and 0.4-1.8 ms for one of the page's (its
+#: sizes worked out again: ``page.image_size_ratio``, ``page.css_replaces_images``), about 1 µs an object, 2026-11-28
+#: at a load of 2-4. Until then a point cost SWEEP_POINT_UNITS whatever its page, and a sweep of a 400-object page
+#: validated its points until their work passed MAX_WORK_UNITS: 50-110 ms to refuse, 0.35 s in issue 26's search.
+OBJECTS_PER_POINT_UNIT = 10
 #: Largest :func:`sweep_fixed_units` of a sweep, decided from its number of distinct points and protocols before any
 #: point is validated: 36,000 units is about 0.6 s of fixed costs, leaving the runs' own work (at most
 #: :data:`MAX_WORK_UNITS`, 2.5 µs a unit at the 80th percentile on the native engine) under the second. The issue's
@@ -180,6 +186,8 @@ def _window_rounds(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
     rwnd = s.tcp.receive_window_bytes or 65_535
     per_round = max(piece, rwnd // piece * piece)
     header = s.http.response_header_bytes
+    if header + max([html, *sizes]) < per_round:  # every response within a window (most pages): no pass over them
+        return 0
     return sum((header + size) // per_round for size in [html, *sizes])
 
 
@@ -316,17 +324,24 @@ def run_units(s: Scenario, protocol: str) -> int:
     return base_units(s, protocol) * factor + fixed
 
 
-def sweep_fixed_units(points: int, protocols: int) -> int:
-    """Work units a sweep of ``points`` distinct points of ``protocols`` protocols costs beside its runs' own
-    (:data:`SWEEP_POINT_UNITS` a point, :data:`RUN_FIXED_UNITS` a protocol run), known before any point is validated."""
-    return points * (SWEEP_POINT_UNITS + protocols * RUN_FIXED_UNITS)
+def point_units(objects: int) -> int:
+    """Work units of validating a sweep point of a page of ``objects`` objects (the HTML among them):
+    :data:`SWEEP_POINT_UNITS` and one per :data:`OBJECTS_PER_POINT_UNIT` objects."""
+    return SWEEP_POINT_UNITS + objects // OBJECTS_PER_POINT_UNIT
 
 
-def check_sweep_size(points: int, protocols: int) -> Limit | None:
+def sweep_fixed_units(points: int, protocols: int, objects: int = 0) -> int:
+    """Work units a sweep of ``points`` distinct points of ``protocols`` protocols, of a page of at most ``objects``
+    objects (the HTML among them), costs beside its runs' own (:func:`point_units` a point, :data:`RUN_FIXED_UNITS` a
+    protocol run), known before any point is validated."""
+    return points * (point_units(objects) + protocols * RUN_FIXED_UNITS)
+
+
+def check_sweep_size(points: int, protocols: int, objects: int = 0) -> Limit | None:
     """A :class:`Limit` (``max_sweep_fixed_units``) if a sweep of ``points`` distinct points of ``protocols``
-    protocols costs more than :data:`MAX_SWEEP_FIXED_UNITS` beside its runs (:func:`sweep_fixed_units`), else
-    ``None``."""
-    units = sweep_fixed_units(points, protocols)
+    protocols of a page of at most ``objects`` objects costs more than :data:`MAX_SWEEP_FIXED_UNITS` beside its runs
+    (:func:`sweep_fixed_units`), else ``None``."""
+    units = sweep_fixed_units(points, protocols, objects)
     if units <= MAX_SWEEP_FIXED_UNITS:
         return None
     return Limit(
@@ -334,13 +349,50 @@ def check_sweep_size(points: int, protocols: int) -> Limit | None:
         maximum=MAX_SWEEP_FIXED_UNITS,
         actual=units,
         message=(
-            f"this sweep of {points:,} points of {protocols} protocols each is too much work for one request: "
-            f"validating its points and starting its {points * protocols:,} protocol runs would cost {units:,} work "
-            f"units ({SWEEP_POINT_UNITS} a point and {RUN_FIXED_UNITS} a run), at most {MAX_SWEEP_FIXED_UNITS:,} "
-            "allowed (max_sweep_fixed_units), before the runs' own work: ask for fewer points or fewer protocols "
-            "(see /api/docs#limits)"
+            f"this sweep of {points:,} points of {protocols} protocols each, of a {objects:,}-object page, is too much "
+            f"work for one request: validating its points and starting its {points * protocols:,} protocol runs would "
+            f"cost {units:,} work units ({point_units(objects)} a point, {SWEEP_POINT_UNITS} and one per "
+            f"{OBJECTS_PER_POINT_UNIT} objects, and {RUN_FIXED_UNITS} a run), at most {MAX_SWEEP_FIXED_UNITS:,} "
+            "allowed (max_sweep_fixed_units), before the runs' own work: ask for fewer points, fewer protocols or "
+            "fewer objects (see /api/docs#limits)"
         ),
     )
+
+
+#: Sweepable fields that :func:`work_units` does not read and from which validation derives nothing it reads (times,
+#: rates, flags of the schedule): every point of a sweep of one costs its first point's work units, so a sweep of
+#: one is refused from the first point's units times its points (:func:`model.analysis.sweep.points`), not after
+#: validating points until their units pass :data:`MAX_WORK_UNITS`. ``tests/model/scenario/test_limits.py`` holds
+#: each to it. A field not listed is priced point by point.
+WORK_FREE_FIELDS = frozenset(
+    {
+        "network.rtt_ms",
+        "network.bandwidth_bps",
+        "network.uplink_delay_ms",
+        "network.downlink_delay_ms",
+        "network.uplink_bandwidth_bps",
+        "network.packet_overhead_bytes",
+        "tcp.initial_window_segments",
+        "tcp.delayed_ack_ms",
+        "tcp.delayed_ack_segments",
+        "tcp.nagle",
+        "tcp.handshake",
+        "tcp.rto_min_ms",
+        "http.header_flush",
+        "http.header_flush_persistent_only",
+        "http.server_think_ms",
+        "http.client_think_ms",
+        "http.connection_overhead_ms",
+        "http.preconnect",
+        "http.pipeline_writes",
+        "session.think_time_ms",
+        "session.server_idle_timeout_ms",
+        "dns.lookup",
+        "dns.resolver_rtt_ms",
+        "multiplex.headers_alone",
+        "quic.max_ack_delay_ms",
+    }
+)
 
 
 def work_units(s: Scenario) -> int:

@@ -311,3 +311,45 @@ def test_a_window_of_one_segment_costs_its_rounds() -> None:
     assert limits.base_units(one, "persistent") >= limits.response_pieces(one, "persistent") + 2 * rounds
     plain = Scenario.model_validate({"page": {"object_count": 10, "object_size_bytes": 2544}})
     assert all(limits.window_rounds(plain, p) == 0 for p in ALL_PROTOCOLS)
+
+
+@pytest.mark.parametrize("field", sorted(limits.WORK_FREE_FIELDS))
+def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
+    """A sweep of a field in WORK_FREE_FIELDS refuses from its first point's units times its points (model.analysis.
+    sweep.points): every point of it must cost the same. On a page where every part of the estimate counts (TLS,
+    a session, loss, small windows, objects), the field at its lowest and highest valid values (and between) leaves
+    work_units as it is."""
+    from model.analysis.sweep import SweepRequest, base_document, field_spec, point
+
+    spec = field_spec(field)
+    base = {
+        "protocols": list(ALL_PROTOCOLS),
+        "page": {"object_count": 30, "object_size_bytes": 40_000, "css_bytes": 200_000},
+        "tcp": {"receive_window_bytes": 20_000},
+        "tls": {"version": "1.3"},
+        "session": {"pages": 2},
+        "network": {"loss_rate": 0.01},
+    }
+    if spec.kind == "boolean":
+        values: list[Any] = [False, True]
+    elif spec.kind == "choice":
+        values = list(spec.choices)
+    else:
+        low = spec.low if spec.low is not None else 0
+        high = spec.high if spec.high is not None else 1e6
+        values = [
+            low + (1 if not spec.low_inclusive else 0),
+            (low + high) / 2,
+            high - (0 if spec.high_inclusive else 1),
+        ]
+        if spec.kind == "integer":
+            values = [int(v) for v in values]
+    req = SweepRequest.model_validate({"scenario": base, "field": field, "values": values})
+    doc = base_document(req)
+    units = set()
+    for v in values:
+        try:
+            units.add(limits.work_units(point(req, doc, v)))
+        except ValueError:  # not valid with the rest of the scenario: not a point of a sweep
+            continue
+    assert len(units) == 1, (field, units)
