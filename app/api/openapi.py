@@ -126,7 +126,8 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             f"plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of CPU in all. Checked "
             "from the number of points, protocols and objects before any point is validated; over it: 422 "
             "limit-exceeded. A sweep of a field the work does not depend on (a time, a rate, a flag of the schedule) "
-            "is checked against max_work_units from its first point's units times its points.",
+            "is checked against max_work_units from its first point's units times its points, and any sweep first "
+            "against its objects' units alone (units per object of each protocol times the objects, a point).",
         },
         {
             "name": "max_listed",

@@ -35,10 +35,12 @@ from model.scenario.errors import FieldSpec, Problem, allowed, did_you_mean, pro
 from model.scenario.limits import (
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
+    OBJECT_COUNT_FIELDS,
     WORK_FREE_FIELDS,
     Limit,
     check,
     check_sweep_size,
+    objects_floor,
     work_units,
 )
 from model.scenario.overlay import overlay
@@ -286,7 +288,8 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     A sweep of more points, protocols and objects than :data:`~model.scenario.limits.MAX_SWEEP_FIXED_UNITS` allows
     is refused before any point is validated. A sweep of a field the work does not depend on
     (:data:`~model.scenario.limits.WORK_FREE_FIELDS`) is refused at its first point if that point's units times the
-    points pass :data:`~model.scenario.limits.MAX_WORK_UNITS`. Otherwise the work is added up point by point, so a
+    points pass :data:`~model.scenario.limits.MAX_WORK_UNITS`, and any sweep whose objects' units alone
+    (:func:`~model.scenario.limits.objects_floor`) pass it before any. Otherwise the work is added up point by point, so a
     sweep far over the limit is refused after a few points (the rest estimated like the last), not after validating
     every one.
     """
@@ -298,6 +301,12 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     limit = check_sweep_size(distinct, protocols, _most_objects(req, vals))
     if limit is not None:
         raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+    if req.field not in OBJECT_COUNT_FIELDS:
+        # every point costs at least its objects' units: a sweep over the limit by them alone is refused unvalidated
+        floor = distinct * objects_floor(req.scenario, req.protocols or req.scenario.protocols)
+        limit = check(floor, MAX_WORK_UNITS, "max_work_units", f"this sweep ({distinct} points, its objects alone)")
+        if limit is not None:
+            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
     doc = base_document(req)
     section, name = req.field.split(".", 1)
     loc = (section, name)

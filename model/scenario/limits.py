@@ -359,6 +359,19 @@ def check_sweep_size(points: int, protocols: int, objects: int = 0) -> Limit | N
     )
 
 
+#: Page fields whose value changes how many objects a run sends (:func:`objects_floor` cannot count them from the base).
+OBJECT_COUNT_FIELDS = frozenset({"page.object_count", "page.css_replaces_images", "page.css_bytes"})
+
+
+def objects_floor(s: Scenario, protocols: Sequence[str]) -> int:
+    """A floor of one point's work units known from the base scenario ``s`` alone: each protocol's units per object
+    (:data:`OBJECT_UNITS`) times the objects it sends (the HTML among them), once. Every run costs at least this
+    (a run's units add its pieces, then multiply by page loads, legs and a kind's factor of at least 1), whatever a
+    point's field (outside :data:`OBJECT_COUNT_FIELDS`) changes."""
+    _, sizes = _transferred(s)
+    return sum(OBJECT_UNITS.get(p, 5) for p in protocols) * (len(sizes) + 1)
+
+
 #: Sweepable fields that :func:`work_units` does not read and from which validation derives nothing it reads (times,
 #: rates, flags of the schedule): every point of a sweep of one costs its first point's work units, so a sweep of
 #: one is refused from the first point's units times its points (:func:`model.analysis.sweep.points`), not after
