@@ -45,6 +45,7 @@ from model.analysis.critical_path import CATEGORIES
 from model.analysis.expected_loss import CAUSES
 from model.analysis.result import COUNT_NAMES, PAGE_COUNT_NAMES
 from model.analysis.sweep import SweepResult
+from model.scenario.limits import MAX_LISTED
 from model.scenario.schema import Protocol, Scenario
 from model.studies import exercises as EX
 
@@ -180,9 +181,16 @@ DESCRIPTIONS: dict[str, str] = {
     "ObjectTiming": "One object of the page: its connection and when it started and ended (ms).",
     "ProtocolResult.path_stalls": "The stalls on the critical path, in time order, read off the same walk as "
     "breakdown_ms: their parts_ms add up to its slow_start_idle, delayed_ack_stall and nagle_stall, and the stall "
-    "counts count them. This is the account of the waits; events are the engine's raw idle periods.",
+    "counts count them. This is the account of the waits; events are the engine's raw idle periods. At most "
+    f"{MAX_LISTED} are listed (max_listed), the first in time order; path_stalls_total says how many there are, and "
+    "breakdown_ms and the counts are read off all of them.",
+    "ProtocolResult.path_stalls_total": "How many stalls there are on the critical path in all (a count); "
+    f"path_stalls lists the first {MAX_LISTED} of them (max_listed) when there are more.",
     "ProtocolResult.events": "The engine's raw idle periods on every connection, on or off the critical path, each "
-    "with its reason: measured as a sender's idle time, so their totals are not the breakdown's (see path_stalls).",
+    "with its reason: measured as a sender's idle time, so their totals are not the breakdown's (see path_stalls). "
+    f"At most {MAX_LISTED} are listed (max_listed), the first in time order; events_total says how many there are.",
+    "ProtocolResult.events_total": "How many idle periods the engine recorded in all (a count); events lists the "
+    f"first {MAX_LISTED} of them (max_listed) when there are more.",
     "StallOnPath": "A stall on the critical path: a run of waits that delayed the last byte.",
     "StallOnPath.page": "1 for the first page load.",
     "StallOnPath.kind": "The part most of it is: slow_start_idle, delayed_ack_stall or nagle_stall.",

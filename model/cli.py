@@ -2,7 +2,9 @@
 ``latency-lab`` command: each message names the command as it was called).
 
 ``predict FILE`` reads a scenario (a JSON object) or a what-if batch (a JSON array of them) and
-prints the output document (or an array of them) as JSON, or as CSV with ``--format csv``.
+prints the output document (or an array of them) as JSON, or as CSV with ``--format csv``: the API's answer, each
+result listing at most ``max_listed`` events and path stalls with how many there are in all
+(:func:`model.analysis.answer.listed`).
 ``--preset NAME`` starts from a preset's document and merges the file's fields on top. Bad input
 exits with status 2 and one line per problem on stderr, naming the field path and what it allows.
 Input is read and validated exactly as the JSON API reads a body: strict JSON
@@ -47,6 +49,7 @@ from pydantic import ValidationError
 
 from model import engine_backend
 from model.analysis import native
+from model.analysis.answer import listed
 from model.analysis.jsontext import dumps
 from model.analysis.predict import predict
 from model.analysis.result import Prediction
@@ -174,7 +177,9 @@ def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool 
     """``predict`` within one request's work budget (the API's, :func:`model.scenario.limits.budget`); over it a
     :class:`UserError` with the limit's message. The work estimate refuses first, before anything runs (the API's
     limits: :data:`~model.scenario.limits.MAX_WORK_UNITS`, with packets
-    :data:`~model.scenario.limits.MAX_PACKETS_WORK_UNITS`)."""
+    :data:`~model.scenario.limits.MAX_PACKETS_WORK_UNITS`). The document is the API's answer
+    (:func:`model.analysis.answer.listed`): each result lists at most :data:`~model.scenario.limits.MAX_LISTED`
+    events and path stalls, with ``events_total`` and ``path_stalls_total``."""
     limit = (
         limits.check(
             limits.work_units(scenario), limits.MAX_PACKETS_WORK_UNITS, "max_packets_work_units", "this prediction"
@@ -186,9 +191,10 @@ def _predict_budgeted(scenario: Scenario, packets: bool = False, formulas: bool 
         raise UserError(limit.message)
     try:
         with limits.request_budget(packets):  # one scenario, one request's budget (the API's)
-            return predict(scenario, packets=packets, formulas=formulas)
+            out = predict(scenario, packets=packets, formulas=formulas)
     except limits.WorkLimitExceeded as exc:
         raise UserError(exc.limit.message) from None
+    return listed(out)  # as the API answers: at most max_listed events and path stalls a result, with their totals
 
 
 def _omitted(document: Prediction, omit: Sequence[str]) -> Prediction:

@@ -38,6 +38,7 @@ from model.scenario.limits import (
     MAX_ENGINE_STEPS,
     MAX_EXPLAIN_WORK_UNITS,
     MAX_FORMULA_WORK_UNITS,
+    MAX_LISTED,
     MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
     MAX_SWEEP_FIXED_UNITS,
@@ -46,10 +47,12 @@ from model.scenario.limits import (
     NATIVE_LOSS_RUN_STEPS,
     NATIVE_LOSS_STEP_COST,
     OBJECT_UNITS,
+    OBJECTS_PER_POINT_UNIT,
     RUN_COSTS,
     RUN_FIXED_UNITS,
     SWEEP_POINT_UNITS,
     TRACED_STEP_COST,
+    WINDOW_ROUND_UNITS,
 )
 from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
 from model.studies.exercises import TEMPLATES as EXERCISE_TEMPLATES
@@ -85,7 +88,9 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
         {
             "name": "max_work_units",
             "value": MAX_WORK_UNITS,
-            "what": "Work of a prediction or a sweep: per protocol run (and sweep point) the response segments plus, "
+            "what": "Work of a prediction or a sweep: per protocol run (and sweep point) the response segments, plus "
+            f"{WINDOW_ROUND_UNITS} a round where a response is larger than the receive window (its bytes over what "
+            "tcp.receive_window_bytes holds in whole segments, rounded down: each round a stall and its events), plus, "
             "per object (the HTML counts as one), "
             + ", ".join(f"{k} for {p}" for p, k in OBJECT_UNITS.items())
             + "; times the session's page loads and, on a split-proxy path, 3 legs. A run's units are then priced by "
@@ -117,9 +122,19 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "name": "max_sweep_fixed_units",
             "value": MAX_SWEEP_FIXED_UNITS,
             "what": f"Work of a sweep beside its runs' own (max_work_units): {SWEEP_POINT_UNITS} units a distinct "
-            f"point (validating it) plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of "
-            "CPU in all. Checked from the number of points and protocols before any point is validated; over it: "
-            "422 limit-exceeded.",
+            f"point plus one per {OBJECTS_PER_POINT_UNIT} objects of its page, the HTML among them (validating it), "
+            f"plus {RUN_FIXED_UNITS} a protocol run at each point (starting it), about 0.6 s of CPU in all. Checked "
+            "from the number of points, protocols and objects before any point is validated; over it: 422 "
+            "limit-exceeded. A sweep of a field the work does not depend on (a time, a rate, a flag of the schedule) "
+            "is checked against max_work_units from its first point's units times its points, and any sweep first "
+            "against its objects' units alone (units per object of each protocol times the objects, a point).",
+        },
+        {
+            "name": "max_listed",
+            "value": MAX_LISTED,
+            "what": "Events, and path stalls, an answer of /api/v1/predict lists per protocol result: the first in "
+            "time order; events_total and path_stalls_total say how many there are in all, and page_load_ms, "
+            "breakdown_ms and the counts are read off all of them. Not a refusal: a long answer is cut, not refused.",
         },
         {
             "name": "max_json_depth",

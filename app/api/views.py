@@ -46,6 +46,7 @@ from app.web.request import (
     validate,
 )
 from model import ALL_PROTOCOLS, PRESETS, Scenario, predict
+from model.analysis.answer import listed
 from model.analysis.jsontext import dumps
 from model.analysis.sweep import SWEEPABLE_FIELDS, SweepError, SweepRequest, field_spec, request_problems, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
@@ -173,7 +174,7 @@ def predict_endpoint() -> Response:
             out = predict(scenario)
         if fmt == "csv":
             return Entry(_csv(csv_rows([out], batch=False)), CSV)
-        return Entry(_encode(out), JSON)
+        return Entry(_encode(listed(out)), JSON)  # at most max_listed events and path stalls, with their totals
 
     return cached(["predict", fmt, packets], make, scenario)
 

@@ -153,7 +153,9 @@ class Formula(TypedDict):
 
 class ProtocolResult(TypedDict):
     """One protocol's prediction; for a session, ``page_load_ms``, ``breakdown_ms`` and ``round_trips`` add up
-    its pages."""
+    its pages. ``predict`` lists every path stall and event; an answer of the API or the command line
+    (:func:`model.analysis.answer.listed`) lists the first :data:`~model.scenario.limits.MAX_LISTED` of each and
+    says how many there are in all (``path_stalls_total``, ``events_total``)."""
 
     protocol: str
     page_load_ms: float
@@ -161,7 +163,9 @@ class ProtocolResult(TypedDict):
     counts: dict[str, int]  # COUNT_NAMES
     objects: list[ObjectTiming]
     path_stalls: list[StallOnPath]
+    path_stalls_total: NotRequired[int]  # in an answer (model.analysis.answer.listed): how many path stalls in all
     events: list[Event]
+    events_total: NotRequired[int]  # in an answer: how many events in all
     expected_with_loss: ExpectedWithLoss
     pages: NotRequired[list[PageResult]]
     packets: NotRequired[list[PacketRow]]

@@ -32,7 +32,17 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError, WithJsonSche
 from model.analysis.predict import summaries
 from model.scenario import errors
 from model.scenario.errors import FieldSpec, Problem, allowed, did_you_mean, problems, spec, words
-from model.scenario.limits import MAX_SWEEP_POINTS, MAX_WORK_UNITS, Limit, check, check_sweep_size, work_units
+from model.scenario.limits import (
+    MAX_SWEEP_POINTS,
+    MAX_WORK_UNITS,
+    OBJECT_COUNT_FIELDS,
+    WORK_FREE_FIELDS,
+    Limit,
+    check,
+    check_sweep_size,
+    objects_floor,
+    work_units,
+)
 from model.scenario.overlay import overlay
 from model.scenario.schema import Protocol, Scenario
 
@@ -262,24 +272,45 @@ def point(req: SweepRequest, base: dict[str, Any], value: Value) -> Scenario:
 MAX_POINT_PROBLEMS = 10
 
 
+def _most_objects(req: SweepRequest, vals: Sequence[Value]) -> int:
+    """The most objects (the HTML among them) a point of the sweep has: the base page's, or on a sweep of
+    ``page.object_count`` the largest count asked (known before any point is validated)."""
+    objects = len(req.scenario.page.sizes()) + 1
+    if req.field == "page.object_count":
+        counts = [v for v in vals if isinstance(v, int) and not isinstance(v, bool)]
+        objects = max([objects, *(c + 1 for c in counts)])
+    return objects
+
+
 def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     """Each value with its validated scenario; :class:`SweepError` if any point or the total work is bad.
 
-    A sweep of more points and protocols than :data:`~model.scenario.limits.MAX_SWEEP_FIXED_UNITS` allows is refused
-    before any point is validated. The work is then added up point by point, so a sweep far over the limit is refused
-    after a few points (the rest estimated like the last), not after validating every one.
+    A sweep of more points, protocols and objects than :data:`~model.scenario.limits.MAX_SWEEP_FIXED_UNITS` allows
+    is refused before any point is validated. A sweep of a field the work does not depend on
+    (:data:`~model.scenario.limits.WORK_FREE_FIELDS`) is refused at its first point if that point's units times the
+    points pass :data:`~model.scenario.limits.MAX_WORK_UNITS`, and any sweep whose objects' units alone
+    (:func:`~model.scenario.limits.objects_floor`) pass it before any. Otherwise the work is added up point by point, so a
+    sweep far over the limit is refused after a few points (the rest estimated like the last), not after validating
+    every one.
     """
     vals = values(req)
     explicit = req.values is not None
     keys = [json.dumps(v) for v in vals]
     protocols = len(req.protocols if req.protocols is not None else req.scenario.protocols)
     distinct = len(set(keys))
-    limit = check_sweep_size(distinct, protocols)
+    limit = check_sweep_size(distinct, protocols, _most_objects(req, vals))
     if limit is not None:
         raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+    if req.field not in OBJECT_COUNT_FIELDS:
+        # every point costs at least its objects' units: a sweep over the limit by them alone is refused unvalidated
+        floor = distinct * objects_floor(req.scenario, req.protocols or req.scenario.protocols)
+        limit = check(floor, MAX_WORK_UNITS, "max_work_units", f"this sweep ({distinct} points, its objects alone)")
+        if limit is not None:
+            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
     doc = base_document(req)
     section, name = req.field.split(".", 1)
     loc = (section, name)
+    same_cost = req.field in WORK_FREE_FIELDS
     out: list[tuple[Value, Scenario]] = []
     found: list[Problem] = []
     bad_points = reported = unchecked = 0
@@ -311,6 +342,11 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
         out.append((v, s))
         cost = work_units(s)
         units += cost
+        if same_cost and len(seen) == 1 and not bad_points and cost * distinct > MAX_WORK_UNITS:
+            # every point costs what this one does: decided now, not after validating the points until they pass it
+            limit = check(cost * distinct, MAX_WORK_UNITS, "max_work_units", f"this sweep ({distinct} points)")
+            assert limit is not None
+            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
         if units > MAX_WORK_UNITS and not bad_points:
             rest = len(set(keys[i + 1 :]) - set(seen))
             total = units + rest * cost

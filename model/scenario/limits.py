@@ -7,13 +7,15 @@ so a limit is a property of the request (the same request is always accepted or 
 not of how busy the server is:
 
     work units = sum over protocol runs of
-                 factor x page loads x legs x (response pieces + k x (objects + 1)) + fixed
+                 factor x page loads x legs x (response pieces + 2 x window rounds + k x (objects + 1)) + fixed
 
 where ``objects + 1`` counts the HTML document, ``k`` is the protocol's :data:`OBJECT_UNITS` (an
 object costs HTTP/1.0 a connection, a pipelined request almost nothing), a session loads the page
 ``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
 every protocol at every point. The response pieces are its segments, or the server's writes or DATA
-frames where those are smaller, and long requests' extra segments (:func:`response_pieces`).
+frames where those are smaller, and long requests' extra segments (:func:`response_pieces`); the window rounds
+are the rounds a receive window smaller than a response cuts it into (:func:`window_rounds`), each a stall on the
+critical path and two events (:data:`WINDOW_ROUND_UNITS`).
 ``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 6 times a
 plain one and a fixed part; issue 26), so that the estimate refuses, before anything runs, every
 request the step budget below would stop while running. ``python bench/api_load.py
@@ -73,11 +75,24 @@ MAX_SWEEP_POINTS = 1_000
 #: seed 25), and its refusal, found only once the validated points' units passed the limit, 0.13-0.23 s.
 SWEEP_POINT_UNITS = 10
 RUN_FIXED_UNITS = 12
+#: Objects (the HTML among them) that cost a point's validation one unit more: validating a point of a 1,000-object
+#: page takes 0.2-0.8 ms of CPU as it sweeps a field outside the page and 0.4-1.8 ms for one of the page's (its
+#: sizes worked out again: ``page.image_size_ratio``, ``page.css_replaces_images``), about 1 µs an object, 2026-11-28
+#: at a load of 2-4. Until then a point cost SWEEP_POINT_UNITS whatever its page, and a sweep of a 400-object page
+#: validated its points until their work passed MAX_WORK_UNITS: 50-110 ms to refuse, 0.35 s in issue 26's search.
+OBJECTS_PER_POINT_UNIT = 10
 #: Largest :func:`sweep_fixed_units` of a sweep, decided from its number of distinct points and protocols before any
 #: point is validated: 36,000 units is about 0.6 s of fixed costs, leaving the runs' own work (at most
 #: :data:`MAX_WORK_UNITS`, 2.5 µs a unit at the 80th percentile on the native engine) under the second. The issue's
 #: benchmark sweep (200 points, 5 protocols) costs 14,000.
 MAX_SWEEP_FIXED_UNITS = 36_000
+#: Most events, and most path stalls, an answer of the API or the command line lists per protocol result
+#: (:func:`model.analysis.answer.listed`): the first in time order, with ``events_total`` and ``path_stalls_total``
+#: saying how many there are in all; the times and counts are read off all of them. One segment a round over a
+#: 9.67 MB style sheet (``tcp.receive_window_bytes`` 1994, 8 protocols, accepted at 54,806 work units) gave 118,000
+#: events and 58,000 path stalls, a 50-57 MB answer whose JSON took 1.6 s of CPU to write beside the model's 0.87 s
+#: (bench/worst_case.py seed 27, 2026-11-28). 500, as the teaching panel shows (the app's ``MAX_EVENTS_SHOWN``).
+MAX_LISTED = 500
 
 
 @dataclass(frozen=True, slots=True)
@@ -141,12 +156,9 @@ def _piece_kind(protocol: str) -> str:
     return "quic" if protocol == "h3" else "framed" if protocol in FRAMED else "tcp"
 
 
-def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
-    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its
-    :func:`_piece_kind`. HTTP/3's packets carry ``quic.max_datagram_bytes`` less the QUIC overhead, whatever
-    ``tcp.mss_bytes`` says: until 2026-11-28 they were counted as segments of ``mss_bytes``, and an h3 sweep of 65 KB
-    segments ran 55 times the steps its estimate counted (bench/worst_case.py, seed 24: refused by the step budget
-    after 0.34 s)."""
+def _piece_bytes(s: Scenario, kind: str) -> int:
+    """The bytes of a response piece of a :func:`_piece_kind`: a segment, or a smaller write, DATA frame or QUIC
+    packet."""
     mss = s.tcp.mss_bytes or 1460
     piece = mss
     write = s.http.server_write_bytes
@@ -156,6 +168,46 @@ def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int
         piece = s.multiplex.frame_bytes
     if kind == "quic":
         piece = min(piece, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
+    return piece
+
+
+#: Units a round of a response costs where the receive window holds less than the response (:func:`window_rounds`),
+#: beside its pieces' own: each such round ends in a stall on the critical path, walked and listed, and two events
+#: with their sentences, about 20 µs of CPU a round against 1.2 µs a piece (the plain kind's median). A page of a
+#: 9.67 MB style sheet over a 1994-byte window (one segment a round; 6,600 rounds a protocol, 8,300 on HTTP/3) was
+#: accepted for 8 protocols at 54,806 units and its model took 1.2 s of CPU (bench/worst_case.py seed 27,
+#: 2026-11-28, at a load of 1.9); at 2 a round, as a unit's 10 µs of MAX_WORK_UNITS, it is 164,000.
+WINDOW_ROUND_UNITS = 2
+
+
+def _window_rounds(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
+    """:func:`window_rounds` of a :func:`_piece_kind`."""
+    piece = _piece_bytes(s, kind)
+    rwnd = s.tcp.receive_window_bytes or 65_535
+    per_round = max(piece, rwnd // piece * piece)
+    header = s.http.response_header_bytes
+    if header + max([html, *sizes]) < per_round:  # every response within a window (most pages): no pass over them
+        return 0
+    return sum((header + size) // per_round for size in [html, *sizes])
+
+
+def window_rounds(s: Scenario, protocol: str) -> int:
+    """The rounds the receive window (``tcp.receive_window_bytes``: the sender's cap) cuts the page's responses into,
+    as sent (:func:`_transferred`): each response's bytes over what a window holds in whole pieces (at least one
+    piece), rounded down, so a response within one window counts none. A lower bound of a run's window-limited
+    rounds (slow start's rounds below the window are in the pieces' calibrated cost); each costs
+    :data:`WINDOW_ROUND_UNITS` units."""
+    html, sizes = _transferred(s)
+    return _window_rounds(s, _piece_kind(protocol), html, sizes)
+
+
+def _response_pieces(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
+    """The responses' part of :func:`response_pieces`, which depends on the protocol only by its
+    :func:`_piece_kind`. HTTP/3's packets carry ``quic.max_datagram_bytes`` less the QUIC overhead, whatever
+    ``tcp.mss_bytes`` says: until 2026-11-28 they were counted as segments of ``mss_bytes``, and an h3 sweep of 65 KB
+    segments ran 55 times the steps its estimate counted (bench/worst_case.py, seed 24: refused by the step budget
+    after 0.34 s)."""
+    piece = _piece_bytes(s, kind)
     header = s.http.response_header_bytes
     return sum(-(-(header + size) // piece) for size in [html, *sizes])
 
@@ -202,7 +254,8 @@ PACED_PIECE_UNITS = 3
 
 def base_units(s: Scenario, protocol: str) -> int:
     """What one run of ``protocol`` on ``s`` schedules, in units: every page load's segments (or smaller writes or
-    frames, :func:`response_pieces`) and objects (the style sheet among them), on every leg (a lossless run on the
+    frames, :func:`response_pieces`), the rounds a small receive window cuts them into (:func:`window_rounds`,
+    :data:`WINDOW_ROUND_UNITS` each) and objects (the style sheet among them), on every leg (a lossless run on the
     native engine costs this many work units)."""
     return protocols_base_units(s, [protocol])[protocol]
 
@@ -219,7 +272,9 @@ def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int
         kind = _piece_kind(protocol)
         if kind not in pieces:
             pieces[kind] = _response_pieces(s, kind, html, sizes)
+            pieces[kind + " rounds"] = _window_rounds(s, kind, html, sizes)
         sent = pieces[kind] * (1 + (PACED_PIECE_UNITS if s.tcp.idle_restart == "paced" else 0))
+        sent += WINDOW_ROUND_UNITS * pieces[kind + " rounds"]
         sent += _extra_segments(s, protocol, objects)
         out[protocol] = per_load * (sent + OBJECT_UNITS.get(protocol, 5) * objects)
     return out
@@ -269,17 +324,24 @@ def run_units(s: Scenario, protocol: str) -> int:
     return base_units(s, protocol) * factor + fixed
 
 
-def sweep_fixed_units(points: int, protocols: int) -> int:
-    """Work units a sweep of ``points`` distinct points of ``protocols`` protocols costs beside its runs' own
-    (:data:`SWEEP_POINT_UNITS` a point, :data:`RUN_FIXED_UNITS` a protocol run), known before any point is validated."""
-    return points * (SWEEP_POINT_UNITS + protocols * RUN_FIXED_UNITS)
+def point_units(objects: int) -> int:
+    """Work units of validating a sweep point of a page of ``objects`` objects (the HTML among them):
+    :data:`SWEEP_POINT_UNITS` and one per :data:`OBJECTS_PER_POINT_UNIT` objects."""
+    return SWEEP_POINT_UNITS + objects // OBJECTS_PER_POINT_UNIT
 
 
-def check_sweep_size(points: int, protocols: int) -> Limit | None:
+def sweep_fixed_units(points: int, protocols: int, objects: int = 0) -> int:
+    """Work units a sweep of ``points`` distinct points of ``protocols`` protocols, of a page of at most ``objects``
+    objects (the HTML among them), costs beside its runs' own (:func:`point_units` a point, :data:`RUN_FIXED_UNITS` a
+    protocol run), known before any point is validated."""
+    return points * (point_units(objects) + protocols * RUN_FIXED_UNITS)
+
+
+def check_sweep_size(points: int, protocols: int, objects: int = 0) -> Limit | None:
     """A :class:`Limit` (``max_sweep_fixed_units``) if a sweep of ``points`` distinct points of ``protocols``
-    protocols costs more than :data:`MAX_SWEEP_FIXED_UNITS` beside its runs (:func:`sweep_fixed_units`), else
-    ``None``."""
-    units = sweep_fixed_units(points, protocols)
+    protocols of a page of at most ``objects`` objects costs more than :data:`MAX_SWEEP_FIXED_UNITS` beside its runs
+    (:func:`sweep_fixed_units`), else ``None``."""
+    units = sweep_fixed_units(points, protocols, objects)
     if units <= MAX_SWEEP_FIXED_UNITS:
         return None
     return Limit(
@@ -287,13 +349,63 @@ def check_sweep_size(points: int, protocols: int) -> Limit | None:
         maximum=MAX_SWEEP_FIXED_UNITS,
         actual=units,
         message=(
-            f"this sweep of {points:,} points of {protocols} protocols each is too much work for one request: "
-            f"validating its points and starting its {points * protocols:,} protocol runs would cost {units:,} work "
-            f"units ({SWEEP_POINT_UNITS} a point and {RUN_FIXED_UNITS} a run), at most {MAX_SWEEP_FIXED_UNITS:,} "
-            "allowed (max_sweep_fixed_units), before the runs' own work: ask for fewer points or fewer protocols "
-            "(see /api/docs#limits)"
+            f"this sweep of {points:,} points of {protocols} protocols each, of a {objects:,}-object page, is too much "
+            f"work for one request: validating its points and starting its {points * protocols:,} protocol runs would "
+            f"cost {units:,} work units ({point_units(objects)} a point, {SWEEP_POINT_UNITS} and one per "
+            f"{OBJECTS_PER_POINT_UNIT} objects, and {RUN_FIXED_UNITS} a run), at most {MAX_SWEEP_FIXED_UNITS:,} "
+            "allowed (max_sweep_fixed_units), before the runs' own work: ask for fewer points, fewer protocols or "
+            "fewer objects (see /api/docs#limits)"
         ),
     )
+
+
+#: Page fields whose value changes how many objects a run sends (:func:`objects_floor` cannot count them from the base).
+OBJECT_COUNT_FIELDS = frozenset({"page.object_count", "page.css_replaces_images", "page.css_bytes"})
+
+
+def objects_floor(s: Scenario, protocols: Sequence[str]) -> int:
+    """A floor of one point's work units known from the base scenario ``s`` alone: each protocol's units per object
+    (:data:`OBJECT_UNITS`) times the objects it sends (the HTML among them), once. Every run costs at least this
+    (a run's units add its pieces, then multiply by page loads, legs and a kind's factor of at least 1), whatever a
+    point's field (outside :data:`OBJECT_COUNT_FIELDS`) changes."""
+    _, sizes = _transferred(s)
+    return sum(OBJECT_UNITS.get(p, 5) for p in protocols) * (len(sizes) + 1)
+
+
+#: Sweepable fields that :func:`work_units` does not read and from which validation derives nothing it reads (times,
+#: rates, flags of the schedule): every point of a sweep of one costs its first point's work units, so a sweep of
+#: one is refused from the first point's units times its points (:func:`model.analysis.sweep.points`), not after
+#: validating points until their units pass :data:`MAX_WORK_UNITS`. ``tests/model/scenario/test_limits.py`` holds
+#: each to it. A field not listed is priced point by point.
+WORK_FREE_FIELDS = frozenset(
+    {
+        "network.rtt_ms",
+        "network.bandwidth_bps",
+        "network.uplink_delay_ms",
+        "network.downlink_delay_ms",
+        "network.uplink_bandwidth_bps",
+        "network.packet_overhead_bytes",
+        "tcp.initial_window_segments",
+        "tcp.delayed_ack_ms",
+        "tcp.delayed_ack_segments",
+        "tcp.nagle",
+        "tcp.handshake",
+        "tcp.rto_min_ms",
+        "http.header_flush",
+        "http.header_flush_persistent_only",
+        "http.server_think_ms",
+        "http.client_think_ms",
+        "http.connection_overhead_ms",
+        "http.preconnect",
+        "http.pipeline_writes",
+        "session.think_time_ms",
+        "session.server_idle_timeout_ms",
+        "dns.lookup",
+        "dns.resolver_rtt_ms",
+        "multiplex.headers_alone",
+        "quic.max_ack_delay_ms",
+    }
+)
 
 
 def work_units(s: Scenario) -> int:
@@ -320,9 +432,11 @@ def costly_fields(s: Scenario) -> list[str]:
         page = "page.html_bytes"
     else:
         page = "page.object_bytes" if s.page.object_bytes is not None else "page.object_size_bytes"
+    rounds = WINDOW_ROUND_UNITS * max((window_rounds(s, p) for p in s.protocols), default=0)
     return [
         page,
         "protocols",
+        *(["tcp.receive_window_bytes"] if rounds >= segments else []),
         *(["session.pages"] if page_loads(s) > 1 else []),
         *(["network.loss_rate"] if s.network.loss_rate > 0 else []),
         *(["proxy.architecture"] if s.proxy.architecture == "split_proxy" else []),

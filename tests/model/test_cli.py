@@ -16,6 +16,8 @@ from typing import Any
 import pytest
 
 from model import PRESETS, predict
+from model.analysis.answer import listed
+from model.analysis.result import Prediction
 from model.cli import IN_FLIGHT_PER_JOB, UserError, main, predict_document
 from model.scenario.errors import allowed
 from model.scenario.overlay import deep_merge
@@ -47,32 +49,53 @@ def write(tmp_path: Path, data: Any, name: str = "scenario.json") -> str:
 SCENARIO = {"protocols": ["http10", "persistent"], "network": {"rtt_ms": 20, "bandwidth_bps": 1_000_000}}
 
 
+def answer(scenario: Any, **options: Any) -> Prediction:
+    """What the command line prints for a scenario: predict's document as the API answers it (events and path stalls
+    listed up to max_listed, with their totals: model.analysis.answer.listed)."""
+    return listed(predict(scenario, **options))
+
+
+def test_a_long_result_lists_at_most_max_listed_events_and_says_how_many(run: Run, tmp_path: Path) -> None:
+    """One segment a round over a 1.5 MB style sheet: about 2,000 events and 1,000 path stalls, printed cut to
+    max_listed each with their totals (issue 26: the API's answer, 56.7 MB of JSON uncut at 9.67 MB)."""
+    from model.scenario.limits import MAX_LISTED
+
+    long = {"protocols": ["persistent"], "page": {"css_bytes": 1_500_000}, "tcp": {"receive_window_bytes": 1994}}
+    status, out, _ = run("predict", write(tmp_path, long))
+    [r] = json.loads(out)["results"]
+    full = predict(long)["results"][0]
+    assert status == 0
+    assert r["events"] == full["events"][:MAX_LISTED] and r["events_total"] == len(full["events"]) > MAX_LISTED
+    assert r["path_stalls"] == full["path_stalls"][:MAX_LISTED]
+    assert r["path_stalls_total"] == len(full["path_stalls"]) > MAX_LISTED
+
+
 # --- predict ---------------------------------------------------------------------------------
 
 
 def test_predict_file_prints_the_output_document(run: Run, tmp_path: Path) -> None:
     status, out, err = run("predict", write(tmp_path, SCENARIO))
     assert (status, err) == (0, "")
-    assert json.loads(out) == predict(SCENARIO)
+    assert json.loads(out) == answer(SCENARIO)
 
 
 def test_predict_stdin(run: Run) -> None:
     status, out, _ = run("predict", "-", stdin=json.dumps(SCENARIO))
     assert status == 0
-    assert json.loads(out) == predict(SCENARIO)
+    assert json.loads(out) == answer(SCENARIO)
 
 
 def test_predict_batch_prints_an_array(run: Run, tmp_path: Path) -> None:
     batch = [SCENARIO, {"protocols": ["pipelined"], "network": {"rtt_ms": 200}}]
     status, out, _ = run("predict", write(tmp_path, batch))
     assert status == 0
-    assert json.loads(out) == [predict(s) for s in batch]
+    assert json.loads(out) == [answer(s) for s in batch]
 
 
 def test_predict_preset_alone(run: Run) -> None:
     status, out, _ = run("predict", "--preset", "h96-lan")
     assert status == 0
-    assert json.loads(out) == predict(PRESETS["h96-lan"].scenario)
+    assert json.loads(out) == answer(PRESETS["h96-lan"].scenario)
 
 
 def test_predict_preset_with_file_deep_merges(run: Run) -> None:
@@ -85,7 +108,7 @@ def test_predict_preset_with_file_deep_merges(run: Run) -> None:
     assert scenario["network"]["bandwidth_bps"] == 10_000_000  # kept from the preset: nested objects merge
     assert scenario["http"]["request_bytes"] == 52
     assert [r["protocol"] for r in doc["results"]] == ["http10", "persistent"]  # a list replaces
-    assert doc == predict(deep_merge(PRESETS["h96-lan"].document, override))
+    assert doc == answer(deep_merge(PRESETS["h96-lan"].document, override))
 
 
 def test_predict_preset_applies_to_each_item_of_a_batch(run: Run) -> None:
@@ -108,7 +131,7 @@ def test_packets(run: Run) -> None:
     status, out, _ = run("predict", "--packets", "-", stdin=json.dumps(SCENARIO))
     assert status == 0
     doc = json.loads(out)
-    assert doc == predict(SCENARIO, packets=True)
+    assert doc == answer(SCENARIO, packets=True)
     assert all(r["packets"] for r in doc["results"])
     _, plain, _ = run("predict", "-", stdin=json.dumps(SCENARIO))
     assert all("packets" not in r for r in json.loads(plain)["results"])
@@ -345,7 +368,7 @@ def test_jsonl_round_trip_equals_predict_on_each_scenario(run: Run, tmp_path: Pa
     assert len(out.splitlines()) == len(scenarios)  # one compact line per document
     docs = lines_of(out)
     for doc, scenario in zip(docs, scenarios, strict=True):
-        expected = predict(scenario)
+        expected = answer(scenario)
         assert [r["page_load_ms"] for r in doc["results"]] == [r["page_load_ms"] for r in expected["results"]]
         assert doc == expected
 
@@ -355,7 +378,7 @@ def test_jsonl_from_stdin_with_preset_merged_under_each_line(run: Run) -> None:
     status, out, err = run("predict", "--jsonl", "--preset", "pm94-remote", "-", stdin=jsonl(lines))
     assert (status, err) == (0, "")
     docs = lines_of(out)
-    assert docs == [predict(deep_merge(PRESETS["pm94-remote"].document, line)) for line in lines]
+    assert docs == [answer(deep_merge(PRESETS["pm94-remote"].document, line)) for line in lines]
     assert [d["scenario"]["network"]["rtt_ms"] for d in docs] == [70, 1, 70]
 
 
@@ -378,7 +401,7 @@ def test_jsonl_jobs_2_keeps_the_input_order(run: Run, tmp_path: Path, source: st
     assert (status, err) == (0, "")
     docs = lines_of(out)
     assert [d["scenario"]["network"]["rtt_ms"] for d in docs] == list(range(40))
-    assert docs == [predict(s) for s in MIXED]
+    assert docs == [answer(s) for s in MIXED]
 
 
 @pytest.mark.parametrize("jobs", ["1", "2"])
@@ -420,9 +443,9 @@ def test_jsonl_jobs_2_bad_line_deep_in_the_stream(run: Run, tmp_path: Path, sour
         status, out, err = run("predict", "--jsonl", "--jobs", "2", "-", stdin=jsonl(lines))
     assert status == 2
     docs = lines_of(out)
-    assert docs[:29] == [predict(s) for s in MIXED[:29]]
+    assert docs[:29] == [answer(s) for s in MIXED[:29]]
     assert docs[29]["line"] == 30
-    assert docs[30:] == [predict(s) for s in MIXED[30:]]
+    assert docs[30:] == [answer(s) for s in MIXED[30:]]
     assert err.startswith(f"python -m model predict: error: {name}: line 30: this prediction is too much work")
     assert len(err.splitlines()) == 1
 
@@ -515,16 +538,16 @@ def test_help_says_how_json_lines_is_chosen(run: Run) -> None:
 def test_batch_with_jobs_2_equals_one_process(run: Run) -> None:
     status, out, err = run("predict", "--jobs", "2", "-", stdin=json.dumps(MIXED[:12]))
     assert (status, err) == (0, "")
-    assert json.loads(out) == [predict(s) for s in MIXED[:12]]
+    assert json.loads(out) == [answer(s) for s in MIXED[:12]]
     status, out, err = run("predict", "--jobs", "2", "-", stdin=json.dumps([{}, {}, OVER_LIMIT, {}]))
     assert (status, out) == (2, "")
     assert "error: [2]: this prediction is too much work for one request" in err
 
 
 def test_predict_document_is_predict_within_the_budget() -> None:
-    assert predict_document(SCENARIO) == predict(SCENARIO)
+    assert predict_document(SCENARIO) == answer(SCENARIO)
     override = {"network": {"rtt_ms": 5}}
-    assert predict_document(override, preset="h96-lan") == predict(deep_merge(PRESETS["h96-lan"].document, override))
+    assert predict_document(override, preset="h96-lan") == answer(deep_merge(PRESETS["h96-lan"].document, override))
     with pytest.raises(UserError, match=r"^network\.rtt_ms: .*\nnetwork\.bandwidth_bps: "):
         predict_document({"network": {"rtt_ms": -1, "bandwidth_bps": "x"}})
     with pytest.raises(UserError, match=r"at most 60,000 allowed \(max_work_units\)"):
@@ -575,7 +598,7 @@ def _cli(*argv: str, stdin: str = "") -> subprocess.CompletedProcess[str]:
 def test_subprocess_predict_file(tmp_path: Path) -> None:
     proc = _cli("predict", write(tmp_path, SCENARIO))
     assert proc.returncode == 0, proc.stderr
-    assert json.loads(proc.stdout) == predict(SCENARIO)
+    assert json.loads(proc.stdout) == answer(SCENARIO)
 
 
 def test_subprocess_bad_input_exits_2_without_traceback() -> None:
@@ -617,7 +640,7 @@ def test_subprocess_jsonl_streams(jobs: str) -> None:
             proc.stdin.flush()
             line = proc.stdout.readline()  # while stdin is still open
             assert line, proc.stderr.read()
-            assert json.loads(line) == predict({"network": {"rtt_ms": rtt}})
+            assert json.loads(line) == answer({"network": {"rtt_ms": rtt}})
         proc.stdin.close()
         assert proc.stdout.read() == ""
         assert proc.wait() == 0

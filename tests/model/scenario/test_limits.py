@@ -289,3 +289,67 @@ def test_a_paced_restart_is_counted() -> None:
 def test_the_packets_estimate_refuses_what_the_packets_budget_would_stop() -> None:
     """The packets' work limit is what their step budget holds at the plain kind's most steps a unit."""
     assert limits.MAX_PACKETS_WORK_UNITS * limits.PLAIN_STEPS_PER_UNIT <= limits.MAX_PACKETS_ENGINE_STEPS
+
+
+#: A page sent one segment a round: a 9.67 MB style sheet over a 1994-byte receive window (bench/worst_case.py seed
+#: 27, 2026-11-28): every segment a round, a stall on the critical path and two events with their sentences.
+ONE_SEGMENT_A_ROUND = {"page": {"css_bytes": 9_670_000}, "tcp": {"receive_window_bytes": 1994}}
+
+
+def test_a_window_of_one_segment_costs_its_rounds() -> None:
+    """Eight protocols of ONE_SEGMENT_A_ROUND were accepted at 54,806 work units and took 1.2 s of CPU in the model
+    alone (the rounds' stalls and events: about 20 µs a round beside a segment's 1.2): the estimate counts
+    WINDOW_ROUND_UNITS a round a window holds, so they are refused up front, naming the receive window; one protocol
+    of it is still accepted. A page under one window a response counts no rounds (its units as before)."""
+    s = Scenario.model_validate({**ONE_SEGMENT_A_ROUND, "protocols": list(ALL_PROTOCOLS)})
+    assert limits.work_units(s) > limits.MAX_WORK_UNITS
+    assert "tcp.receive_window_bytes" in limits.costly_fields(s)
+    one = s.model_copy(update={"protocols": ["persistent"]})
+    assert limits.work_units(one) <= limits.MAX_WORK_UNITS
+    rounds = limits.window_rounds(one, "persistent")
+    assert 9_670_000 // 1460 <= rounds <= 9_670_000 // 1460 + 10  # the style sheet a segment a round, and the HTML
+    assert limits.base_units(one, "persistent") >= limits.response_pieces(one, "persistent") + 2 * rounds
+    plain = Scenario.model_validate({"page": {"object_count": 10, "object_size_bytes": 2544}})
+    assert all(limits.window_rounds(plain, p) == 0 for p in ALL_PROTOCOLS)
+
+
+@pytest.mark.parametrize("field", sorted(limits.WORK_FREE_FIELDS))
+def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
+    """A sweep of a field in WORK_FREE_FIELDS refuses from its first point's units times its points (model.analysis.
+    sweep.points): every point of it must cost the same. On a page where every part of the estimate counts (TLS,
+    a session, loss, small windows, objects), the field at its lowest and highest valid values (and between) leaves
+    work_units as it is."""
+    from model.analysis.sweep import SweepRequest, base_document, field_spec, point
+
+    spec = field_spec(field)
+    base = {
+        "protocols": list(ALL_PROTOCOLS),
+        "page": {"object_count": 30, "object_size_bytes": 40_000, "css_bytes": 200_000},
+        "tcp": {"receive_window_bytes": 20_000},
+        "tls": {"version": "1.3"},
+        "session": {"pages": 2},
+        "network": {"loss_rate": 0.01},
+    }
+    if spec.kind == "boolean":
+        values: list[Any] = [False, True]
+    elif spec.kind == "choice":
+        values = list(spec.choices)
+    else:
+        low = spec.low if spec.low is not None else 0
+        high = spec.high if spec.high is not None else 1e6
+        values = [
+            low + (1 if not spec.low_inclusive else 0),
+            (low + high) / 2,
+            high - (0 if spec.high_inclusive else 1),
+        ]
+        if spec.kind == "integer":
+            values = [int(v) for v in values]
+    req = SweepRequest.model_validate({"scenario": base, "field": field, "values": values})
+    doc = base_document(req)
+    units = set()
+    for v in values:
+        try:
+            units.add(limits.work_units(point(req, doc, v)))
+        except ValueError:  # not valid with the rest of the scenario: not a point of a sweep
+            continue
+    assert len(units) == 1, (field, units)
