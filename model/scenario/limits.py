@@ -511,8 +511,8 @@ LOSS_STEP_COST = 2
 #: (the engine reads its schedule, model/engine/native/loss.cpp; the periods after a loss are C++ too,
 #: model/engine/native/periods.cpp; the closed forms, once a run, are Python's): :data:`NATIVE_LOSS_STEP_COST` for
 #: each step the engine took, plus :data:`NATIVE_LOSS_RUN_STEPS` once (the loss analysis's fixed part: the periods
-#: of a new loss rate, window, RTT or RTO, and the closed forms). Measured from empty caches, as a request meeting new
-#: numbers pays them (bench/loss_step_cost.py --runs 200 --seed 11, 2026-11-28 13:16 UTC, load 0.1): lossy over
+#: of a new loss rate or window (not of a new RTT or RTO since 2026-11-28), and the closed forms). Measured from
+#: empty caches, as a request meeting new numbers pays them (bench/loss_step_cost.py --runs 200 --seed 11, 2026-11-28 13:16 UTC, load 0.1): lossy over
 #: lossless CPU 4.25 (median), 11.7 (80th percentile), 22.5 at most, and at most 12.2 on the 37 runs of over 3,000
 #: steps, where a request's budget matters; least squares 2.3 lossless steps a step plus 3,100 a run (a lossless step
 #: 0.69 µs median; up to 24,500 a run above the slope). Before the periods moved to C++ the same kind of timing gave
