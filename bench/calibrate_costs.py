@@ -93,8 +93,8 @@ def forget() -> None:
     """Empty the caches of the model's functions keyed by a request's numbers (``functools.lru_cache``: the loss
     analysis keeps its periods by loss rate and windows, its asks by RTT and RTO too), so that a timing is what a
     request meeting these numbers for the first time costs; those a server keeps warm for good
-    (:data:`WARM_FOREVER`) stay. Best of two without this timed the second run from the first one's caches: a lossy run of a new RTT costs 5 to 8 times that
-    (n97-wan at 1 %: 29 ms against 4.6 ms, 2026-11-28)."""
+    (:data:`WARM_FOREVER`) stay. Best of two without this timed the second run from the first one's caches: a lossy
+    run of a new RTT costs 5 to 8 times that (n97-wan at 1 %: 29 ms against 4.6 ms, 2026-11-28)."""
     for name, module in list(sys.modules.items()):
         if (name == "model" or name.startswith("model.")) and name not in WARM_FOREVER:
             for obj in list(vars(module).values()):
