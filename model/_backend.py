@@ -64,6 +64,7 @@ COMPILED: tuple[str, ...] = (
     "model.mechanisms.loss_recovery",
     "model.analysis.critical_path",
     "model.analysis.expected_loss",
+    "model.analysis.document",
     "model.analysis.predict",
     "model.analysis.native",
     "model.engine.words",

@@ -6,7 +6,7 @@ one, for which :func:`model.scenario.limits.fallback_reason` names why the Pytho
 its schedule for the loss analysis (``model/engine/native/loss.cpp``, :func:`model.analysis.expected_loss.structure`
 in C++; :func:`model.analysis.expected_loss.from_native` makes its numbers a ``Structure``). The sentences of the events are written
 here from the numbers the engine recorded, by the functions the Python engine uses (:mod:`model.engine.words`), and
-the document is assembled by :func:`model.analysis.predict.document`, so both engines answer in the same words.
+the document is assembled by :func:`model.analysis.document.document`, so both engines answer in the same words.
 """
 
 from __future__ import annotations
@@ -19,6 +19,7 @@ from typing import Any, cast
 from model import _backend
 from model.analysis import expected_loss
 from model.analysis.critical_path import CATEGORIES, path_stalls, stall_counts
+from model.analysis.document import document, summarize
 from model.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from model.engine import words
 from model.mechanisms import loss, quic
@@ -110,8 +111,6 @@ def _steps(prep: Prepared, r: Any) -> list[list[tuple[str, float, int, str | Non
 def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
     """What a sweep reads of one protocol's result (its page load time, counts and expected time with loss), the same
     numbers :func:`run` gives, without the objects, the events' sentences and the breakdown."""
-    from model.analysis.predict import summarize  # shared with the full document
-
     r = _schedule(prep, protocol, False)
     path = path_stalls(_steps(prep, r), [pg[4] for pg in r.pages])
     stalls = stall_counts(path, sum(1 for e in r.events if e[0] == 1))  # kind 1: a restart
@@ -121,8 +120,6 @@ def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
 
 def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     """One protocol's result on the native engine, as :func:`model.analysis.predict.result` gives it."""
-    from model.analysis.predict import document  # the assembler shared with the Python engine
-
     r = _schedule(prep, protocol, packets)
     p = prep.p
     events: list[dict[str, Any]] = []
