@@ -345,9 +345,12 @@ def _plot_key(state: State, choice: SweepChoice, chosen: bool, budget: int) -> s
     )
 
 
-def run_sweep(state: State, chosen: SweepChoice | None = None, budget: int = SWEEP_WORK_BUDGET) -> SweepPlot:
+def run_sweep(
+    state: State, chosen: SweepChoice | None = None, budget: int = SWEEP_WORK_BUDGET, priced: Costed | None = None
+) -> SweepPlot:
     """The sweep plot's data: every protocol at each of the field's values (``chosen``, else the page's sweep field),
-    within the work budget."""
+    within the work budget. ``priced``: the field's points as :func:`costed` gave them, where the caller has them
+    (so no point is validated twice)."""
     choice = chosen or SWEEPS[state.sweep]
     key = _plot_key(state, choice, chosen is not None, budget)
     note = sweep_base(state, choice)[1]
@@ -356,7 +359,7 @@ def run_sweep(state: State, chosen: SweepChoice | None = None, budget: int = SWE
     if hit is not None:
         cached: SweepPlot = pickle.loads(hit)  # made by this process (below), never from outside
         return cached
-    c = costed(state, choice)
+    c = priced or costed(state, choice)
     kept = [(value, s) for _, value, s in _within_budget(c.costs, budget)]
     kept.sort(key=lambda k: k[0])
     kept_values = [v for v, _ in kept]
@@ -411,11 +414,11 @@ class Fill:
         return sum(self.left[i][0] for i in self.slices[number])
 
 
-def fill_of(state: State, chart: str) -> Fill:
+def fill_of(state: State, chart: str, priced: Costed | None = None) -> Fill:
     """The page's sweep plot (``chart`` ``"sweep"``) or loss chart (``"loss"``): the values it draws within its budget
     and those it leaves out, in slices for the follow-up requests; only priced (:func:`costed`), nothing runs, so a
-    follow-up request costs its slice whether or not the page's own plot is still in the cache. :class:`NoFill` where
-    the page has no such chart."""
+    follow-up request costs its slice whether or not the page's own plot is still in the cache. ``priced``: the chart's
+    points as :func:`costed` gave them, where the caller has them. :class:`NoFill` where the page has no such chart."""
     assert state.scenario is not None
     if chart == "sweep":
         choice, page_budget = SWEEPS[state.sweep], sweep_budget(state)
@@ -426,7 +429,7 @@ def fill_of(state: State, chart: str) -> Fill:
         )
     else:
         choice, page_budget = LOSS_CHART, _lossy_budget(state) - sweep_budget(state)
-    c = costed(state, choice)
+    c = priced or costed(state, choice)
     kept = _within_budget(c.costs, page_budget)
     if len(kept) < 2:
         raise NoFill("chart", f"This scenario has no {chart} chart to fill in: too few of its values fit.")
@@ -851,8 +854,9 @@ def sweep_csv() -> Response:
         lines = [f"{where}: {m}" if where else m for where, messages in state.errors.items() for m in messages]
         return Response("\n".join(lines) + "\n", status=400, mimetype="text/plain")
     budget = sweep_budget(state)
+    priced = costed(state, SWEEPS[state.sweep])  # each point validated once, for the plan and the run
     try:
-        fill: Fill | None = fill_of(state, "sweep")
+        fill: Fill | None = fill_of(state, "sweep", priced)
     except NoFill:
         fill = None  # too few points for a plot: run_sweep says so below
     cache = _sweep_cache()
@@ -869,7 +873,7 @@ def sweep_csv() -> Response:
                 "requests: open it with this query, let its sweep plot fill in, then download this CSV again."
             )
             return Response(message + "\n", status=422, mimetype="text/plain")
-    plot = run_sweep(state, budget=budget)
+    plot = run_sweep(state, budget=budget, priced=priced)
     if plot.out is None:
         return Response(plot.error + "\n", status=400, mimetype="text/plain")
     out = plot.out
