@@ -26,7 +26,7 @@ import json
 import pickle
 import sys
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 from urllib.parse import parse_qsl, urlencode
 
@@ -38,13 +38,14 @@ from werkzeug.datastructures import MultiDict
 from app.calculator import bp
 from app.figures import compare as charts
 from app.web.cache import ByteLRU
-from app.web.filters import format_ms
+from app.web.filters import format_ms, format_number
 from app.web.form import (
     DEFAULT_SWEEP,
     FIELD_BY_PARAM,
     LOSSY_SWEEP_WORK_BUDGET,
     SECTIONS,
     SIMPLE_FIELDS,
+    SWEEP_FILL_WORK_BUDGET,
     SWEEP_WORK_BUDGET,
     SWEEPS,
     FormField,
@@ -62,7 +63,7 @@ from app.web.words import FRIENDLY_NAMES, LOSS_PART_NAMES, PROTOCOL_NAMES, part_
 from model import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
 from model.analysis import leading
 from model.analysis.leading import head_of_line_ms, leading_ms, lossless_ms, parts_ms
-from model.analysis.sweep import SweepRequest, SweepResult, base_document, point, sweep
+from model.analysis.sweep import SweepRequest, SweepResult, SweepSeries, base_document, point, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
 from model.scenario.limits import PLAIN_STEPS_PER_UNIT, WorkLimitExceeded, run_cost
 from model.scenario.limits import budget as budget_of
@@ -227,8 +228,15 @@ class SweepPlot:
     out: SweepResult | None
     choice: SweepChoice
     note: str
-    left_out: list[float]
+    left_out: list[float]  # every value not drawn: over the budget (filled in later, :func:`fill_plan`) or invalid
     error: str
+    invalid: list[float] = field(default_factory=list)  # the values this scenario does not allow (never drawn)
+    fills: int = 0  # how many follow-up requests (``GET /sweep-points``) draw the values left out for the budget
+
+    @property
+    def over_budget(self) -> list[float]:
+        """The values left out for the page's time budget (the rest of :attr:`left_out` is :attr:`invalid`)."""
+        return [v for v in self.left_out if v not in self.invalid]
 
 
 def sweep_base(state: State, choice: SweepChoice) -> tuple[dict[str, Any], str]:
@@ -270,53 +278,244 @@ def _within_budget(costs: list[tuple[int, float, Scenario]], budget: int) -> lis
     return out
 
 
-def run_sweep(state: State, chosen: SweepChoice | None = None, budget: int = SWEEP_WORK_BUDGET) -> SweepPlot:
-    """The sweep plot's data: every protocol at each of the field's values (``chosen``, else the page's sweep field),
-    within the work budget."""
-    choice = chosen or SWEEPS[state.sweep]
+def fill_plan(left: list[tuple[int, float, Scenario]], budget: int = SWEEP_FILL_WORK_BUDGET) -> list[list[int]]:
+    """The follow-up requests that draw the points ``left`` out of a page's sweep (cost, value, scenario; in the
+    field's order): consecutive runs of them, each costing at most ``budget`` (:data:`SWEEP_FILL_WORK_BUDGET`, one
+    request's work), as indices into ``left``. A point costing more than ``budget`` alone is in none: no request can
+    draw it, so it stays left out."""
+    slices: list[list[int]] = []
+    current: list[int] = []
+    total = 0
+    for i, (cost, _, _) in enumerate(left):
+        if cost > budget:
+            continue
+        if current and total + cost > budget:
+            slices.append(current)
+            current, total = [], 0
+        current.append(i)
+        total += cost
+    if current:
+        slices.append(current)
+    return slices
+
+
+@dataclass
+class Costed:
+    """A sweep's points, priced before any runs (:func:`costed`)."""
+
+    req: SweepRequest
+    key_doc: dict[str, Any]
+    note: str
+    costs: list[tuple[int, float, Scenario]]  # (run_cost, value, scenario) of each valid value, in the field's order
+    invalid: list[float]  # the values this scenario does not allow
+
+
+def costed(state: State, choice: SweepChoice) -> Costed:
+    """Every value of ``choice`` as a point of ``state``'s scenario, validated and priced (:func:`run_cost`; about
+    10 ms for 121 lossy points), none run."""
     key_doc, note = sweep_base(state, choice)
-    key = json.dumps(
-        [choice.param, key_doc]
-        + ([list(choice.values)] if chosen else [])
-        + ([budget] if budget != SWEEP_WORK_BUDGET else []),
-        sort_keys=True,
-    )
-    cache = _sweep_cache()
-    hit = cache.get(key)
-    if hit is not None:
-        cached: SweepPlot = pickle.loads(hit)  # made by this process (below), never from outside
-        return cached
     integer = SCENARIO_PARAMS[choice.param].kind == "integer"
     req = SweepRequest(
         scenario=state.scenario, field=choice.param, values=[int(v) if integer else float(v) for v in choice.values]
     )
     base = base_document(req)
     costs: list[tuple[int, float, Scenario]] = []
+    invalid: list[float] = []
     for value in req.values or ():
         try:
             s = point(req, base, value)  # each point validated once: costed here, then swept as it is
         except ValidationError:
-            continue  # outside what this scenario allows (the segment cap, a window below the MSS, ...)
+            invalid.append(value)  # outside what this scenario allows (the segment cap, a window below the MSS, ...)
+            continue
         costs.append((run_cost(s), value, s))
-    kept = [(value, s) for _, value, s in _within_budget(costs, budget)]
+    return Costed(req, key_doc, note, costs, invalid)
+
+
+def _cache_key(choice: SweepChoice, key_doc: dict[str, Any], *extra: Any) -> str:
+    return json.dumps([choice.param, key_doc, *extra], sort_keys=True)
+
+
+def _plot_key(state: State, choice: SweepChoice, chosen: bool, budget: int) -> str:
+    """The cache key of :func:`run_sweep`'s plot."""
+    return _cache_key(
+        choice,
+        sweep_base(state, choice)[0],
+        *([list(choice.values)] if chosen else []),
+        *([budget] if budget != SWEEP_WORK_BUDGET else []),
+    )
+
+
+def run_sweep(
+    state: State, chosen: SweepChoice | None = None, budget: int = SWEEP_WORK_BUDGET, priced: Costed | None = None
+) -> SweepPlot:
+    """The sweep plot's data: every protocol at each of the field's values (``chosen``, else the page's sweep field),
+    within the work budget. ``priced``: the field's points as :func:`costed` gave them, where the caller has them
+    (so no point is validated twice)."""
+    choice = chosen or SWEEPS[state.sweep]
+    key = _plot_key(state, choice, chosen is not None, budget)
+    note = sweep_base(state, choice)[1]
+    cache = _sweep_cache()
+    hit = cache.get(key)
+    if hit is not None:
+        cached: SweepPlot = pickle.loads(hit)  # made by this process (below), never from outside
+        return cached
+    c = priced or costed(state, choice)
+    kept = [(value, s) for _, value, s in _within_budget(c.costs, budget)]
     kept.sort(key=lambda k: k[0])
     kept_values = [v for v, _ in kept]
-    left_out = [v for _, v, _ in costs if v not in kept_values]
-    left_out += [v for v in choice.values if v not in [c for _, c, _ in costs]]
+    left = [cost for cost in c.costs if cost[1] not in kept_values]
+    left_out = [v for _, v, _ in left] + c.invalid
     if len(kept) < 2:
-        plot = SweepPlot(None, choice, note, left_out, "Too few values of this field fit this scenario for a sweep.")
+        plot = SweepPlot(
+            None, choice, note, left_out, "Too few values of this field fit this scenario for a sweep.", c.invalid
+        )
     else:
         try:
             # the points' own step budget, as many steps as their units may take (PLAIN_STEPS_PER_UNIT): the
             # work was decided above, before it started, and a lossy page's sweeps may take more than the request's
             with budget_of(PLAIN_STEPS_PER_UNIT * budget):
-                out = sweep(req.model_copy(update={"values": kept_values}), kept)
+                out = sweep(c.req.model_copy(update={"values": kept_values}), kept)
         except WorkLimitExceeded as exc:  # the engine's hard budget, past the estimate
-            plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}")
+            plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}", c.invalid)
         else:
-            plot = SweepPlot(out, choice, note, sorted(left_out), "")
+            plot = SweepPlot(out, choice, note, sorted(left_out), "", sorted(c.invalid), len(fill_plan(left)))
     cache.put(key, pickle.dumps(plot, pickle.HIGHEST_PROTOCOL))
     return plot
+
+
+class NoFill(LookupError):
+    """The page has no such chart or slice to fill in: the query's ``field`` and a message for the reader."""
+
+    def __init__(self, field: str, message: str) -> None:
+        super().__init__(message)
+        self.field = field
+        self.message = message
+
+
+@dataclass
+class Fill:
+    """The follow-up requests of a page's sweep plot or loss chart, priced and none run (:func:`fill_of`)."""
+
+    choice: SweepChoice
+    costed: Costed
+    kept: list[tuple[int, float, Scenario]]  # the points the page draws itself (its budget's, :func:`_within_budget`)
+    left: list[tuple[int, float, Scenario]]  # the points it leaves out for its budget, in the field's order
+    slices: list[list[int]]  # each follow-up request's points, as indices into ``left`` (:func:`fill_plan`)
+
+    @property
+    def over_budget(self) -> list[float]:
+        return [v for _, v, _ in self.left]
+
+    def slice_key(self, number: int) -> str:
+        """The cache key of slice ``number``'s points: the scenario less the swept field, and the slice's values."""
+        return _cache_key(self.choice, self.costed.key_doc, "fill", [self.left[i][1] for i in self.slices[number]])
+
+    def slice_cost(self, number: int) -> int:
+        return sum(self.left[i][0] for i in self.slices[number])
+
+
+def fill_of(state: State, chart: str, priced: Costed | None = None) -> Fill:
+    """The page's sweep plot (``chart`` ``"sweep"``) or loss chart (``"loss"``): the values it draws within its budget
+    and those it leaves out, in slices for the follow-up requests; only priced (:func:`costed`), nothing runs, so a
+    follow-up request costs its slice whether or not the page's own plot is still in the cache. ``priced``: the chart's
+    points as :func:`costed` gave them, where the caller has them. :class:`NoFill` where the page has no such chart."""
+    assert state.scenario is not None
+    if chart == "sweep":
+        choice, page_budget = SWEEPS[state.sweep], sweep_budget(state)
+    elif state.scenario.network.loss_rate <= 0 or SWEEPS[state.sweep].param == LOSS_CHART.param:
+        raise NoFill(
+            "chart",
+            "This page draws no loss chart of its own (its loss rate is 0, or its sweep plot is the loss rate's).",
+        )
+    else:
+        choice, page_budget = LOSS_CHART, _lossy_budget(state) - sweep_budget(state)
+    c = priced or costed(state, choice)
+    kept = _within_budget(c.costs, page_budget)
+    if len(kept) < 2:
+        raise NoFill("chart", f"This scenario has no {chart} chart to fill in: too few of its values fit.")
+    values = {value for _, value, _ in kept}
+    left = [cost for cost in c.costs if cost[1] not in values]
+    return Fill(choice, c, kept, left, fill_plan(left))
+
+
+def run_slice(fill: Fill, number: int) -> SweepResult:
+    """The points of follow-up request ``number`` (priced before they run: at most :data:`SWEEP_FILL_WORK_BUDGET`),
+    cached by the scenario less the swept field and the slice's values. :class:`NoFill` where there is no such slice."""
+    if not 0 <= number < len(fill.slices):
+        n = len(fill.slices)
+        raise NoFill("slice", f"This chart has {n} slices to fill in" + (f" (0 to {n - 1})." if n else "."))
+    key = fill.slice_key(number)
+    cache = _sweep_cache()
+    hit = cache.get(key)
+    if hit is not None:
+        cached: SweepResult = pickle.loads(hit)  # made by this process (below), never from outside
+        return cached
+    pts = [(fill.left[i][1], fill.left[i][2]) for i in fill.slices[number]]
+    with budget_of(PLAIN_STEPS_PER_UNIT * SWEEP_FILL_WORK_BUDGET):  # the steps its units may take, as run_sweep's
+        out = sweep(fill.costed.req.model_copy(update={"values": [v for v, _ in pts]}), pts)
+    cache.put(key, pickle.dumps(out, pickle.HIGHEST_PROTOCOL))
+    return out
+
+
+def still_left_out(fill: Fill, number: int) -> list[float]:
+    """The values left out for the budget once follow-up requests 0 to ``number`` are drawn (:func:`fill_plan`: those
+    no request can draw stay)."""
+    drawn = {fill.left[i][1] for s in fill.slices[: number + 1] for i in s}
+    return [v for v in fill.over_budget if v not in drawn]
+
+
+def merged(outs: list[SweepResult]) -> SweepResult:
+    """Sweep results of the same scenario and field at different values as one, in the order of the values."""
+    first = outs[0]
+    order = sorted((v, k, i) for k, o in enumerate(outs) for i, v in enumerate(o["values"]))
+    series: list[SweepSeries] = []
+    for j, s in enumerate(first["series"]):
+        each = [outs[k]["series"][j] for k in range(len(outs))]
+        counts = list(dict.fromkeys(name for e in each for name in e["counts"]))
+        series.append(
+            {
+                "protocol": s["protocol"],
+                "page_load_ms": [each[k]["page_load_ms"][i] for _, k, i in order],
+                "expected_with_loss_ms": [each[k]["expected_with_loss_ms"][i] for _, k, i in order],
+                "counts": {name: [each[k]["counts"][name][i] for _, k, i in order] for name in counts},
+            }
+        )
+    return {**first, "values": [v for v, _, _ in order], "series": series}
+
+
+def _values_text(values: list[float]) -> str:
+    if len(values) > 8:
+        return f"{len(values)} values from {format_number(min(values))} to {format_number(max(values))}"
+    return ", ".join(format_number(v) for v in values)
+
+
+def left_out_text(over_budget: list[float], invalid: list[float], still: list[float] | None = None) -> str:
+    """What the sweep plot's caption says of the values it does not draw: those over the page's time budget (``still``:
+    those left once the follow-up requests so far are drawn; by default all of ``over_budget``) and those not valid
+    for the scenario (``invalid``); once every value the budget left out is drawn, that none is."""
+    over = over_budget if still is None else still
+    words = []
+    if over:
+        words.append(f"Left out (over this page's time budget): {_values_text(over)}.")
+    elif over_budget:
+        words.append("No value was left out for the time budget.")
+    if invalid:
+        words.append(f"Left out (not valid for this scenario): {_values_text(invalid)}.")
+    return " ".join(words)
+
+
+def loss_left_out_text(over_budget: list[float], still: list[float] | None = None) -> str:
+    """The same for the loss chart, which counts its rates."""
+    over = over_budget if still is None else still
+    if over:
+        return f"Left out to keep within this page's time budget: {len(over)} of the rates."
+    return "No rate was left out for the time budget." if over_budget else ""
+
+
+def fill_url(state: State, chart: str, number: int) -> str:
+    """The address of follow-up request ``number`` of the page's ``chart`` (``sweep`` or ``loss``): the page's query
+    and which slice (:func:`sweep_points`)."""
+    return url_for("calculator.sweep_points") + "?" + _join(state.query, f"chart={chart}&slice={number}")
 
 
 @dataclass(frozen=True)
@@ -472,6 +671,12 @@ def results_context(state: State) -> dict[str, Any]:
         "csv_url": url_for("api.predict_endpoint") + "?" + _join(api_query, "format=csv"),
         "json_url": url_for("api.predict_endpoint") + ("?" + api_query if api_query else ""),
         "sweep_csv_url": url_for("calculator.sweep_csv") + ("?" + query if query else ""),
+        "sweep_left_out": left_out_text(plot.over_budget, plot.invalid),
+        "sweep_fill_url": fill_url(state, "sweep", 0) if plot.fills and plot.out is not None else "",
+        "loss_left_out": loss_left_out_text(loss_plot.over_budget) if loss_plot is not None else "",
+        "loss_fill_url": fill_url(state, "loss", 0)
+        if loss_plot is not None and loss_plot is not plot and loss_plot.fills and loss_plot.out is not None
+        else "",
         "explain_urls": explain_urls,
         "whys": [why(r, state.scenario) for r in results],
         "compare_url": url_for("compare.index") + ("?" + api_query if api_query else "")
@@ -639,20 +844,117 @@ def index() -> Response:
 
 @bp.get("/sweep.csv")
 def sweep_csv() -> Response:
-    """The sweep plot's data as CSV (the page's query); 400 with the problems as text if invalid."""
+    """The sweep plot's data as CSV (the page's query), every value of it: the points the page draws and those it
+    left out for its time budget, which its follow-up requests draw (:func:`fill_of`, :func:`run_slice`). What is not
+    in the cache is priced before anything runs: if it costs more than one request may
+    (:data:`SWEEP_FILL_WORK_BUDGET`), the CSV is refused (422, the reason as text), else run and kept as the page keeps
+    it. 400 with the problems as text if the query is invalid."""
     state = read(request.args)
     if state.scenario is None or state.errors:
         lines = [f"{where}: {m}" if where else m for where, messages in state.errors.items() for m in messages]
         return Response("\n".join(lines) + "\n", status=400, mimetype="text/plain")
-    plot = run_sweep(state, budget=sweep_budget(state))
+    budget = sweep_budget(state)
+    priced = costed(state, SWEEPS[state.sweep])  # each point validated once, for the plan and the run
+    try:
+        fill: Fill | None = fill_of(state, "sweep", priced)
+    except NoFill:
+        fill = None  # too few points for a plot: run_sweep says so below
+    cache = _sweep_cache()
+    if fill is not None:
+        page = SWEEPS[state.sweep]
+        uncached = (
+            0 if cache.get(_plot_key(state, page, False, budget)) is not None else sum(c for c, _, _ in fill.kept)
+        )
+        uncached += sum(fill.slice_cost(i) for i in range(len(fill.slices)) if cache.get(fill.slice_key(i)) is None)
+        if uncached > SWEEP_FILL_WORK_BUDGET:
+            message = (
+                f"The sweep's {len(fill.costed.costs)} values would take {uncached:,} work units here, more than one "
+                f"request may ({SWEEP_FILL_WORK_BUDGET:,}); none was run. The calculator page draws them in several "
+                "requests: open it with this query, let its sweep plot fill in, then download this CSV again."
+            )
+            return Response(message + "\n", status=422, mimetype="text/plain")
+    plot = run_sweep(state, budget=budget, priced=priced)
     if plot.out is None:
         return Response(plot.error + "\n", status=400, mimetype="text/plain")
+    out = plot.out
+    if fill is not None and fill.slices:
+        out = merged([out, *(run_slice(fill, i) for i in range(len(fill.slices)))])
     buf = io.StringIO()
-    csv.writer(buf, lineterminator="\r\n").writerows(sweep_csv_rows(plot.out))
+    csv.writer(buf, lineterminator="\r\n").writerows(sweep_csv_rows(out))
     name = f"latency-lab-sweep-{plot.choice.param}.csv"
     return Response(
         buf.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'}
     )
+
+
+#: The follow-up request's own parameters (the rest is the page's query).
+FILL_PARAMS = ("chart", "slice")
+
+
+def _bad_fill(errors: dict[str, list[str]]) -> Response:
+    return Response(json.dumps({"errors": errors}), status=400, mimetype="application/json")
+
+
+@bp.get("/sweep-points")
+def sweep_points() -> Response:
+    """One follow-up request of the page's sweep plot or loss chart: the points of one slice of the values the page
+    left out for its time budget (:func:`run_slice`), as JSON for ``app/static/app.js`` to merge into the drawn figure.
+
+    The query is the page's, plus ``chart`` (``sweep``, the default, or ``loss``) and ``slice`` (0, 1, ...; the page
+    gives the first one's address, each answer the next one's). The answer: ``values`` (this slice's), ``figure``
+    (their traces, named as the page's figure names its own: :func:`app.figures.compare.sweep_lines` or
+    ``loss_lines``), ``rows`` (the data table's rows for them, HTML), ``caption`` (what the chart's caption says of
+    the values left out once this slice is drawn) and ``next`` (the next slice's address, or null). Each slice is
+    priced before it runs and costs at most :data:`SWEEP_FILL_WORK_BUDGET`; nothing else runs. Invalid input, or a
+    chart or slice the page does not have: 400 with ``errors`` (field -> messages); never a 500.
+    """
+    args = MultiDict([(k, v) for k, v in request.args.items(multi=True) if k not in FILL_PARAMS])
+    errors: dict[str, list[str]] = {}
+    chart = request.args.get("chart", "sweep")
+    if chart not in ("sweep", "loss"):
+        errors["chart"] = [f"There is no chart {chart!r} to fill in; give sweep or loss."]
+    number_text = request.args.get("slice", "0")
+    number = int(number_text) if number_text.isdigit() and len(number_text) < 6 else -1
+    if number < 0:
+        errors["slice"] = [f"slice must be a whole number from 0; you gave {number_text!r}."]
+    for name in FILL_PARAMS:
+        given = len(request.args.getlist(name))
+        if given > 1:
+            errors.setdefault(name, []).append(f"{name}: given {given} times; give it once")
+    state = read(args)
+    if state.scenario is None or state.errors:
+        errors.update({where or "query": list(messages) for where, messages in state.errors.items()})
+    if errors:
+        return _bad_fill(errors)
+    try:
+        fill = fill_of(state, chart)
+        out = run_slice(fill, number)
+    except NoFill as exc:
+        return _bad_fill({exc.field: [exc.message]})
+    except WorkLimitExceeded as exc:  # the engine's hard budget, past the estimate
+        return _bad_fill({"": [exc.limit.message]})
+    assert state.scenario is not None
+    still = still_left_out(fill, number)
+    if chart == "loss":
+        figure = charts.loss_lines(out, state.scenario.network.loss_rate)
+        caption = loss_left_out_text(fill.over_budget, still)
+    else:
+        unit = SCENARIO_PARAMS[fill.choice.param].unit
+        figure = charts.sweep_lines(out, fill.choice.label, unit, fill.choice.log, None)
+        caption = left_out_text(fill.over_budget, fill.costed.invalid, still)
+    rows = render_template(
+        "calculator/sweep_rows.html", out=out, key="expected_with_loss_ms" if chart == "loss" else "page_load_ms"
+    )
+    body = {
+        "chart": chart,
+        "slice": number,
+        "values": out["values"],
+        "figure": {"data": figure["data"]},
+        "rows": rows,
+        "caption": caption,
+        "next": fill_url(state, chart, number + 1) if number + 1 < len(fill.slices) else None,
+    }
+    return Response(json.dumps(body, allow_nan=False), mimetype="application/json")
 
 
 @bp.get("/healthz")

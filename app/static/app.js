@@ -197,7 +197,8 @@
       if (!source) return;
       var text = source.textContent;
       if (node.getAttribute("data-rendered") === "true" && node._latencyLabSource === text) return;
-      var figure = JSON.parse(text);
+      // a figure whose points were filled in (fill, below) is drawn again with them, not from its JSON block
+      var figure = node._latencyLabFilled && node._latencyLabSource === text ? node._latencyLabFilled : JSON.parse(text);
       var config = Object.assign({}, CONFIG, figure.config || {});
       config.modeBarButtonsToAdd = [PNG_BUTTON];
       if (node.dataset.filename) {
@@ -220,9 +221,71 @@
         // labels, legend) are hidden from assistive technology; the toolbar's buttons stay reachable.
         node.querySelectorAll(".main-svg").forEach(function (svg) { svg.setAttribute("aria-hidden", "true"); });
         node.setAttribute("data-rendered", "true");
+        if (node.hasAttribute("data-fill")) fill(node);
       }));
     });
     return Promise.all(drawing);
+  }
+
+  // --- the points a sweep left out, filled in --------------------------------------------------------------------
+  // A plot with data-fill (the calculator's sweep plot or loss chart, where the page left values out to keep within
+  // its time budget) asks for them in follow-up requests, one at a time: data-fill is the first one's address
+  // (GET /sweep-points, one slice of the values each, each priced within one request's work). Each answer's traces
+  // are merged into the drawn figure's traces of the same name, in the order of x; its rows go into the data table
+  // (the tbody whose id is data-fill-rows) in the order of their values; its caption replaces the left-out sentence
+  // (the element whose id is data-fill-caption); "next" is the following request's address, null after the last.
+  // A plot that an htmx swap took out of the page stops asking; a failed request stops too, the caption saying
+  // what is still left out.
+  function mergedTrace(trace, part) {
+    var pairs = [];
+    var i;
+    for (i = 0; i < trace.x.length; i++) pairs.push([trace.x[i], trace.y[i]]);
+    for (i = 0; i < part.x.length; i++) pairs.push([part.x[i], part.y[i]]);
+    pairs.sort(function (a, b) { return a[0] - b[0]; });
+    return Object.assign({}, trace, {
+      x: pairs.map(function (p) { return p[0]; }),
+      y: pairs.map(function (p) { return p[1]; }),
+    });
+  }
+  function addRows(tbody, html) {
+    if (!tbody) return;
+    var holder = document.createElement("tbody");
+    holder.innerHTML = html;
+    Array.prototype.slice.call(holder.querySelectorAll("tr[data-value]")).forEach(function (row) {
+      var value = parseFloat(row.getAttribute("data-value"));
+      var after = Array.prototype.filter.call(tbody.querySelectorAll("tr[data-value]"), function (r) {
+        return parseFloat(r.getAttribute("data-value")) > value;
+      })[0];
+      tbody.insertBefore(row, after || null);
+    });
+  }
+  function fill(node) {
+    if (node._latencyLabFilling || typeof fetch === "undefined") return;
+    node._latencyLabFilling = true;
+    function ask(url) {
+      return fetch(url, { headers: { Accept: "application/json" }, credentials: "same-origin" }).then(function (r) {
+        return r.ok ? r.json() : null;
+      }).then(function (part) {
+        if (!part || !document.contains(node)) return;
+        var drawn = (node._latencyLabFilled || JSON.parse(node._latencyLabSource)).data;
+        var data = drawn.slice();
+        part.figure.data.forEach(function (piece) {
+          var at = -1;
+          data.forEach(function (t, i) { if (t.name === piece.name) at = i; });
+          if (at >= 0) data[at] = mergedTrace(data[at], piece);
+          else data.push(piece);
+        });
+        node._latencyLabFilled = { data: data, layout: node._latencyLabLayout };
+        addRows(document.getElementById(node.getAttribute("data-fill-rows")), part.rows);
+        var caption = document.getElementById(node.getAttribute("data-fill-caption"));
+        if (caption) caption.textContent = part.caption;
+        node.removeAttribute("data-rendered");
+        return drawIn(node.parentNode).then(function () {
+          if (part.next && document.contains(node)) return ask(part.next);
+        });
+      });
+    }
+    ask(node.getAttribute("data-fill")).catch(function () { /* the caption still says what is left out */ });
   }
 
   // A table that stacks on a phone (style.css) names each cell's column before it: where the template did not write

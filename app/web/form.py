@@ -212,6 +212,11 @@ SWEEP_WORK_BUDGET = 100_000
 #: limits.PLAIN_STEPS_PER_UNIT steps a unit), so this stays well inside it: the engine's budget never cuts a sweep the
 #: estimate let through.
 LOSSY_SWEEP_WORK_BUDGET = 400_000
+#: Most work one follow-up request of the sweep plot or the loss chart may cost (``GET /sweep-points``,
+#: ``app.calculator.views.fill_plan``): the values a page left out for its budget are drawn in slices of at most this
+#: many units, each priced before it runs. A request of the page itself costs up to :data:`LOSSY_SWEEP_WORK_BUDGET`
+#: and its own prediction, so a slice, which costs no more and predicts nothing else, stays within the same time.
+SWEEP_FILL_WORK_BUDGET = LOSSY_SWEEP_WORK_BUDGET
 
 
 # --- reading the request ------------------------------------------------------------------------------

@@ -5,22 +5,25 @@ kept still span the field's range."""
 from __future__ import annotations
 
 import itertools
+import json
 import re
+from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
-from app.calculator.views import LOSS_CHART, _within_budget
-from app.web.form import SWEEP_POINTS, SWEEP_WORK_BUDGET, SWEEPS
+from app.calculator.views import LOSS_CHART, _within_budget, fill_plan
+from app.web.form import SWEEP_FILL_WORK_BUDGET, SWEEP_POINTS, SWEEP_WORK_BUDGET, SWEEPS
 from model import PRESETS, Scenario
 from model.analysis import native
+from model.analysis.sweep import SweepRequest, base_document, point, sweep
 from model.scenario import limits
 
 
 def _rows(html: str, label: str = "Sweep data table") -> int:
     """Rows of the sweep plot's data table (or the table labelled ``label``)."""
     table = html.split(f'aria-label="{label}"', 1)[1].split("</table>", 1)[0]
-    return len(re.findall(r"<tr>", table)) - 1  # less the header row
+    return len(re.findall(r"<tr[ >]", table)) - 1  # less the header row
 
 
 @pytest.mark.parametrize("preset", ["n97-wan", "n97-lan", "n97-ppp"])
@@ -92,3 +95,144 @@ def test_lossy_points_cost_what_the_engine_that_runs_them_and_the_loss_analysis_
     if native.available():  # every point of a Microscape sweep fits the budget (739 units a point)
         microscape = Scenario.model_validate(PRESETS["n97-wan"].document)
         assert SWEEP_WORK_BUDGET >= SWEEP_POINTS * limits.run_cost(microscape)
+
+
+# --- issue 25: the values left out for the budget, filled in by follow-up requests ----------------------------------
+
+
+def _fill_address(html: str, chart: str = "sweep") -> str | None:
+    """The first follow-up request the page's ``chart`` asks for (its plot's data-fill), or None."""
+    found = re.search(r'data-fill="(/sweep-points\?[^"]*chart=' + chart + r'&amp;slice=0)"', html)
+    return found.group(1).replace("&amp;", "&") if found else None
+
+
+def _follow(client: FlaskClient, url: str | None) -> list[dict[str, Any]]:
+    answers = []
+    while url:
+        response = client.get(url)
+        assert response.status_code == 200, response.get_data(as_text=True)
+        answers.append(response.get_json())
+        url = answers[-1]["next"]
+    return answers
+
+
+def _drawn(html: str, figure: str = "fig-sweep") -> dict[str, dict[float, float]]:
+    """The page's own figure: each trace's points (x -> y), by the trace's name."""
+    block = html.split(f'id="{figure}">', 1)[1].split("</script>", 1)[0]
+    return {t["name"]: dict(zip(t["x"], t["y"], strict=True)) for t in json.loads(block.replace("<\\/", "</"))["data"]}
+
+
+def _caption(html: str, chart: str = "sweep") -> str:
+    return html.split(f'<span id="{chart}-left-out">', 1)[1].split("</span>", 1)[0]
+
+
+@pytest.mark.parametrize("preset", ["p98-satellite", "n97-wan"])
+def test_the_follow_up_requests_draw_every_value_once_as_one_sweep_would(client: FlaskClient, preset: str) -> None:
+    """The page keeps its first answer (the points within its budget); its follow-up requests draw the values it left
+    out, each once, each slice priced within one request's work, with the numbers a sweep of every value gives."""
+    if not native.available():
+        pytest.fail("the native engine is not built: pip install -e . (the README's commands)")
+    query = f"preset={preset}&network.loss_rate=0.01"
+    html = client.get("/?" + query).get_data(as_text=True)
+    page = _drawn(html)
+    page_values = sorted(next(iter(page.values())))
+    assert 2 <= len(page_values) < 121  # the first answer as before: what fits its budget
+    assert _caption(html).startswith("Left out (over this page&#39;s time budget)")
+    answers = _follow(client, _fill_address(html))
+    assert len(answers) >= 2
+    filled = [v for a in answers for v in a["values"]]
+    scenario = Scenario.model_validate(
+        {**PRESETS[preset].document, "network": {**PRESETS[preset].document.get("network", {}), "loss_rate": 0.01}}
+    )
+    req = SweepRequest(scenario=scenario, field="network.rtt_ms", values=list(SWEEPS["network.rtt_ms"].values))
+    base = base_document(req)
+    pts = [(v, point(req, base, v)) for v in req.values or ()]
+    assert sorted(page_values + filled) == sorted(v for v, _ in pts)  # every valid value (all 121 here), once
+    assert len(set(filled)) == len(filled) and not set(filled) & set(page_values)
+    for a in answers:  # each slice's estimated work within one request's budget
+        assert sum(limits.run_cost(dict(pts)[v]) for v in a["values"]) <= SWEEP_FILL_WORK_BUDGET
+    with limits.budget(10**12):  # the whole sweep at once, as no request may run it
+        full = sweep(req, pts)
+    at = {v: i for i, v in enumerate(full["values"])}
+    for a in answers:
+        traces = {t["name"]: dict(zip(t["x"], t["y"], strict=True)) for t in a["figure"]["data"]}
+        for s in full["series"]:
+            for v in a["values"]:
+                assert traces[s["protocol"]][v] == pytest.approx(s["page_load_ms"][at[v]], rel=1e-12)
+                expected = traces[f"{s['protocol']}, expected with loss"][v]
+                assert expected == pytest.approx(s["expected_with_loss_ms"][at[v]], rel=1e-12)
+        assert len(re.findall(r"<tr data-value=", a["rows"])) == len(a["values"])
+    assert answers[-1]["caption"] == "No value was left out for the time budget."
+    assert all(a["caption"].startswith("Left out (over") for a in answers[:-1])
+    again = client.get("/?" + query).get_data(as_text=True)  # the first answer does not change
+    assert sorted(next(iter(_drawn(again).values()))) == page_values
+
+
+def test_the_loss_chart_fills_in_its_rates_too(client: FlaskClient) -> None:
+    """A page whose loss chart leaves rates out (a 60-object page at 1 %) asks for them as the sweep plot does."""
+    if not native.available():
+        pytest.fail("the native engine is not built: pip install -e . (the README's commands)")
+    html = client.get("/?preset=n97-wan&network.loss_rate=0.01&page.object_count=60").get_data(as_text=True)
+    assert _caption(html, "loss").startswith("Left out to keep within this page")
+    drawn = sorted(next(iter(_drawn(html, "fig-loss").values())))
+    answers = _follow(client, _fill_address(html, "loss"))
+    filled = [v for a in answers for v in a["values"]]
+    assert len(set(filled)) == len(filled) and not set(filled) & set(drawn)
+    assert sorted({0.0, *drawn, *filled}) == sorted(LOSS_CHART.values)  # the figure leaves 0 off its log axis
+    assert answers[-1]["caption"] == "No rate was left out for the time budget."
+
+
+def test_the_fill_plan_keeps_each_slice_within_the_budget() -> None:
+    s = Scenario()
+    left = [(c, float(i), s) for i, c in enumerate([30, 30, 50, 120, 10, 60, 40, 100])]
+    slices = fill_plan(left, budget=100)
+    assert [i for sl in slices for i in sl] == [0, 1, 2, 4, 5, 6, 7]  # in order, each once; 120 fits no request
+    assert all(sum(left[i][0] for i in sl) <= 100 for sl in slices)
+    assert fill_plan([], budget=100) == []
+
+
+@pytest.mark.parametrize(
+    ("extra", "field"),
+    [
+        ("chart=bars", "chart"),
+        ("slice=-1", "slice"),
+        ("slice=one", "slice"),
+        ("slice=999", "slice"),
+        ("slice=1&slice=2", "slice"),
+        ("network.rtt_ms=fast", "network.rtt_ms"),
+        ("preset=nope", "preset"),
+        ("sweep=nothing", "sweep"),
+    ],
+)
+def test_bad_input_to_the_follow_up_request_is_a_400_naming_the_field(
+    client: FlaskClient, extra: str, field: str
+) -> None:
+    base = "preset=n97-wan&network.loss_rate=0.01&"
+    response = client.get(f"/sweep-points?{base}{extra}".replace("preset=n97-wan&preset=", "preset="))
+    assert response.status_code == 400
+    assert field in response.get_json()["errors"]
+
+
+def test_a_page_without_its_own_loss_chart_has_none_to_fill(client: FlaskClient) -> None:
+    response = client.get("/sweep-points?preset=n97-wan&chart=loss")
+    assert response.status_code == 400 and "chart" in response.get_json()["errors"]
+    lossless = client.get("/?preset=n97-wan").get_data(as_text=True)
+    assert "data-fill=" not in lossless  # every point fits: nothing to ask for
+    assert client.get("/sweep-points?preset=n97-wan").status_code == 400  # no slice 0: nothing was left out
+
+
+def test_the_sweep_csv_gives_every_value_or_is_refused_before_it_runs(client: FlaskClient) -> None:
+    """The CSV runs what is not in the cache if it fits one request's work, else refuses before running anything; once
+    the page has filled its plot in, the CSV has all 121 values."""
+    if not native.available():
+        pytest.fail("the native engine is not built: pip install -e . (the README's commands)")
+    query = "preset=n97-wan&network.loss_rate=0.01"
+    cold = client.get("/sweep.csv?" + query)
+    assert cold.status_code == 422 and "none was run" in cold.get_data(as_text=True)
+    html = client.get("/?" + query).get_data(as_text=True)
+    _follow(client, _fill_address(html))
+    rows = client.get("/sweep.csv?" + query).get_data(as_text=True).splitlines()
+    protocols = len(PRESETS["n97-wan"].document.get("protocols") or Scenario().protocols)
+    assert len(rows) == 1 + 121 * protocols
+    values = [float(r.split(",")[0]) for r in rows[1:]]
+    assert values == sorted(values) and len(set(values)) == 121
