@@ -13,7 +13,8 @@ Routes: ``predict`` (POST /api/v1/predict), ``packets`` (the same with ``packets
 /api/v1/formulas/{protocol}), ``sweep`` (POST /api/v1/sweep), ``page`` (GET /, the calculator: a prediction, the
 sweep plot and the figures), ``explain`` (GET /explain, the teaching panel of one protocol), and ``lossy_sweep`` and
 ``lossy_page``: a sweep and a calculator page whose scenarios always have random loss (lossy runs cost the most per
-work unit).
+work unit), and ``lossy_fill`` (GET /sweep-points: one follow-up request that fills in the values a lossy page's sweep
+plot or loss chart left out for its budget; a slice the page does not have is a 400, counted with the refusals).
 
 The refusals are searched too (issue 26: a refusal is decided by the work estimate before anything runs, in under
 50 ms): every 4xx answer met is counted, those a step budget stopped while running (their problem names
@@ -85,10 +86,10 @@ from model.scenario.errors import FieldSpec
 from model.scenario.limits import MAX_ENGINE_STEPS, MAX_SWEEP_POINTS, MAX_WORK_UNITS
 from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
 
-ROUTES = ("predict", "packets", "formula", "sweep", "page", "explain", "lossy_sweep", "lossy_page")
+ROUTES = ("predict", "packets", "formula", "sweep", "page", "explain", "lossy_sweep", "lossy_page", "lossy_fill")
 #: Routes whose scenarios always have random loss (network.loss_rate log-uniform over LOSS_RATES): lossy runs cost the
 #: most per work unit (model.scenario.limits.RUN_COSTS), so they get a search of their own.
-LOSSY_ROUTES = {"lossy_sweep": "sweep", "lossy_page": "page"}
+LOSSY_ROUTES = {"lossy_sweep": "sweep", "lossy_page": "page", "lossy_fill": "fill"}
 LOSS_RATES = (1e-4, 0.2)
 #: The promise for a refusal (issue 26): answered before anything runs, in under 50 ms.
 REFUSAL_PROMISE_S = 0.05
@@ -185,6 +186,9 @@ class Request:
             return "GET", "/?" + query, None
         if self.route == "explain":
             return "GET", f"/explain?protocol={self.extra['protocol']}&" + query, None
+        if self.route == "fill":
+            chart, part = self.extra["chart"], self.extra["slice"]
+            return "GET", f"/sweep-points?chart={chart}&slice={part}&" + query, None
         raise ValueError(self.route)
 
     def document(self) -> dict[str, Any]:
@@ -215,6 +219,8 @@ def random_extra(rng: random.Random, route: str, scenario: dict[str, Any]) -> di
         if rng.random() < 0.3 and min(a, b) > 0:
             extra["spacing"] = "log"
         return extra
+    if route == "fill":  # a follow-up request of the page's sweep plot or loss chart (most pages have a few)
+        return {"chart": rng.choice(["sweep", "sweep", "loss"]), "slice": rng.choice([0, 0, 1, 2, 4])}
     return {}
 
 

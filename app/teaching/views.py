@@ -144,7 +144,8 @@ class Stall:
     connection: int
     object: str | None
     others: list[tuple[str, float]]  # the stall's other parts: (name, ms)
-    whys: list[str]
+    whys: list[str]  # the sentences of the engine's events of a kind this stall has a part of
+    beside: list[str]  # those of events of other kinds overlapping it: they added no time of their own here
     idle_ms: float | None  # slow-start waits: how long the sender itself sat idle in it (the engine's event)
 
 
@@ -414,8 +415,10 @@ def stall_kinds(
     ``listed`` of each (all if ``None``) written out with their reasons; the count and total count them all.
 
     A stall of several parts (a window's wait whose ACK the delayed-ACK timer held) is listed under each of its
-    parts' kinds with that part's time, so each kind's total is the breakdown's part of that name. The stalls are
-    put in order once, not once a kind, and only the listed ones are written out: a 20-page session's 18,000 stalls
+    parts' kinds with that part's time, so each kind's total is the breakdown's part of that name. Its reasons are the
+    sentences of the engine's events it overlaps: those of a kind it has a part of say why it waited; those of
+    another kind (a delayed-ACK timer running while a window was full, its ACK not the one awaited) are kept apart
+    (``beside``), as they added no time of their own to it. The stalls are put in order once, not once a kind, and only the listed ones are written out: a 20-page session's 18,000 stalls
     took 0.4 s of CPU here (2026-11-28).
     """
     in_order = sorted(path, key=lambda s: (s["start_ms"], s["connection"]))
@@ -439,7 +442,8 @@ def stall_kinds(
                     connection=st["connection"],
                     object=st["object"],
                     others=[(STALL_KINDS[k][0].lower(), v) for k, v in st["parts_ms"].items() if k != kind],
-                    whys=list(dict.fromkeys(str(e["why"]) for e in matched)),
+                    whys=list(dict.fromkeys(str(e["why"]) for e in matched if e["kind"] in st["parts_ms"])),
+                    beside=list(dict.fromkeys(str(e["why"]) for e in matched if e["kind"] not in st["parts_ms"])),
                     idle_ms=idle,
                 )
             )

@@ -638,3 +638,20 @@ def test_a_panel_over_its_work_limit_is_refused_before_it_runs(
     status, html = get(client, query)
     assert status == 400
     assert "explaining this page is too much work" in html and "(max_explain_work_units)" in html
+
+
+def test_events_that_added_no_time_to_a_stall_are_said_to_be_beside_it(client: FlaskClient) -> None:
+    """On p98-satellite with HTTP/1.0 the counts say no delayed-ACK stall is on the critical path, while a
+    delayed-ACK timer ran during some slow-start waits (its ACK not the one the window waited for: each wait is one
+    round trip, 335 ms). Until 2026-11-28 the timer's sentence was printed among the wait's reasons as if it were
+    one; it is now said to have added no time of its own. A stall's own reasons are events of its parts' kinds."""
+    status, html = get(client, "preset=p98-satellite&protocol=http10")
+    assert status == 200
+    assert "<td>0</td>" in html.split("delayed-ACK stalls on the critical path", 1)[1][:200]
+    section = _stall_sections(html)["slow_start_idle"]
+    assert "delayed-ACK timer" in section
+    for item in re.findall(r'<li class="stall".*?</li>', section, re.S):
+        for why in re.findall(r'<p class="why">(.*?)</p>', item, re.S):
+            assert "delayed-ACK timer" not in why, why
+        for why in re.findall(r'<p class="why beside">(.*?)</p>', item, re.S):
+            assert why.startswith("Meanwhile, adding no time of its own to this wait:")
