@@ -25,9 +25,9 @@ import io
 import json
 import pickle
 import sys
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, TypeVar
 from urllib.parse import parse_qsl, urlencode
 
 from flask import Response, current_app, redirect, render_template, request, url_for
@@ -331,15 +331,30 @@ def costed(state: State, choice: SweepChoice) -> Costed:
     return Costed(req, key_doc, note, costs, invalid)
 
 
+T = TypeVar("T")
+
+
+def _kept(key: str, make: Callable[[], T]) -> T:
+    """``make()``, kept in the sweep cache under ``key``: pickled, made by this process, never read from outside."""
+    cache = _sweep_cache()
+    hit = cache.get(key)
+    if hit is not None:
+        cached: T = pickle.loads(hit)
+        return cached
+    out = make()
+    cache.put(key, pickle.dumps(out, pickle.HIGHEST_PROTOCOL))
+    return out
+
+
 def _cache_key(choice: SweepChoice, key_doc: dict[str, Any], *extra: Any) -> str:
     return json.dumps([choice.param, key_doc, *extra], sort_keys=True)
 
 
-def _plot_key(state: State, choice: SweepChoice, chosen: bool, budget: int) -> str:
-    """The cache key of :func:`run_sweep`'s plot."""
+def _plot_key(choice: SweepChoice, key_doc: dict[str, Any], chosen: bool, budget: int) -> str:
+    """The cache key of :func:`run_sweep`'s plot (``key_doc``: :func:`sweep_base`'s)."""
     return _cache_key(
         choice,
-        sweep_base(state, choice)[0],
+        key_doc,
         *([list(choice.values)] if chosen else []),
         *([budget] if budget != SWEEP_WORK_BUDGET else []),
     )
@@ -352,13 +367,14 @@ def run_sweep(
     within the work budget. ``priced``: the field's points as :func:`costed` gave them, where the caller has them
     (so no point is validated twice)."""
     choice = chosen or SWEEPS[state.sweep]
-    key = _plot_key(state, choice, chosen is not None, budget)
-    note = sweep_base(state, choice)[1]
-    cache = _sweep_cache()
-    hit = cache.get(key)
-    if hit is not None:
-        cached: SweepPlot = pickle.loads(hit)  # made by this process (below), never from outside
-        return cached
+    key_doc, note = sweep_base(state, choice)
+    return _kept(
+        _plot_key(choice, key_doc, chosen is not None, budget), lambda: _plot(state, choice, note, budget, priced)
+    )
+
+
+def _plot(state: State, choice: SweepChoice, note: str, budget: int, priced: Costed | None) -> SweepPlot:
+    """:func:`run_sweep`'s plot, made."""
     c = priced or costed(state, choice)
     kept = [(value, s) for _, value, s in _within_budget(c.costs, budget)]
     kept.sort(key=lambda k: k[0])
@@ -379,7 +395,6 @@ def run_sweep(
             plot = SweepPlot(None, choice, note, left_out, f"The sweep cannot run: {exc}", c.invalid)
         else:
             plot = SweepPlot(out, choice, note, sorted(left_out), "", sorted(c.invalid), len(fill_plan(left)))
-    cache.put(key, pickle.dumps(plot, pickle.HIGHEST_PROTOCOL))
     return plot
 
 
@@ -444,17 +459,13 @@ def run_slice(fill: Fill, number: int) -> SweepResult:
     if not 0 <= number < len(fill.slices):
         n = len(fill.slices)
         raise NoFill("slice", f"This chart has {n} slices to fill in" + (f" (0 to {n - 1})." if n else "."))
-    key = fill.slice_key(number)
-    cache = _sweep_cache()
-    hit = cache.get(key)
-    if hit is not None:
-        cached: SweepResult = pickle.loads(hit)  # made by this process (below), never from outside
-        return cached
     pts = [(fill.left[i][1], fill.left[i][2]) for i in fill.slices[number]]
-    with budget_of(PLAIN_STEPS_PER_UNIT * SWEEP_FILL_WORK_BUDGET):  # the steps its units may take, as run_sweep's
-        out = sweep(fill.costed.req.model_copy(update={"values": [v for v, _ in pts]}), pts)
-    cache.put(key, pickle.dumps(out, pickle.HIGHEST_PROTOCOL))
-    return out
+
+    def make() -> SweepResult:
+        with budget_of(PLAIN_STEPS_PER_UNIT * SWEEP_FILL_WORK_BUDGET):  # the steps its units may take, as run_sweep's
+            return sweep(fill.costed.req.model_copy(update={"values": [v for v, _ in pts]}), pts)
+
+    return _kept(fill.slice_key(number), make)
 
 
 def still_left_out(fill: Fill, number: int) -> list[float]:
@@ -863,7 +874,9 @@ def sweep_csv() -> Response:
     if fill is not None:
         page = SWEEPS[state.sweep]
         uncached = (
-            0 if cache.get(_plot_key(state, page, False, budget)) is not None else sum(c for c, _, _ in fill.kept)
+            0
+            if cache.get(_plot_key(page, priced.key_doc, False, budget)) is not None
+            else sum(c for c, _, _ in fill.kept)
         )
         uncached += sum(fill.slice_cost(i) for i in range(len(fill.slices)) if cache.get(fill.slice_key(i)) is None)
         if uncached > SWEEP_FILL_WORK_BUDGET:
