@@ -282,6 +282,11 @@ def _most_objects(req: SweepRequest, vals: Sequence[Value]) -> int:
     return objects
 
 
+def _over(limit: Limit, explicit: bool) -> SweepError:
+    """The refusal of a sweep over ``limit``, named on the values given (``explicit``) or the steps asked."""
+    return SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+
+
 def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     """Each value with its validated scenario; :class:`SweepError` if any point or the total work is bad.
 
@@ -289,9 +294,9 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     is refused before any point is validated. A sweep of a field the work does not depend on
     (:data:`~model.scenario.limits.WORK_FREE_FIELDS`) is refused at its first point if that point's units times the
     points pass :data:`~model.scenario.limits.MAX_WORK_UNITS`, and any sweep whose objects' units alone
-    (:func:`~model.scenario.limits.objects_floor`) pass it before any. Otherwise the work is added up point by point, so a
-    sweep far over the limit is refused after a few points (the rest estimated like the last), not after validating
-    every one.
+    (:func:`~model.scenario.limits.objects_floor`) pass it before any. Otherwise the work is added up point by point,
+    so a sweep far over the limit is refused after a few points (the rest estimated like the last), not after
+    validating every one.
     """
     vals = values(req)
     explicit = req.values is not None
@@ -300,13 +305,13 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     distinct = len(set(keys))
     limit = check_sweep_size(distinct, protocols, _most_objects(req, vals))
     if limit is not None:
-        raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+        raise _over(limit, explicit)
     if req.field not in OBJECT_COUNT_FIELDS:
         # every point costs at least its objects' units: a sweep over the limit by them alone is refused unvalidated
         floor = distinct * objects_floor(req.scenario, req.protocols or req.scenario.protocols)
         limit = check(floor, MAX_WORK_UNITS, "max_work_units", f"this sweep ({distinct} points, its objects alone)")
         if limit is not None:
-            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+            raise _over(limit, explicit)
     doc = base_document(req)
     section, name = req.field.split(".", 1)
     loc = (section, name)
@@ -346,13 +351,13 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
             # every point costs what this one does: decided now, not after validating the points until they pass it
             limit = check(cost * distinct, MAX_WORK_UNITS, "max_work_units", f"this sweep ({distinct} points)")
             assert limit is not None
-            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+            raise _over(limit, explicit)
         if units > MAX_WORK_UNITS and not bad_points:
             rest = len(set(keys[i + 1 :]) - set(seen))
             total = units + rest * cost
             limit = check(total, MAX_WORK_UNITS, "max_work_units", f"this sweep ({len(seen) + rest} points)")
             assert limit is not None
-            raise SweepError([_problem("values" if explicit else "steps", limit.message, "limit_exceeded")], limit)
+            raise _over(limit, explicit)
     if bad_points:
         if bad_points > reported:  # first, so that a listing of the first problems shows it
             found.insert(
