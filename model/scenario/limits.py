@@ -266,15 +266,15 @@ def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int
     html, sizes = _transferred(s)
     objects = len(sizes) + 1
     per_load = page_loads(s) * legs(s)
-    pieces: dict[str, int] = {}
+    pieces: dict[str, tuple[int, int]] = {}  # by piece kind: the responses' pieces and their window rounds
     out: dict[str, int] = {}
     for protocol in protocols:
         kind = _piece_kind(protocol)
         if kind not in pieces:
-            pieces[kind] = _response_pieces(s, kind, html, sizes)
-            pieces[kind + " rounds"] = _window_rounds(s, kind, html, sizes)
-        sent = pieces[kind] * (1 + (PACED_PIECE_UNITS if s.tcp.idle_restart == "paced" else 0))
-        sent += WINDOW_ROUND_UNITS * pieces[kind + " rounds"]
+            pieces[kind] = (_response_pieces(s, kind, html, sizes), _window_rounds(s, kind, html, sizes))
+        n, rounds = pieces[kind]
+        sent = n * (1 + (PACED_PIECE_UNITS if s.tcp.idle_restart == "paced" else 0))
+        sent += WINDOW_ROUND_UNITS * rounds
         sent += _extra_segments(s, protocol, objects)
         out[protocol] = per_load * (sent + OBJECT_UNITS.get(protocol, 5) * objects)
     return out
@@ -507,17 +507,17 @@ TRACED_STEP_COST = 3
 #: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
 #: within the step budget took up to about 3 times as long (bench/worst_case.py).
 LOSS_STEP_COST = 2
-#: With the native engine in charge, a lossy run it makes is charged, in native steps, the loss analysis included
-#: (the engine reads its schedule, model/engine/native/loss.cpp; the periods after a loss are C++ too,
-#: model/engine/native/periods.cpp; the closed forms, once a run, are Python's): :data:`NATIVE_LOSS_STEP_COST` for
-#: each step the engine took, plus :data:`NATIVE_LOSS_RUN_STEPS` once (the loss analysis's fixed part: the periods
-#: of a new loss rate or window (not of a new RTT or RTO since 2026-11-28), and the closed forms). Measured from
-#: empty caches, as a request meeting new numbers pays them (bench/loss_step_cost.py --runs 200 --seed 11, 2026-11-28 13:16 UTC, load 0.1): lossy over
-#: lossless CPU 4.25 (median), 11.7 (80th percentile), 22.5 at most, and at most 12.2 on the 37 runs of over 3,000
-#: steps, where a request's budget matters; least squares 2.3 lossless steps a step plus 3,100 a run (a lossless step
-#: 0.69 µs median; up to 24,500 a run above the slope). Before the periods moved to C++ the same kind of timing gave
-#: 25 / 127 / 220 and the charge was 36 (a charge of 8, set from warm timings, had let a cold lossy page take 1.1-1.5
-#: s of CPU and was taken back the same morning).
+#: With the native engine in charge, a lossy run it makes is charged, in native steps, the loss analysis included (the
+#: engine reads its schedule, model/engine/native/loss.cpp; the periods after a loss are C++ too,
+#: model/engine/native/periods.cpp; the closed forms, once a run, are Python's): :data:`NATIVE_LOSS_STEP_COST` for each
+#: step the engine took, plus :data:`NATIVE_LOSS_RUN_STEPS` once (the loss analysis's fixed part: the periods of a new
+#: loss rate or window (not of a new RTT or RTO since 2026-11-28), and the closed forms). Measured from empty caches, as
+#: a request meeting new numbers pays them (bench/loss_step_cost.py --runs 200 --seed 11, 2026-11-28 13:16 UTC, load
+#: 0.1): lossy over lossless CPU 4.25 (median), 11.7 (80th percentile), 22.5 at most, and at most 12.2 on the 37 runs of
+#: over 3,000 steps, where a request's budget matters; least squares 2.3 lossless steps a step plus 3,100 a run (a
+#: lossless step 0.69 µs median; up to 24,500 a run above the slope). Before the periods moved to C++ the same kind of
+#: timing gave 25 / 127 / 220 and the charge was 36 (a charge of 8, set from warm timings, had let a cold lossy page
+#: take 1.1-1.5 s of CPU and was taken back the same morning).
 NATIVE_LOSS_STEP_COST = 13
 #: What a lossy run on the native engine is charged once, in native steps, beyond :data:`NATIVE_LOSS_STEP_COST` a
 #: step: about 2 ms of CPU, the median fixed part of a cold lossy run (a sweep point, which meets a new RTT or loss
