@@ -236,3 +236,27 @@ def test_the_sweep_csv_gives_every_value_or_is_refused_before_it_runs(client: Fl
     assert len(rows) == 1 + 121 * protocols
     values = [float(r.split(",")[0]) for r in rows[1:]]
     assert values == sorted(values) and len(set(values)) == 121
+
+
+def test_a_follow_up_request_refused_never_works_out_the_page_address(
+    client: FlaskClient, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The page's shortest address (``app.web.form.canonical``: the scenario validated once more for each field
+    given, 10-30 ms for a page of 1,000 objects) is worked out when first asked; a follow-up request refused after
+    reading the query never asks it (bench/worst_case.py lossy_fill, 2026-11-29: a quarter of a refusal's 80 ms)."""
+    from app.web import form
+
+    calls: list[str] = []
+    real = form.canonical
+
+    def counted(state: form.State, scenario: Scenario) -> list[tuple[str, str]]:
+        calls.append(state.preset)
+        return real(state, scenario)
+
+    monkeypatch.setattr(form, "canonical", counted)
+    refused = client.get("/sweep-points?preset=n97-wan&network.rtt_ms=95&chart=sweep&slice=3")
+    assert refused.status_code == 400 and "slice" in refused.get_json()["errors"]
+    assert calls == []
+    page = client.get("/?preset=n97-wan&network.rtt_ms=95")  # the control: the page itself asks it, once
+    assert page.status_code == 200
+    assert calls == ["n97-wan"]
