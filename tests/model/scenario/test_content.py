@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
+import random
 from typing import Any
 
 import pytest
 
 from model import predict, preset
+from model.analysis.sweep import SweepRequest, points
+from model.scenario import content
 from model.scenario.content import compressed_bytes, effective_page
+from model.scenario.schema import Scenario
 from model.studies.presets import MICROSCAPE_HTML_BYTES, MICROSCAPE_OBJECT_BYTES
 
 
@@ -28,6 +32,69 @@ def test_effective_page() -> None:
     assert effective_page(1000, [100, 200], image_size_ratio=0.5) == (1000, [50, 100])
     assert effective_page(1000, [100, 200], revalidate=True, css_bytes=10) == (0, [0, 0, 0])
     assert effective_page(1000, [], html_compression_ratio=0.25) == (250, [])
+
+
+def _effective_page_as_it_was(
+    html_bytes: int,
+    object_bytes: list[int],
+    *,
+    revalidate: bool = False,
+    html_compression_ratio: float = 1.0,
+    css_replaces_images: int = 0,
+    css_bytes: int = 0,
+    image_size_ratio: float = 1.0,
+) -> tuple[int, list[int]]:
+    """effective_page before it was kept and sorted its indices by size alone (until 2026-11-29)."""
+    images = list(object_bytes)
+    if css_replaces_images > 0:
+        drop = set(sorted(range(len(images)), key=lambda i: (images[i], i))[:css_replaces_images])
+        images = [size for i, size in enumerate(images) if i not in drop]
+    if image_size_ratio != 1.0:
+        images = [max(1, round(size * image_size_ratio)) if size else 0 for size in images]
+    objects = ([css_bytes] if css_bytes > 0 else []) + images
+    html = compressed_bytes(html_bytes, html_compression_ratio)
+    if revalidate:
+        return 0, [0] * len(objects)
+    return html, objects
+
+
+def test_effective_page_gives_what_it_gave_before_it_was_kept() -> None:
+    """Random pages with many equal sizes (which of the equal smallest images a style sheet replaces: the first in
+    request order), every option; each answer a new list, so a caller's change stays its own."""
+    rng = random.Random(26)
+    for _ in range(400):
+        n = rng.choice([0, 1, 2, 5, 40, 300])
+        sizes = [rng.choice([0, 1, 10, 10, 10, 500, 500, 70_000]) for _ in range(n)]
+        options: dict[str, Any] = {
+            "revalidate": rng.random() < 0.2,
+            "html_compression_ratio": rng.choice([1.0, 0.3]),
+            "css_replaces_images": rng.choice([0, 1, n // 2, n, n + 3]),
+            "css_bytes": rng.choice([0, 700]),
+            "image_size_ratio": rng.choice([1.0, 0.5, 2.5]),
+        }
+        html = rng.choice([0, 1000, 42_000])
+        first = effective_page(html, sizes, **options)
+        assert first == _effective_page_as_it_was(html, sizes, **options)
+        first[1].append(-1)
+        assert effective_page(html, sizes, **options) == _effective_page_as_it_was(html, sizes, **options)
+
+
+def test_a_sweep_works_out_its_page_as_sent_once_not_twice_a_point() -> None:
+    """Validating a point and pricing its work each ask the page as sent: for a sweep of a field outside the page, of
+    a 1,000-object page whose smallest images style sheets replace, it is sorted once, not twice for each of the 40
+    points (0.5 ms each: a refusal of 205 points took 0.25 s of CPU, bench/worst_case.py 2026-11-29)."""
+    rng = random.Random(5)
+    page = {"object_bytes": [rng.randrange(1, 1000) for _ in range(999)], "css_replaces_images": 500}
+    req = SweepRequest(
+        scenario=Scenario.model_validate({"page": page, "protocols": ["getall"]}),
+        field="network.rtt_ms",
+        start=10,
+        stop=1000,
+        steps=40,
+    )
+    content._effective.cache_clear()
+    assert len(points(req)) == 40
+    assert content._effective.cache_info().misses == 1
 
 
 def _microscape(net: str, **page: Any) -> dict[str, dict[str, Any]]:
