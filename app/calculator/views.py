@@ -65,7 +65,7 @@ from model.analysis import leading
 from model.analysis.leading import head_of_line_ms, leading_ms, lossless_ms, parts_ms
 from model.analysis.sweep import SweepRequest, SweepResult, SweepSeries, base_document, point, sweep
 from model.analysis.sweep import csv_rows as sweep_csv_rows
-from model.scenario.limits import PLAIN_STEPS_PER_UNIT, WorkLimitExceeded, run_cost
+from model.scenario.limits import PLAIN_STEPS_PER_UNIT, WORK_FREE_FIELDS, WorkLimitExceeded, run_cost
 from model.scenario.limits import budget as budget_of
 from model.scenario.overlay import overlay
 
@@ -310,9 +310,33 @@ class Costed:
     invalid: list[float]  # the values this scenario does not allow
 
 
+def known_cost(scenario: Scenario, param: str) -> Callable[[float], int] | None:
+    """What a valid point of ``scenario`` at each value of the field ``param`` costs (:func:`run_cost`), known without
+    validating the point, or ``None`` where each point must be priced itself: a field the work does not read
+    (:data:`~model.scenario.limits.WORK_FREE_FIELDS`) costs every point what the scenario costs, and the loss rate only
+    by whether it is 0 (:func:`run_cost` reads nothing else of it: the loss chart's 0 costs a lossless run, its other
+    rates a lossy one). ``tests/app/test_sweep_plot.py`` holds it to :func:`run_cost` of every point of the presets."""
+    if param in WORK_FREE_FIELDS:
+        each = run_cost(scenario)
+        return lambda value: each
+    if param == "network.loss_rate":
+        net = scenario.network
+        lossless = run_cost(scenario.model_copy(update={"network": net.model_copy(update={"loss_rate": 0.0})}))
+        lossy = (
+            run_cost(scenario)
+            if net.loss_rate > 0
+            else run_cost(scenario.model_copy(update={"network": net.model_copy(update={"loss_rate": 0.01})}))
+        )
+        return lambda value: lossy if value > 0 else lossless
+    return None
+
+
 def costed(state: State, choice: SweepChoice) -> Costed:
-    """Every value of ``choice`` as a point of ``state``'s scenario, validated and priced (:func:`run_cost`; about
-    10 ms for 121 lossy points), none run."""
+    """Every value of ``choice`` as a point of ``state``'s scenario, validated and priced (:func:`run_cost`, or
+    :func:`known_cost` where the field's points cost what the scenario says; about 10 ms for 121 lossy points), none
+    run."""
+    assert state.scenario is not None
+    known = known_cost(state.scenario, choice.param)
     key_doc, note = sweep_base(state, choice)
     integer = SCENARIO_PARAMS[choice.param].kind == "integer"
     req = SweepRequest(
@@ -327,7 +351,7 @@ def costed(state: State, choice: SweepChoice) -> Costed:
         except ValidationError:
             invalid.append(value)  # outside what this scenario allows (the segment cap, a window below the MSS, ...)
             continue
-        costs.append((run_cost(s), value, s))
+        costs.append((known(value) if known is not None else run_cost(s), value, s))
     return Costed(req, key_doc, note, costs, invalid)
 
 
@@ -429,25 +453,77 @@ class Fill:
         return sum(self.left[i][0] for i in self.slices[number])
 
 
+def _chart(state: State, chart: str) -> tuple[SweepChoice, int]:
+    """The field and values of the page's sweep plot (``chart`` ``"sweep"``) or loss chart (``"loss"``) and the work
+    the page's own answer gives it; :class:`NoFill` where the page draws no such chart."""
+    assert state.scenario is not None
+    if chart == "sweep":
+        return SWEEPS[state.sweep], sweep_budget(state)
+    if state.scenario.network.loss_rate <= 0 or SWEEPS[state.sweep].param == LOSS_CHART.param:
+        raise NoFill(
+            "chart",
+            "This page draws no loss chart of its own (its loss rate is 0, or its sweep plot is the loss rate's).",
+        )
+    return LOSS_CHART, _lossy_budget(state) - sweep_budget(state)
+
+
+def _too_few(chart: str) -> NoFill:
+    return NoFill("chart", f"This scenario has no {chart} chart to fill in: too few of its values fit.")
+
+
+def most_slices(costs: list[int], page_budget: int, budget: int = SWEEP_FILL_WORK_BUDGET) -> int:
+    """At most how many follow-up requests a chart has whose values would cost ``costs`` (each value's cost if it is
+    valid, in the field's order) and whose page draws ``page_budget`` of them itself (:func:`_within_budget`; at most
+    ``budget``), whichever of the values turn out valid: the valid ones are some of them, each costing what
+    ``costs`` says. None if they all fit the page's budget. Else the values drawn by follow-up requests (each costing
+    at most ``budget``, :func:`fill_plan`) are all but the at least two the page draws, and two slices in a row cost
+    more than ``budget`` together (the second's first value did not fit the first), so ``2 k`` slices cost more than
+    ``k x budget``; and a slice but the last holds at least as many values as ``budget`` holds of the costliest."""
+    if page_budget > budget:  # the page might draw values no follow-up request could: no bound but their number
+        return len(costs)
+    if sum(costs) <= page_budget:
+        return 0
+    fillable = sorted(c for c in costs if c <= budget)
+    if len(fillable) <= 2:
+        return 0
+    rest = sum(fillable) - fillable[0] - fillable[1]  # the page draws at least two (else it has no chart)
+    by_work = 2 * -(-rest // budget) - 1
+    by_count = -(-(len(fillable) - 2) // (budget // fillable[-1]))
+    return max(0, min(by_work, by_count))
+
+
+def unpriced_refusal(state: State, chart: str, number: int) -> NoFill | None:
+    """A follow-up request's refusal decided before any point is validated or priced, where the field's points cost
+    what the page's scenario says (:func:`known_cost`): the chart's two cheapest values cost more than the page's
+    budget (the page draws no such chart), or slice ``number`` is past the most the chart can have
+    (:func:`most_slices`). Else ``None``: :func:`fill_of` prices the points and :func:`run_slice` decides. Pricing
+    the 121 points of a 1,000-object page took 50-120 ms of CPU (bench/worst_case.py lossy_fill, 2026-11-28)."""
+    assert state.scenario is not None
+    choice, page_budget = _chart(state, chart)
+    known = known_cost(state.scenario, choice.param)
+    if known is None:
+        return None
+    costs = [known(v) for v in choice.values]
+    if len(costs) < 2 or sum(sorted(costs)[:2]) > page_budget:
+        return _too_few(chart)
+    most = most_slices(costs, page_budget)
+    if number < most:
+        return None
+    if most == 0:
+        return NoFill("slice", "This chart has 0 slices to fill in.")
+    return NoFill("slice", f"This chart has at most {most} slices to fill in (0 to {most - 1}); there is no {number}.")
+
+
 def fill_of(state: State, chart: str, priced: Costed | None = None) -> Fill:
     """The page's sweep plot (``chart`` ``"sweep"``) or loss chart (``"loss"``): the values it draws within its budget
     and those it leaves out, in slices for the follow-up requests; only priced (:func:`costed`), nothing runs, so a
     follow-up request costs its slice whether or not the page's own plot is still in the cache. ``priced``: the chart's
     points as :func:`costed` gave them, where the caller has them. :class:`NoFill` where the page has no such chart."""
-    assert state.scenario is not None
-    if chart == "sweep":
-        choice, page_budget = SWEEPS[state.sweep], sweep_budget(state)
-    elif state.scenario.network.loss_rate <= 0 or SWEEPS[state.sweep].param == LOSS_CHART.param:
-        raise NoFill(
-            "chart",
-            "This page draws no loss chart of its own (its loss rate is 0, or its sweep plot is the loss rate's).",
-        )
-    else:
-        choice, page_budget = LOSS_CHART, _lossy_budget(state) - sweep_budget(state)
+    choice, page_budget = _chart(state, chart)
     c = priced or costed(state, choice)
     kept = _within_budget(c.costs, page_budget)
     if len(kept) < 2:
-        raise NoFill("chart", f"This scenario has no {chart} chart to fill in: too few of its values fit.")
+        raise _too_few(chart)
     values = {value for _, value, _ in kept}
     left = [cost for cost in c.costs if cost[1] not in values]
     return Fill(choice, c, kept, left, fill_plan(left))
@@ -940,6 +1016,9 @@ def sweep_points() -> Response:
     if errors:
         return _bad_fill(errors)
     try:
+        refused = unpriced_refusal(state, chart, number)  # before any point is validated, where it can be decided
+        if refused is not None:
+            raise refused
         fill = fill_of(state, chart)
         out = run_slice(fill, number)
     except NoFill as exc:

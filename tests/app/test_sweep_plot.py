@@ -6,13 +6,15 @@ from __future__ import annotations
 
 import itertools
 import json
+import random
 import re
 from typing import Any
 
 import pytest
 from flask.testing import FlaskClient
 
-from app.calculator.views import LOSS_CHART, _within_budget, fill_plan
+from app.calculator import views
+from app.calculator.views import LOSS_CHART, _within_budget, fill_plan, known_cost, most_slices
 from app.web.form import SWEEP_FILL_WORK_BUDGET, SWEEP_POINTS, SWEEP_WORK_BUDGET, SWEEPS
 from model import PRESETS, Scenario
 from model.analysis import native
@@ -260,3 +262,100 @@ def test_a_follow_up_request_refused_never_works_out_the_page_address(
     page = client.get("/?preset=n97-wan&network.rtt_ms=95")  # the control: the page itself asks it, once
     assert page.status_code == 200
     assert calls == ["n97-wan"]
+
+
+# --- issue 26: a follow-up request for a slice the page does not have, refused before its points are priced ----------
+
+
+@pytest.mark.parametrize("preset", ["n97-wan", "p98-satellite", "m98-tt-proxy"])
+@pytest.mark.parametrize("rate", [0.0, 0.01])
+def test_the_known_cost_of_a_point_is_what_pricing_it_gives(preset: str, rate: float) -> None:
+    """Where :func:`known_cost` says what each point of a chart's field costs without validating it, every valid
+    point of the field's values (and of the loss chart's) costs that (:func:`model.scenario.limits.run_cost`)."""
+    doc = PRESETS[preset].document
+    scenario = Scenario.model_validate({**doc, "network": {**doc.get("network", {}), "loss_rate": rate}})
+    checked = 0
+    for choice in [*SWEEPS.values(), LOSS_CHART]:
+        known = known_cost(scenario, choice.param)
+        if known is None:
+            continue
+        req = SweepRequest(scenario=scenario, field=choice.param, values=list(choice.values))
+        base = base_document(req)
+        for value in choice.values:
+            try:
+                s = point(req, base, value)
+            except ValueError:
+                continue
+            assert limits.run_cost(s) == known(value), (choice.param, value)
+            checked += 1
+    assert checked >= 4 * 121
+
+
+def _slices(costs: list[int], valid: list[bool], page_budget: int, budget: int) -> int | None:
+    """How many follow-up requests the page makes of the valid values (None: it draws no chart), as fill_of does."""
+    priced = [(c, float(i), Scenario()) for i, (c, ok) in enumerate(zip(costs, valid, strict=True)) if ok]
+    kept = _within_budget(priced, page_budget)
+    if len(kept) < 2:
+        return None
+    values = {v for _, v, _ in kept}
+    return len(fill_plan([p for p in priced if p[1] not in values], budget))
+
+
+def test_most_slices_is_at_least_what_any_valid_values_give() -> None:
+    """Whichever of the values turn out valid, the page has no more follow-up requests than :func:`most_slices` says,
+    and no chart where its two cheapest values cost more than its budget."""
+    rng = random.Random(26)
+    budget = 1000
+    for _ in range(3000):
+        n = rng.choice([2, 3, 5, 14, 40, 121])
+        each = rng.choice([1, 7, 90, 300, 999, 1000, 1500])
+        costs = [each if rng.random() < 0.7 else rng.randint(1, 2 * budget) for _ in range(n)]
+        page_budget = rng.choice([0, 1, 50, 400, 999, 1000])
+        valid = [rng.random() < rng.choice([1.0, 0.9, 0.5]) for _ in range(n)]
+        found = _slices(costs, valid, page_budget, budget)
+        if sum(sorted(costs)[:2]) > page_budget:
+            assert found is None
+        if found is not None:
+            assert found <= most_slices(costs, page_budget, budget), (costs, valid, page_budget)
+
+
+class _Counted:
+    """Calls of the real :func:`app.calculator.views.costed` (the chart's points validated and priced)."""
+
+    def __init__(self, monkeypatch: pytest.MonkeyPatch) -> None:
+        self.calls = 0
+        real = views.costed
+
+        def counted(*args: Any, **kwargs: Any) -> Any:
+            self.calls += 1
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(views, "costed", counted)
+
+
+@pytest.mark.parametrize(
+    ("query", "field"),
+    [
+        ("preset=n97-wan&network.loss_rate=0.01&chart=sweep&slice=40", "slice"),  # it has 5
+        ("preset=n97-wan&network.loss_rate=0.0001&chart=loss&slice=2", "slice"),  # its rates all fit the page
+        ("preset=n97-wan&network.loss_rate=0.01&page.object_count=300&page.object_size_bytes=2544", "chart"),  # none
+    ],
+    ids=["past-the-last", "nothing-left-out", "too-few-fit"],
+)
+def test_a_slice_the_page_cannot_have_is_refused_before_any_point_is_priced(
+    monkeypatch: pytest.MonkeyPatch, query: str, field: str
+) -> None:
+    """A follow-up request of a field whose points cost what the page's scenario says (the round-trip time, the loss
+    chart's rates) is refused before any of its 121 points is validated or priced (:func:`costed`): a fresh app, the
+    caches empty, as a never-seen scenario's (bench/worst_case.py lossy_fill: 123 ms of CPU on main, 2026-11-28)."""
+    from app import create_app
+
+    counted = _Counted(monkeypatch)
+    client = create_app({"TESTING": True, "PAGE_CACHE_BYTES": 0, "SWEEP_CACHE_BYTES": 0}).test_client()
+    response = client.get("/sweep-points?" + query)
+    assert response.status_code == 400
+    assert field in response.get_json()["errors"]
+    assert counted.calls == 0
+    fine = client.get("/sweep-points?preset=n97-wan&network.loss_rate=0.01&chart=sweep&slice=4")  # the control
+    assert fine.status_code == 200 and fine.get_json()["next"] is None
+    assert counted.calls == 1
