@@ -260,9 +260,10 @@ def base_units(s: Scenario, protocol: str) -> int:
     return protocols_base_units(s, [protocol])[protocol]
 
 
-def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int]:
+def protocols_base_units(s: Scenario, protocols: Sequence[str], with_rounds: bool = True) -> dict[str, int]:
     """:func:`base_units` of each of ``protocols`` on ``s``, the page as sent (:func:`_transferred`) and its responses'
-    pieces worked out once for them all, not once a protocol (a sweep asks this at every point)."""
+    pieces worked out once for them all, not once a protocol (a sweep asks this at every point). Without
+    ``with_rounds``, the window rounds are left out (:func:`work_floor`)."""
     html, sizes = _transferred(s)
     objects = len(sizes) + 1
     per_load = page_loads(s) * legs(s)
@@ -271,7 +272,10 @@ def protocols_base_units(s: Scenario, protocols: Sequence[str]) -> dict[str, int
     for protocol in protocols:
         kind = _piece_kind(protocol)
         if kind not in pieces:
-            pieces[kind] = (_response_pieces(s, kind, html, sizes), _window_rounds(s, kind, html, sizes))
+            pieces[kind] = (
+                _response_pieces(s, kind, html, sizes),
+                _window_rounds(s, kind, html, sizes) if with_rounds else 0,
+            )
         n, rounds = pieces[kind]
         sent = n * (1 + (PACED_PIECE_UNITS if s.tcp.idle_restart == "paced" else 0))
         sent += WINDOW_ROUND_UNITS * rounds
@@ -412,8 +416,23 @@ def work_units(s: Scenario) -> int:
     """Work units of predicting ``s`` for each of its protocols (the estimate every front end checks before it runs
     anything: the same scenario is always accepted or always refused, however busy the machine): the sum of
     :func:`run_units`, with the page's counts taken once (:func:`protocols_base_units`)."""
+    return work_floor(s, rounds=True)
+
+
+def work_floor(s: Scenario, rounds: bool = False) -> int:
+    """:func:`work_units` of ``s`` leaving out its window rounds (unless ``rounds``): a floor of them."""
     factor, fixed = RUN_COSTS[run_kind(s)]
-    return sum(units * factor + fixed for units in protocols_base_units(s, s.protocols).values())
+    return sum(units * factor + fixed for units in protocols_base_units(s, s.protocols, rounds).values())
+
+
+#: Sweepable fields whose every value costs a point at least what any larger value costs, and whether that holds of
+#: the window rounds too (:func:`work_floor`): ``tcp.mss_bytes``, whose larger segments (or the writes, frames or QUIC
+#: packets smaller than them) cut the responses, requests and handshakes into fewer pieces, but not into fewer window
+#: rounds (a window holds whole segments: 1,000 bytes hold one of 600 and two of 500); and
+#: ``tcp.receive_window_bytes``, whose larger windows cut the responses into fewer rounds and change nothing else
+#: counted. :func:`model.analysis.sweep.points` prices a sweep of one from its values, before validating any point,
+#: each at the floor of a larger value's units. ``tests/model/scenario/test_limits.py`` holds each to it.
+FALLING_WORK_FIELDS: dict[str, bool] = {"tcp.mss_bytes": False, "tcp.receive_window_bytes": True}
 
 
 def costly_fields(s: Scenario) -> list[str]:

@@ -353,3 +353,52 @@ def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
         except ValueError:  # not valid with the rest of the scenario: not a point of a sweep
             continue
     assert len(units) == 1, (field, units)
+
+
+@pytest.mark.parametrize("field", sorted(limits.FALLING_WORK_FIELDS))
+def test_a_falling_work_field_costs_a_point_at_least_what_a_larger_value_floors(field: str) -> None:
+    """A sweep of a field in FALLING_WORK_FIELDS is priced from its values before any point is validated
+    (model.analysis.sweep.falling_floor): a point's work_units at a value must be at least work_floor of the base at
+    any larger value (the window rounds left out where the field says so). On pages where every part of the estimate
+    counts (TLS, sessions, loss, small windows, server writes, DATA frames, QUIC packets, a split-proxy path)."""
+    from model.analysis.sweep import SweepRequest, base_document, point
+
+    rounds = limits.FALLING_WORK_FIELDS[field]
+    section, name = field.split(".")
+    bases: list[dict[str, Any]] = [
+        {"protocols": list(ALL_PROTOCOLS), "page": {"object_count": 30, "object_size_bytes": 40_000}},
+        {
+            "protocols": list(ALL_PROTOCOLS),
+            "page": {"object_count": 12, "object_size_bytes": 9_000, "css_bytes": 200_000},
+            "tcp": {"receive_window_bytes": 20_000},
+            "tls": {"version": "1.3"},
+            "session": {"pages": 2},
+            "network": {"loss_rate": 0.01},
+            "http": {"server_write_bytes": 700, "request_bytes": 5_000},
+            "multiplex": {"frame_bytes": 1_000},
+        },
+        {
+            "protocols": ["http10", "persistent", "pipelined", "getall"],
+            "proxy": {"architecture": "split_proxy"},
+            "page": {"html_bytes": 300_000, "object_bytes": [1 + (37 * i) % 5000 for i in range(200)]},
+        },
+    ]
+    values = [100, 256, 500, 536, 600, 1000, 1460, 2000, 4000, 8960, 9000, 20_000, 65_495]
+    if field == "tcp.receive_window_bytes":
+        values = [1_000, 1_200, 2_000, 2_920, 5_000, 20_000, 65_535, 200_000, 10**6, 10**8, 1_073_725_440]
+    for doc in bases:
+        req = SweepRequest.model_validate({"scenario": doc, "field": field, "values": values})
+        pts = base_document(req)
+        units = {}
+        for v in values:
+            try:
+                units[v] = limits.work_units(point(req, pts, v))
+            except ValueError:  # not valid with the rest of the scenario: not a point of a sweep
+                continue
+        assert len(units) >= 4, (doc, units)
+        for w in values:
+            part = getattr(req.scenario, section).model_copy(update={name: w})
+            floor = limits.work_floor(req.scenario.model_copy(update={section: part}), rounds)
+            assert all(u >= floor for v, u in units.items() if v <= w), (field, w, floor, units)
+            if w in units and rounds:
+                assert floor == units[w]
