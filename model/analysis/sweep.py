@@ -33,9 +33,9 @@ from model.analysis.predict import summaries
 from model.scenario import errors
 from model.scenario.errors import FieldSpec, Problem, allowed, did_you_mean, problems, spec, words
 from model.scenario.limits import (
-    FALLING_WORK_FIELDS,
     MAX_SWEEP_POINTS,
     MAX_WORK_UNITS,
+    MONOTONE_WORK_FIELDS,
     OBJECT_COUNT_FIELDS,
     WORK_FREE_FIELDS,
     Limit,
@@ -284,31 +284,35 @@ def _most_objects(req: SweepRequest, vals: Sequence[Value]) -> int:
     return objects
 
 
-#: Most values of a sweep of one of :data:`~model.scenario.limits.FALLING_WORK_FIELDS` that :func:`falling_floor`
-#: prices (about 0.1-0.3 ms each on a 1,000-object page), each standing for the smaller values down to the one before.
+#: Most values of a sweep of one of :data:`~model.scenario.limits.MONOTONE_WORK_FIELDS` that :func:`monotone_floor`
+#: prices (about 0.1-0.3 ms each on a 1,000-object page), each standing for the values on its costlier side down to
+#: the one before.
 FLOOR_PRICES = 16
 
 
-def falling_floor(req: SweepRequest, vals: Sequence[Value]) -> int | None:
-    """A floor of the work units of a sweep of one of :data:`~model.scenario.limits.FALLING_WORK_FIELDS`, known before
-    any point is validated (``None`` for another field): its distinct whole-number values within the field's range,
-    in order, are priced at :data:`FLOOR_PRICES` of them (the base scenario with the field set, not validated: the
-    units' arithmetic only), each price standing for the values up to it, which cost at least as much; a value that
-    is no whole number in range is counted as nothing (it is no point: the sweep is refused for it anyway)."""
-    rounds = FALLING_WORK_FIELDS.get(req.field)
-    if rounds is None:
+def monotone_floor(req: SweepRequest, vals: Sequence[Value]) -> int | None:
+    """A floor of the work units of a sweep of one of :data:`~model.scenario.limits.MONOTONE_WORK_FIELDS`, known
+    before any point is validated (``None`` for another field): its distinct values within the field's range (whole
+    numbers for a whole-number field), from the cheapest side, are priced at :data:`FLOOR_PRICES` of them (the base
+    scenario with the field set, not validated: the units' arithmetic only, :func:`~model.scenario.limits.work_floor`),
+    each price standing for the values since the one before, which cost at least as much; a value out of range or of
+    another type counts as nothing (it is no point: the sweep is refused for it anyway)."""
+    if req.field not in MONOTONE_WORK_FIELDS:
         return None
+    direction, rounds = MONOTONE_WORK_FIELDS[req.field]
     s = field_spec(req.field)
-    in_range = sorted(
-        {
-            v
-            for v in vals
-            if isinstance(v, int)
-            and not isinstance(v, bool)
-            and (s.low is None or v > s.low or (s.low_inclusive and v == s.low))
-            and (s.high is None or v < s.high or (s.high_inclusive and v == s.high))
-        }
-    )
+    numbers: set[float] = set()
+    for v in vals:
+        if isinstance(v, bool) or not isinstance(v, int | float) or (s.kind == "integer" and not isinstance(v, int)):
+            continue
+        if not math.isfinite(v):
+            continue
+        if s.low is not None and (v < s.low or (v == s.low and not s.low_inclusive)):
+            continue
+        if s.high is not None and (v > s.high or (v == s.high and not s.high_inclusive)):
+            continue
+        numbers.add(v)
+    in_range = sorted(numbers, reverse=direction > 0)  # the costliest first: each price stands for the values before it
     if not in_range:
         return 0
     section, name = req.field.split(".", 1)
@@ -337,7 +341,9 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
     is refused before any point is validated. A sweep of a field the work does not depend on
     (:data:`~model.scenario.limits.WORK_FREE_FIELDS`) is refused at its first point if that point's units times the
     points pass :data:`~model.scenario.limits.MAX_WORK_UNITS`, and any sweep whose objects' units alone
-    (:func:`~model.scenario.limits.objects_floor`) pass it before any. Otherwise the work is added up point by point,
+    (:func:`~model.scenario.limits.objects_floor`) pass it before any, as does a sweep of a field whose work moves one
+    way with its value (:data:`~model.scenario.limits.MONOTONE_WORK_FIELDS`: the segment size, the page's bytes, ...)
+    whose values' floor (:func:`monotone_floor`) passes it. Otherwise the work is added up point by point,
     so a sweep far over the limit is refused after a few points (the rest estimated like the last), not after
     validating every one.
     """
@@ -355,10 +361,10 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
         limit = check(floor, MAX_WORK_UNITS, "max_work_units", f"this sweep ({distinct} points, its objects alone)")
         if limit is not None:
             raise _over(limit, explicit)
-    falling = falling_floor(req, vals)  # a field whose larger values cost less: priced from its values, unvalidated
-    if falling is not None:
-        what = f"this sweep ({distinct} points, each at least what a larger {req.field} costs)"
-        limit = check(falling, MAX_WORK_UNITS, "max_work_units", what)
+    least = monotone_floor(req, vals)  # a field whose work moves one way: priced from its values, unvalidated
+    if least is not None:
+        what = f"this sweep ({distinct} points, each priced at the least its value of {req.field} can cost)"
+        limit = check(least, MAX_WORK_UNITS, "max_work_units", what)
         if limit is not None:
             raise _over(limit, explicit)
     doc = base_document(req)

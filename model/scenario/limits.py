@@ -425,14 +425,31 @@ def work_floor(s: Scenario, rounds: bool = False) -> int:
     return sum(units * factor + fixed for units in protocols_base_units(s, s.protocols, rounds).values())
 
 
-#: Sweepable fields whose every value costs a point at least what any larger value costs, and whether that holds of
-#: the window rounds too (:func:`work_floor`): ``tcp.mss_bytes``, whose larger segments (or the writes, frames or QUIC
-#: packets smaller than them) cut the responses, requests and handshakes into fewer pieces, but not into fewer window
-#: rounds (a window holds whole segments: 1,000 bytes hold one of 600 and two of 500); and
-#: ``tcp.receive_window_bytes``, whose larger windows cut the responses into fewer rounds and change nothing else
-#: counted. :func:`model.analysis.sweep.points` prices a sweep of one from its values, before validating any point,
-#: each at the floor of a larger value's units. ``tests/model/scenario/test_limits.py`` holds each to it.
-FALLING_WORK_FIELDS: dict[str, bool] = {"tcp.mss_bytes": False, "tcp.receive_window_bytes": True}
+#: Sweepable fields whose work units only move one way as the value grows, for :func:`model.analysis.sweep.points` to
+#: price a sweep of one from its values, before validating any point, each value at the floor (:func:`work_floor`) of
+#: a value on its cheaper side: ``field -> (direction, rounds)``, direction ``-1`` where a larger value costs no more
+#: (a point costs at least what any larger value's floor is), ``+1`` where it costs no less, and ``rounds`` whether the
+#: window rounds move that way too (else the floor leaves them out). Falling: ``tcp.mss_bytes``,
+#: ``multiplex.frame_bytes`` and ``quic.max_datagram_bytes`` (larger pieces: fewer responses' pieces, request and
+#: handshake segments, but not fewer window rounds, as a window holds whole pieces: 1,000 bytes hold one of 600 and two
+#: of 500), and ``tcp.receive_window_bytes`` (fewer rounds, nothing else). Rising: the page's and the headers' bytes
+#: (``page.html_bytes``, ``http.html_compression_ratio``, ``page.image_size_ratio``: an image of a larger ratio is no
+#: smaller; ``http.response_header_bytes``, ``http.request_bytes``: more pieces and rounds) and ``session.pages`` (every
+#: part times the page loads). ``tests/model/scenario/test_limits.py`` holds each to it. The search of 2026-11-28
+#: (docs/measurements.md) found a sweep of 396 segment sizes refused after 250 validated points, 0.15-0.29 s of CPU,
+#: and one of 584 image ratios 0.14 s (bench/worst_case.py seed 28, 2026-11-29).
+MONOTONE_WORK_FIELDS: dict[str, tuple[int, bool]] = {
+    "tcp.mss_bytes": (-1, False),
+    "multiplex.frame_bytes": (-1, False),
+    "quic.max_datagram_bytes": (-1, False),
+    "tcp.receive_window_bytes": (-1, True),
+    "page.html_bytes": (1, True),
+    "http.html_compression_ratio": (1, True),
+    "page.image_size_ratio": (1, True),
+    "http.response_header_bytes": (1, True),
+    "http.request_bytes": (1, True),
+    "session.pages": (1, True),
+}
 
 
 def costly_fields(s: Scenario) -> list[str]:

@@ -1090,7 +1090,7 @@ def test_a_sweep_whose_objects_alone_pass_the_limit_is_refused_before_its_points
 def test_a_sweep_of_segment_sizes_is_priced_from_its_values_before_its_points_are_validated(
     client: FlaskClient, validated_points: list[object]
 ) -> None:
-    """A point costs at least what a larger tcp.mss_bytes costs (limits.FALLING_WORK_FIELDS: fewer pieces), so a
+    """A point costs at least what a larger tcp.mss_bytes costs (limits.MONOTONE_WORK_FIELDS: fewer pieces), so a
     sweep of it is priced from its values, before any point is validated: 396 points of a 688-object page whose
     images are all drawn by style sheet rules, on pipelined (its objects' units far under the limit), were refused
     once 109 points were validated, 111 ms of CPU (docs/measurements.md, issue 26: 0.15-0.29 s in the search of
@@ -1105,7 +1105,7 @@ def test_a_sweep_of_segment_sizes_is_priced_from_its_values_before_its_points_ar
     base = base_document(req)
     every = sum(work_units(point(req, base, v)) for v in set(values(req)))  # (the real point: not counted)
     assert MAX_WORK_UNITS < body["limit"]["actual"] <= every
-    assert "396 points, each at least what a larger tcp.mss_bytes costs" in item(body, "steps")["message"]
+    assert "396 points, each priced at the least its value of tcp.mss_bytes can cost" in item(body, "steps")["message"]
     small = {**doc, "steps": 12, "start": 9_000, "stop": 1_460, "scenario": {"page": page}}
     assert client.post(S, json=small).status_code == 200
     assert len(validated_points) == 12
@@ -1116,7 +1116,9 @@ def test_a_sweep_of_invalid_points_is_refused_after_the_first_problems(
 ) -> None:
     """A sweep whose every point is invalid is refused once the problems it lists are found, the rest of its points
     not validated: 519 points of a 1,000-object page over the segment cap took 0.24 s of CPU to refuse
-    (bench/worst_case.py, 2026-11-28), validating each."""
+    (bench/worst_case.py, 2026-11-28), validating each. (That sweep, of http.response_header_bytes, is now refused
+    from its values' work before any point is validated: limits.MONOTONE_WORK_FIELDS. Segment sizes over the receive
+    window, each point invalid and the sweep's work within the limit, still list their first problems.)"""
     doc = {
         "field": "http.response_header_bytes",
         "start": 40_000,
@@ -1124,6 +1126,20 @@ def test_a_sweep_of_invalid_points_is_refused_after_the_first_problems(
         "steps": 300,  # 519 of persistent in the search: now refused from its counts (max_sweep_fixed_units and
         # its objects' units, limits.objects_floor); getall costs nothing an object
         "scenario": {"page": {"object_count": 900, "object_size_bytes": 1000}, "protocols": ["getall"]},
+    }
+    body = problem(client.post(S, json=doc), 422)
+    assert validated_points == []
+    assert body["limit"]["name"] == "max_work_units"
+    doc = {
+        "field": "tcp.mss_bytes",
+        "start": 30_000,
+        "stop": 60_000,
+        "steps": 300,
+        "scenario": {
+            "page": {"object_count": 100, "object_size_bytes": 1000},
+            "protocols": ["getall"],
+            "tcp": {"receive_window_bytes": 20_000},
+        },
     }
     body = problem(client.post(S, json=doc), 422)
     assert len(validated_points) == sys.modules["model.analysis.sweep"].MAX_POINT_PROBLEMS + 1

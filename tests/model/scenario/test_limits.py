@@ -355,21 +355,28 @@ def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
     assert len(units) == 1, (field, units)
 
 
-@pytest.mark.parametrize("field", sorted(limits.FALLING_WORK_FIELDS))
-def test_a_falling_work_field_costs_a_point_at_least_what_a_larger_value_floors(field: str) -> None:
-    """A sweep of a field in FALLING_WORK_FIELDS is priced from its values before any point is validated
-    (model.analysis.sweep.falling_floor): a point's work_units at a value must be at least work_floor of the base at
-    any larger value (the window rounds left out where the field says so). On pages where every part of the estimate
-    counts (TLS, sessions, loss, small windows, server writes, DATA frames, QUIC packets, a split-proxy path)."""
-    from model.analysis.sweep import SweepRequest, base_document, point
+@pytest.mark.parametrize("field", sorted(limits.MONOTONE_WORK_FIELDS))
+def test_a_monotone_work_field_costs_a_point_at_least_the_floor_of_its_cheaper_side(field: str) -> None:
+    """A sweep of a field in MONOTONE_WORK_FIELDS is priced from its values before any point is validated
+    (model.analysis.sweep.monotone_floor): a point's work_units at a value must be at least work_floor of the base at
+    any value on its cheaper side (larger for a falling field, smaller for a rising one; the window rounds left out
+    where the field says so), and equal to it at its own value where the rounds count. Values across the field's
+    range, on pages where every part of the estimate counts (TLS, sessions, loss, small windows, server writes, DATA
+    frames, QUIC packets, style sheets replacing images, a split-proxy path)."""
+    from model.analysis.sweep import SweepRequest, base_document, field_spec, point
 
-    rounds = limits.FALLING_WORK_FIELDS[field]
+    direction, rounds = limits.MONOTONE_WORK_FIELDS[field]
     section, name = field.split(".")
+    spec = field_spec(field)
+    low = spec.low if spec.low else 0.01
+    high = spec.high if spec.high is not None else 1e6
+    values: list[Any] = [low * (high / low) ** (i / 24) for i in range(25)]
+    values = sorted({*(round(v) for v in values)} if spec.kind == "integer" else set(values))
     bases: list[dict[str, Any]] = [
         {"protocols": list(ALL_PROTOCOLS), "page": {"object_count": 30, "object_size_bytes": 40_000}},
         {
             "protocols": list(ALL_PROTOCOLS),
-            "page": {"object_count": 12, "object_size_bytes": 9_000, "css_bytes": 200_000},
+            "page": {"object_bytes": [1 + (97 * i) % 9000 for i in range(40)], "css_bytes": 200_000},
             "tcp": {"receive_window_bytes": 20_000},
             "tls": {"version": "1.3"},
             "session": {"pages": 2},
@@ -380,12 +387,15 @@ def test_a_falling_work_field_costs_a_point_at_least_what_a_larger_value_floors(
         {
             "protocols": ["http10", "persistent", "pipelined", "getall"],
             "proxy": {"architecture": "split_proxy"},
-            "page": {"html_bytes": 300_000, "object_bytes": [1 + (37 * i) % 5000 for i in range(200)]},
+            "page": {
+                "html_bytes": 300_000,
+                "object_bytes": [1 + (37 * i) % 5000 for i in range(200)],
+                "css_replaces_images": 50,
+                "image_size_ratio": 1.7,
+            },
+            "http": {"html_compression_ratio": 0.3},
         },
     ]
-    values = [100, 256, 500, 536, 600, 1000, 1460, 2000, 4000, 8960, 9000, 20_000, 65_495]
-    if field == "tcp.receive_window_bytes":
-        values = [1_000, 1_200, 2_000, 2_920, 5_000, 20_000, 65_535, 200_000, 10**6, 10**8, 1_073_725_440]
     for doc in bases:
         req = SweepRequest.model_validate({"scenario": doc, "field": field, "values": values})
         pts = base_document(req)
@@ -399,6 +409,7 @@ def test_a_falling_work_field_costs_a_point_at_least_what_a_larger_value_floors(
         for w in values:
             part = getattr(req.scenario, section).model_copy(update={name: w})
             floor = limits.work_floor(req.scenario.model_copy(update={section: part}), rounds)
-            assert all(u >= floor for v, u in units.items() if v <= w), (field, w, floor, units)
+            costlier = {v: u for v, u in units.items() if (v <= w if direction < 0 else v >= w)}
+            assert all(u >= floor for u in costlier.values()), (field, w, floor, costlier)
             if w in units and rounds:
                 assert floor == units[w]
