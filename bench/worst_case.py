@@ -50,6 +50,14 @@ The run of 2026-11-28 (20 s a route, load 13-17, with the lossy routes and the r
 ("Refusals up front and the server's cost"): every refusal but two under 50 ms of CPU (sweep 51 ms, packets 52 ms),
 one refusal by the budget while running (now refused by the estimate), and /explain over a second (2.3 s).
 
+The runs of 2026-11-29 (60 s a route, seed 28, routes lossy_fill, sweep, lossy_sweep and page; docs/measurements.md,
+"Refusals up front: the follow-up requests and the sweeps"): before (main, load 2.1-3.1) the slowest refusals were
+82 ms (lossy_fill: a slice the page does not have, its 121 points priced first), 23, 229 (lossy_sweep: 205 receive
+windows, every point validated) and 16 ms; after (load 4.4-3.1) 70 ms (lossy_fill, one stopped by the step budget
+while running), 5, 17 and 18 ms: every refusal decided up front re-timed under 20 ms (single timings in the search
+up to 114 ms, at a load of 3 to 4). The same search found an accepted calculator page at 1.40 s median (1.57 s on
+main): its sweep plot's estimate prices it far under its time.
+
 Earlier searches the same day as the table above, before the fixes they led to, found over a second of CPU: /explain 1.14 s (a
 quadratic scan in the ladder's Nagle holds), the calculator page 1.08 s (a lossy page: the loss analysis was not
 counted in the step budget), a packets=true prediction 0.97 s median, 1.07 s max (87,000 packets in a 43 MB answer,
