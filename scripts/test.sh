@@ -23,20 +23,44 @@ missing=()
 for tool in nginx:nginx-light nghttp:nghttp2-client tcpdump:tcpdump tc:iproute2 setpriv:util-linux openssl:openssl; do
     command -v "${tool%%:*}" >/dev/null || missing+=("${tool##*:}")
 done
+# ccache (optional: it only saves compiling the engine twice, scripts/venv.sh), installed with them where we are root.
+if ! command -v ccache >/dev/null && [ "$(id -u)" -eq 0 ]; then
+    missing+=(ccache)
+fi
 if [ ${#missing[@]} -gt 0 ]; then
     if [ "$(id -u)" -ne 0 ]; then
         echo "error: ${missing[*]} missing and installing needs root: apt-get install ${missing[*]}" >&2
         exit 1
     fi
-    echo "== apt-get install ${missing[*]} (for tests/validation/test_realstack_ci.py)"
+    echo "== apt-get install ${missing[*]} (for tests/validation/test_realstack_ci.py; ccache for the engine's builds)"
     export DEBIAN_FRONTEND=noninteractive
     apt-get update -qq
     apt-get install -y -qq --no-install-recommends "${missing[@]}" >/dev/null
 fi
 
+# ns3's cppyy has three packages with no wheel for this Python on the registries (requirements-validation.txt): pip
+# builds them from source, about 140 s of one core. Built here in the background, into a folder of our own (never into
+# .venv, where the foreground installs), while the engine compiles on the other core; the install below finds them
+# there. Should this build fail, that install builds them itself (slower, the same result) and its log is shown.
+# (Skipped where .venv has them already.)
+cppyy_wheels=$(mktemp -d)
+if [ -x .venv/bin/python ] && .venv/bin/python -c "import importlib.metadata as m; [m.version(p) for p in ('CPyCppyy', 'cppyy-backend', 'cppyy')]" 2>/dev/null; then
+    true &
+else
+    python3 -m pip wheel --quiet --disable-pip-version-check --no-deps -w "$cppyy_wheels" \
+        $(grep -iE '^(cppyy|cpycppyy|cppyy-backend)==' requirements-validation.txt) > "$cppyy_wheels/log" 2>&1 &
+fi
+cppyy_build=$!
+trap 'kill "$cppyy_build" 2>/dev/null || true; rm -rf "$cppyy_wheels"' EXIT
+
 source scripts/venv.sh requirements-dev.txt
 # the packet-level simulator the model is validated against (tests/validation run it)
-python -m pip install --quiet --disable-pip-version-check -r requirements-validation.txt
+if ! wait "$cppyy_build"; then
+    echo "warning: building cppyy's wheels in the background failed; pip builds them now" >&2
+    cat "$cppyy_wheels/log" >&2
+fi
+python -m pip install --quiet --disable-pip-version-check --find-links "$cppyy_wheels" -r requirements-validation.txt
+rm -rf "$cppyy_wheels"
 
 # Lint only the source folders that exist and hold Python files (bench/ may be empty for now).
 paths=()

@@ -11,6 +11,15 @@ fi
 export VIRTUAL_ENV="$PWD/.venv"
 export PATH="$VIRTUAL_ENV/bin:$PATH"
 python -m pip install --quiet --disable-pip-version-check -r "$1" -r requirements-build.txt
+# ccache (Debian's, where it is installed; scripts/test.sh installs it): the engine's C and C++ compiles are cached by
+# their content, so a second build of the same sources (the wheel tests/test_packaging_install.py builds from a copy of
+# the checkout, or a rebuild after switching branches) reuses the objects gcc made the first time instead of compiling
+# them again (issue 26: that test 146 -> 35 s on 2 cores). Python's CFLAGS carry -g, and ccache would then hash the
+# build's folder: CCACHE_NOHASHDIR lets a build in another folder hit. LATENCY_LAB_NO_CCACHE=1 compiles as before.
+if [ -d /usr/lib/ccache ] && [ -z "${LATENCY_LAB_NO_CCACHE:-}" ]; then
+    case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) export PATH="/usr/lib/ccache:$PATH" ;; esac
+    export CCACHE_NOHASHDIR=1
+fi
 _stamp=$(python model/_backend.py stamp)
 if [ "$(cat .venv/.latency-lab-build 2>/dev/null)" != "$_stamp" ] || ! python model/_backend.py built; then
     echo "== pip install -e . (compiling the engine)" >&2
