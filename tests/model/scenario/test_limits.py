@@ -313,6 +313,28 @@ def test_a_window_of_one_segment_costs_its_rounds() -> None:
     assert all(limits.window_rounds(plain, p) == 0 for p in ALL_PROTOCOLS)
 
 
+#: A page of tiny objects whose requests a window of one segment cuts into rounds: 46 KB requests (HTTP/1.x's and
+#: HTTP/2-3's) over a 1548-byte window (bench/worst_case.py seed 28, 2026-11-29: 298 such objects on h2 and h3).
+REQUEST_ROUNDS = {
+    "page": {"object_count": 100, "object_size_bytes": 3},
+    "http": {"request_bytes": 46_188},
+    "multiplex": {"request_bytes": 46_188},
+    "tcp": {"receive_window_bytes": 1548},
+}
+
+
+@pytest.mark.parametrize("protocol", ["http10", "persistent", "pipelined", "h2", "h3"])
+def test_the_requests_window_rounds_are_counted(protocol: str) -> None:
+    """A window smaller than the requests cuts them into rounds as it does responses, each a stall of the critical
+    path (its ``slow_start_rounds``): the estimate counts them (limits._request_rounds), at least 95 % of what the run
+    took, where it counted none until 2026-11-29 (a sweep point of 298 such objects on h2 and h3 priced at 22,000
+    units, its sweep plot 1.05 s of CPU)."""
+    s = Scenario.model_validate({**REQUEST_ROUNDS, "protocols": [protocol]})
+    counts = predict(s)["results"][0]["counts"]
+    assert limits.window_rounds(s, protocol) >= 0.95 * counts["slow_start_rounds"] > 2900
+    assert "tcp.receive_window_bytes" in limits.costly_fields(s)
+
+
 @pytest.mark.parametrize("field", sorted(limits.WORK_FREE_FIELDS))
 def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
     """A sweep of a field in WORK_FREE_FIELDS refuses from its first point's units times its points (model.analysis.
