@@ -88,7 +88,7 @@ def main(argv: list[str] | None = None) -> int:
                 best = min(best, time.process_time() - c0)
         rows.append((rest, rounds, best * 1e6))
     per_round = sorted((us - args.unit_us * rest) / rounds for rest, rounds, us in rows)
-    q = statistics.quantiles(per_round, n=10)
+    q = statistics.quantiles(per_round, n=10, method="inclusive")
     print(
         f"{len(rows)} runs: µs a round beyond {args.unit_us} a unit of the rest: median {statistics.median(per_round):.1f}"
     )
