@@ -56,7 +56,9 @@ The runs of 2026-11-29 (60 s a route, seed 28, routes lossy_fill, sweep, lossy_s
 windows, every point validated) and 16 ms; after (load 4.4-3.1) 70 ms (lossy_fill, one stopped by the step budget
 while running), 5, 17 and 18 ms: every refusal decided up front re-timed under 20 ms (single timings in the search
 up to 114 ms, at a load of 3 to 4). The same search found an accepted calculator page at 1.40 s median (1.57 s on
-main): its sweep plot's estimate prices it far under its time.
+main): its sweep plot's estimate prices it far under its time. Both were the estimate's counts (the requests' window
+rounds; the connections persistent_parallel preconnects), priced since (docs/measurements.md, "Priced up front: the
+requests' window rounds and preconnected connections"): that page is refused in 18 ms, that slice runs in 93 ms.
 
 Earlier searches the same day as the table above, before the fixes they led to, found over a second of CPU: /explain 1.14 s (a
 quadratic scan in the ladder's Nagle holds), the calculator page 1.08 s (a lossy page: the loss analysis was not

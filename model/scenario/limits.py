@@ -14,8 +14,8 @@ object costs HTTP/1.0 a connection, a pipelined request almost nothing), a sessi
 ``session.pages`` times, a split-proxy path relays every segment over three legs and a sweep runs
 every protocol at every point. The response pieces are its segments, or the server's writes or DATA
 frames where those are smaller, and long requests' extra segments (:func:`response_pieces`); the window rounds
-are the rounds a receive window smaller than a response cuts it into (:func:`window_rounds`), each a stall on the
-critical path and two events (:data:`WINDOW_ROUND_UNITS`).
+are the rounds a receive window smaller than a response or a request cuts it into (:func:`window_rounds`), each a
+stall on the critical path and two events (:data:`WINDOW_ROUND_UNITS`).
 ``factor`` and ``fixed`` price the kind of run (:data:`RUN_COSTS`: a lossy run costs 6 times a
 plain one and a fixed part; issue 26), so that the estimate refuses, before anything runs, every
 request the step budget below would stop while running. ``python bench/api_load.py
@@ -181,22 +181,43 @@ WINDOW_ROUND_UNITS = 2
 
 
 def _window_rounds(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
-    """:func:`window_rounds` of a :func:`_piece_kind`."""
+    """:func:`window_rounds` of a :func:`_piece_kind`: the responses' and the requests' (:func:`_request_rounds`)."""
     piece = _piece_bytes(s, kind)
     rwnd = s.tcp.receive_window_bytes or 65_535
     per_round = max(piece, rwnd // piece * piece)
     header = s.http.response_header_bytes
+    requests = _request_rounds(s, kind, len(sizes) + 1)
     if header + max([html, *sizes]) < per_round:  # every response within a window (most pages): no pass over them
-        return 0
-    return sum((header + size) // per_round for size in [html, *sizes])
+        return requests
+    return requests + sum((header + size) // per_round for size in [html, *sizes])
+
+
+def _request_rounds(s: Scenario, kind: str, objects: int) -> int:
+    """The rounds the receive window cuts the page's ``objects`` requests into (the client sends them under the
+    server's window, ``tcp.receive_window_bytes`` too): each request's bytes (the first ``http.request_bytes``, the
+    later ones ``multiplex.request_bytes`` on HTTP/2 and HTTP/3, as :func:`_extra_segments` counts their segments)
+    over what a window holds in whole segments (QUIC packets on HTTP/3), rounded down. Until 2026-11-29 only the
+    responses' rounds were counted: an h2/h3 calculator page of 298 tiny objects, 46 KB requests and a 1548-byte
+    window (a segment a round: 9,400 rounds a run on h2, 11,700 on h3, each a window event and four steps of the
+    critical path's walk) was priced at 22,000 units a sweep point and its sweep plot took 1.05 s of CPU
+    (bench/worst_case.py seed 28, 2026-11-29). Counted, like :func:`_extra_segments`, for every object's request
+    (getall, which sends one, is counted more rounds than it makes)."""
+    mss = s.tcp.mss_bytes or 1460
+    if kind == "quic":
+        mss = min(mss, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
+    rwnd = s.tcp.receive_window_bytes or 65_535
+    per_round = max(mss, rwnd // mss * mss)
+    first = s.http.request_bytes // per_round
+    later = (s.multiplex.request_bytes if kind != "tcp" else s.http.request_bytes) // per_round
+    return first + (objects - 1) * later
 
 
 def window_rounds(s: Scenario, protocol: str) -> int:
     """The rounds the receive window (``tcp.receive_window_bytes``: the sender's cap) cuts the page's responses into,
     as sent (:func:`_transferred`): each response's bytes over what a window holds in whole pieces (at least one
-    piece), rounded down, so a response within one window counts none. A lower bound of a run's window-limited
-    rounds (slow start's rounds below the window are in the pieces' calibrated cost); each costs
-    :data:`WINDOW_ROUND_UNITS` units."""
+    piece), rounded down, so a response within one window counts none; and the requests' likewise
+    (:func:`_request_rounds`). A lower bound of a run's window-limited rounds (slow start's rounds below the window
+    are in the pieces' calibrated cost); each costs :data:`WINDOW_ROUND_UNITS` units."""
     html, sizes = _transferred(s)
     return _window_rounds(s, _piece_kind(protocol), html, sizes)
 
@@ -230,18 +251,38 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
     first = -(-s.http.request_bytes // mss) - 1
     later = -(-s.multiplex.request_bytes // mss) - 1 if protocol in FRAMED else first
     requests = first + (objects - 1) * later
+    used = connections = 1
+    if protocol in CONNECTION_PER_OBJECT:
+        used = connections = objects
+    elif protocol == "persistent_parallel":
+        used = min(objects, max(1, s.http.parallel_connections))
+        connections = max(used, preconnected(s, protocol))
+    requests += PRECONNECT_UNITS * (connections - used)
     if s.tls.version == "none":
         return requests
     tls = s.tls
     handshake = -(-tls.client_hello_bytes // mss) + -(-tls.server_flight_bytes // mss)
     handshake += tls.session_tickets * -(-tls.session_ticket_bytes // mss)
-    if protocol in CONNECTION_PER_OBJECT:
-        connections = objects
-    elif protocol == "persistent_parallel":
-        connections = min(objects, max(1, s.http.parallel_connections))
-    else:
-        connections = 1
     return requests + connections * handshake
+
+
+#: Units a connection costs that the page's objects do not pay for (:data:`OBJECT_UNITS`): one persistent_parallel
+#: opens at the click with ``http.preconnect`` whether or not an object comes to use it (:func:`preconnected`), its
+#: three-way handshake (3 steps of the native engine), beside its TLS handshake's segments (:func:`_extra_segments`).
+PRECONNECT_UNITS = 1
+
+
+def preconnected(s: Scenario, protocol: str) -> int:
+    """The connections a run of ``protocol`` opens at the click, the HTML's among them: with ``http.preconnect``
+    persistent_parallel opens all ``http.parallel_connections`` (model/protocols/persistent_parallel.py), however few
+    objects the page has; else none (0). Until 2026-11-29 the estimate counted ``min(objects, parallel_connections)``
+    connections whatever ``http.preconnect`` said: a lossy persistent_parallel run of a 2-object page with 63
+    connections preconnected and TLS 1.2 with 8 session tickets took 906 engine steps for 26 base units, 10 budget
+    steps a unit where the budget allows 5 (RUN_COSTS), and its follow-up request of the sweep plot was stopped by the
+    step budget after 58-73 ms of CPU, not refused up front (bench/worst_case.py seed 28, route lossy_fill)."""
+    if protocol == "persistent_parallel" and s.http.preconnect and s.http.parallel_connections > 1:
+        return s.http.parallel_connections
+    return 0
 
 
 #: Units more a response piece costs where a connection restarts after an idle by pacing its window out
@@ -400,7 +441,6 @@ WORK_FREE_FIELDS = frozenset(
         "http.server_think_ms",
         "http.client_think_ms",
         "http.connection_overhead_ms",
-        "http.preconnect",
         "http.pipeline_writes",
         "session.think_time_ms",
         "session.server_idle_timeout_ms",

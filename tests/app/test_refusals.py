@@ -190,3 +190,20 @@ def test_writes_frames_and_requests_smaller_than_a_segment_are_counted_up_front(
     body = _limit_problem(uncached.post("/api/v1/predict", json=doc))
     assert "(max_work_units)" in body["errors"][0]["message"]
     assert runs.count == 0
+
+
+def test_a_calculator_page_of_requests_cut_into_window_rounds_runs_nothing(uncached: FlaskClient, runs: Runs) -> None:
+    """An h2 and h3 page of 298 tiny objects whose 46 KB requests a 1548-byte window cuts a segment a round (each a
+    stall of the critical path: 9,400 a run on h2, 11,700 on h3) was accepted, its rounds uncounted, and took 1.40 s
+    of CPU, its sweep plot 1.05 s of it (bench/worst_case.py seed 28, 2026-11-29): the requests' rounds are priced
+    (limits._request_rounds), so it is refused before anything runs, at the receive window among the fields."""
+    query = (
+        "page.object_count=298&page.object_size_bytes=3&multiplex.request_bytes=46188"
+        "&tcp.receive_window_bytes=1548&protocols=h2,h3"
+    )
+    r = uncached.get("/?" + query)
+    assert r.status_code == 400
+    text = r.get_data(as_text=True)
+    assert f"at most {MAX_WORK_UNITS:,} allowed (max_work_units)" in text
+    assert 'aria-describedby="f-tcp-receive_window_bytes-help f-tcp-receive_window_bytes-error"' in text
+    assert runs.count == 0

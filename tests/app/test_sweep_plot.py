@@ -359,3 +359,18 @@ def test_a_slice_the_page_cannot_have_is_refused_before_any_point_is_priced(
     fine = client.get("/sweep-points?preset=n97-wan&network.loss_rate=0.01&chart=sweep&slice=4")  # the control
     assert fine.status_code == 200 and fine.get_json()["next"] is None
     assert counted.calls == 1
+
+
+def test_a_follow_up_request_of_preconnected_connections_is_priced_not_stopped(client: FlaskClient) -> None:
+    """A lossy persistent_parallel page of one object with 64 connections preconnected (TLS 1.2, 8 session tickets)
+    ran 10 budget steps a unit where the estimate allows 5 (its connections counted one an object): its follow-up
+    request was stopped by the step budget while running, after 58-84 ms of CPU (bench/worst_case.py seed 28,
+    lossy_fill, 2026-11-29). Priced with every connection it opens (limits.preconnected), the page keeps fewer points
+    and its slice runs to the end within the steps its units may take."""
+    query = (
+        "network.loss_rate=0.00036&http.parallel_connections=64&http.preconnect=true&tls.version=1.2"
+        "&tls.session_tickets=8&page.object_count=1&protocols=persistent_parallel,persistent,http10,pipelined"
+    )
+    response = client.get("/sweep-points?chart=sweep&slice=0&" + query)
+    assert response.status_code == 200, response.get_data(as_text=True)[:300]
+    assert response.get_json()["values"]

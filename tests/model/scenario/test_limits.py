@@ -313,6 +313,54 @@ def test_a_window_of_one_segment_costs_its_rounds() -> None:
     assert all(limits.window_rounds(plain, p) == 0 for p in ALL_PROTOCOLS)
 
 
+#: A page of tiny objects whose requests a window of one segment cuts into rounds: 46 KB requests (HTTP/1.x's and
+#: HTTP/2-3's) over a 1548-byte window (bench/worst_case.py seed 28, 2026-11-29: 298 such objects on h2 and h3).
+REQUEST_ROUNDS = {
+    "page": {"object_count": 100, "object_size_bytes": 3},
+    "http": {"request_bytes": 46_188},
+    "multiplex": {"request_bytes": 46_188},
+    "tcp": {"receive_window_bytes": 1548},
+}
+
+
+@pytest.mark.parametrize("protocol", ["http10", "persistent", "pipelined", "h2", "h3"])
+def test_the_requests_window_rounds_are_counted(protocol: str) -> None:
+    """A window smaller than the requests cuts them into rounds as it does responses, each a stall of the critical
+    path (its ``slow_start_rounds``): the estimate counts them (limits._request_rounds), at least 95 % of what the run
+    took, where it counted none until 2026-11-29 (a sweep point of 298 such objects on h2 and h3 priced at 22,000
+    units, its sweep plot 1.05 s of CPU)."""
+    s = Scenario.model_validate({**REQUEST_ROUNDS, "protocols": [protocol]})
+    counts = predict(s)["results"][0]["counts"]
+    assert limits.window_rounds(s, protocol) >= 0.95 * counts["slow_start_rounds"] > 2900
+    assert "tcp.receive_window_bytes" in limits.costly_fields(s)
+
+
+@pytest.mark.parametrize("tls", ["none", "1.2", "1.3"])
+def test_preconnected_connections_are_counted(tls: str) -> None:
+    """With ``http.preconnect`` persistent_parallel opens all ``parallel_connections`` at the click, whatever the
+    page's objects: each costs its handshakes (and TLS's, tickets included), so a run of a one-object page stays
+    within the plain kind's 5 budget steps a unit (RUN_COSTS). Until 2026-11-29 the estimate counted one connection
+    an object: these runs took 22 (no TLS), 25 (TLS 1.2: 864 steps for 34 units) and 9 (TLS 1.3) steps a unit, and a
+    lossy follow-up request of such a page was stopped by the step budget while running (bench/worst_case.py seed 28,
+    lossy_fill)."""
+    s = Scenario.model_validate(
+        {
+            "protocols": ["persistent_parallel"],
+            "page": {"object_count": 1, "object_size_bytes": 3},
+            "http": {"parallel_connections": 64, "preconnect": True},
+            "tls": {"version": tls, "session_tickets": 8 if tls != "none" else 0},
+        }
+    )
+    with limits.budget(10**12):
+        start = limits.allowance()
+        predict(s)
+        steps = start - limits.allowance()
+    assert steps <= limits.PLAIN_STEPS_PER_UNIT * limits.base_units(s, "persistent_parallel")
+    assert limits.preconnected(s, "persistent_parallel") == 64
+    alone = s.model_copy(update={"http": s.http.model_copy(update={"preconnect": False})})
+    assert limits.base_units(alone, "persistent_parallel") < limits.base_units(s, "persistent_parallel")
+
+
 @pytest.mark.parametrize("field", sorted(limits.WORK_FREE_FIELDS))
 def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
     """A sweep of a field in WORK_FREE_FIELDS refuses from its first point's units times its points (model.analysis.
