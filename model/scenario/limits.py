@@ -156,18 +156,31 @@ def _piece_kind(protocol: str) -> str:
     return "quic" if protocol == "h3" else "framed" if protocol in FRAMED else "tcp"
 
 
+def _segment_bytes(s: Scenario, kind: str) -> int:
+    """The bytes a segment carries on a :func:`_piece_kind`'s path: ``tcp.mss_bytes``, or a QUIC packet's payload
+    where that is smaller (HTTP/3)."""
+    mss = s.tcp.mss_bytes or 1460
+    if kind == "quic":
+        mss = min(mss, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
+    return mss
+
+
+def _per_round(s: Scenario, piece: int) -> int:
+    """The bytes a round under the receive window (``tcp.receive_window_bytes``) carries, in whole ``piece``-byte
+    pieces, at least one."""
+    rwnd = s.tcp.receive_window_bytes or 65_535
+    return max(piece, rwnd // piece * piece)
+
+
 def _piece_bytes(s: Scenario, kind: str) -> int:
     """The bytes of a response piece of a :func:`_piece_kind`: a segment, or a smaller write, DATA frame or QUIC
     packet."""
-    mss = s.tcp.mss_bytes or 1460
-    piece = mss
+    piece = _segment_bytes(s, kind)
     write = s.http.server_write_bytes
     if 0 < write < piece:
         piece = write
     if kind != "tcp" and s.multiplex.frame_bytes < piece:
         piece = s.multiplex.frame_bytes
-    if kind == "quic":
-        piece = min(piece, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
     return piece
 
 
@@ -182,9 +195,7 @@ WINDOW_ROUND_UNITS = 2
 
 def _window_rounds(s: Scenario, kind: str, html: int, sizes: list[int]) -> int:
     """:func:`window_rounds` of a :func:`_piece_kind`: the responses' and the requests' (:func:`_request_rounds`)."""
-    piece = _piece_bytes(s, kind)
-    rwnd = s.tcp.receive_window_bytes or 65_535
-    per_round = max(piece, rwnd // piece * piece)
+    per_round = _per_round(s, _piece_bytes(s, kind))
     header = s.http.response_header_bytes
     requests = _request_rounds(s, kind, len(sizes) + 1)
     if header + max([html, *sizes]) < per_round:  # every response within a window (most pages): no pass over them
@@ -202,11 +213,7 @@ def _request_rounds(s: Scenario, kind: str, objects: int) -> int:
     critical path's walk) was priced at 22,000 units a sweep point and its sweep plot took 1.05 s of CPU
     (bench/worst_case.py seed 28, 2026-11-29). Counted, like :func:`_extra_segments`, for every object's request
     (getall, which sends one, is counted more rounds than it makes)."""
-    mss = s.tcp.mss_bytes or 1460
-    if kind == "quic":
-        mss = min(mss, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
-    rwnd = s.tcp.receive_window_bytes or 65_535
-    per_round = max(mss, rwnd // mss * mss)
+    per_round = _per_round(s, _segment_bytes(s, kind))
     first = s.http.request_bytes // per_round
     later = (s.multiplex.request_bytes if kind != "tcp" else s.http.request_bytes) // per_round
     return first + (objects - 1) * later
@@ -245,9 +252,7 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
     Until 2026-11-28 HTTP/2-3's requests and TLS were not counted: 370 objects of 62 KB requests on h2 ran 46 budget
     steps a unit (the plain kind is calibrated at most 5), a lossless predict of 8 protocols 1.2 s of CPU
     (bench/worst_case.py). HTTP/3's are QUIC packets (:func:`_response_pieces`)."""
-    mss = s.tcp.mss_bytes or 1460
-    if protocol == "h3":
-        mss = min(mss, s.quic.max_datagram_bytes - QUIC_PACKET_OVERHEAD_BYTES)
+    mss = _segment_bytes(s, _piece_kind(protocol))
     first = -(-s.http.request_bytes // mss) - 1
     later = -(-s.multiplex.request_bytes // mss) - 1 if protocol in FRAMED else first
     requests = first + (objects - 1) * later
