@@ -305,13 +305,8 @@ def monotone_floor(req: SweepRequest, vals: Sequence[Value]) -> int | None:
     for v in vals:
         if isinstance(v, bool) or not isinstance(v, int | float) or (s.kind == "integer" and not isinstance(v, int)):
             continue
-        if not math.isfinite(v):
-            continue
-        if s.low is not None and (v < s.low or (v == s.low and not s.low_inclusive)):
-            continue
-        if s.high is not None and (v > s.high or (v == s.high and not s.high_inclusive)):
-            continue
-        numbers.add(v)
+        if math.isfinite(v) and s.within(v):
+            numbers.add(v)
     in_range = sorted(numbers, reverse=direction > 0)  # the costliest first: each price stands for the values before it
     if not in_range:
         return 0

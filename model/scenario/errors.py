@@ -71,6 +71,11 @@ class FieldSpec:
     max_items: int | None = None
     item: FieldSpec | None = None  # array: what each item accepts (None if unknown)
 
+    def within(self, x: float) -> bool:
+        """Whether the number ``x`` is within the bounds (``low``, ``high``, each inclusive or not; none: unbounded)."""
+        low_ok = self.low is None or (x >= self.low if self.low_inclusive else x > self.low)
+        return low_ok and (self.high is None or (x <= self.high if self.high_inclusive else x < self.high))
+
 
 @dataclass(frozen=True, slots=True)
 class Problem:

@@ -132,9 +132,7 @@ class Design(BaseModel):
 
 
 def _range_problem(name: str, where: str, x: float, s: FieldSpec) -> str | None:
-    low_ok = s.low is None or (x >= s.low if s.low_inclusive else x > s.low)
-    high_ok = s.high is None or (x <= s.high if s.high_inclusive else x < s.high)
-    if low_ok and high_ok:
+    if s.within(x):
         return None
     return f"fields.{name}.{where}: {x:g} is out of range; allowed: {words(s, with_null=False)}"
 
