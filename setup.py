@@ -1,13 +1,13 @@
 """Build of latency-lab's compiled engine: Cython compiles the engine's own ``.py`` modules.
 
-The list of modules is :data:`model._backend.COMPILED` (``model/_backend.py`` loaded on its own, without importing
+The list of modules is :data:`latency_lab._backend.COMPILED` (``latency_lab/_backend.py`` loaded on its own, without importing
 the package); each module's ``.pxd`` beside it gives its classes C layouts. A module that fails to compile is left
-out (``optional``): the Python source then runs, and ``model.engine_backend()`` says so.
+out (``optional``): the Python source then runs, and ``latency_lab.engine_backend()`` says so.
 
-The build records what each module was built from (:data:`model._backend.BUILD_RECORD`, the SHA-256 of its
-sources, :func:`model._backend.source_hashes`) beside the modules: in the wheel, and in the checkout when built in
-place (``pip install -e .``, ``setup.py build_ext --inplace``). ``import model`` compares it with the sources present
-and runs the Python engine where they differ (``model._backend._stale``).
+The build records what each module was built from (:data:`latency_lab._backend.BUILD_RECORD`, the SHA-256 of its
+sources, :func:`latency_lab._backend.source_hashes`) beside the modules: in the wheel, and in the checkout when built in
+place (``pip install -e .``, ``setup.py build_ext --inplace``). ``import latency_lab`` compares it with the sources present
+and runs the Python engine where they differ (``latency_lab._backend._stale``).
 """
 
 from __future__ import annotations
@@ -25,8 +25,8 @@ ROOT = Path(__file__).resolve().parent
 
 
 def _load_backend() -> ModuleType:
-    """model/_backend.py on its own (it imports nothing of the model's; the package is not imported)."""
-    spec = importlib.util.spec_from_file_location("_latency_lab_build_backend", ROOT / "model" / "_backend.py")
+    """latency_lab/_backend.py on its own (it imports nothing of the model's; the package is not imported)."""
+    spec = importlib.util.spec_from_file_location("_latency_lab_build_backend", ROOT / "latency_lab" / "_backend.py")
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
@@ -40,11 +40,11 @@ def compiled_modules() -> tuple[str, ...]:
     return tuple(BACKEND.COMPILED)
 
 
-#: The native engine (C++, model/engine/native/): its binding and its sources (model._backend.NATIVE_SOURCES, which
+#: The native engine (C++, latency_lab/engine/native/): its binding and its sources (latency_lab._backend.NATIVE_SOURCES, which
 #: lists its headers too, for the stale-build check: declared once, there).
 NATIVE: str = BACKEND.NATIVE
 NATIVE_SOURCES = tuple(name for name in BACKEND.NATIVE_SOURCES if name.endswith((".pyx", ".cpp")))
-#: What each extension is built from, hashed before Cython reads it (model._backend.source_hashes); BuildExt records
+#: What each extension is built from, hashed before Cython reads it (latency_lab._backend.source_hashes); BuildExt records
 #: it for the extensions that build.
 BUILT_FROM: dict[str, dict[str, str]] = {}
 
@@ -60,7 +60,7 @@ def extensions() -> list[Extension]:
         Extension(name, [name.replace(".", "/") + ".py"], optional=True, extra_compile_args=["-O2"])
         for name in compiled_modules()
     ]
-    native = ROOT / "model" / "engine" / "native"
+    native = ROOT / "latency_lab" / "engine" / "native"
     exts.append(
         Extension(
             NATIVE,
@@ -82,7 +82,7 @@ def extensions() -> list[Extension]:
 
 class BuildExt(build_ext):
     """build_ext that records what each extension was built from (:data:`BUILT_FROM`, for those that built) in
-    model/_build_hashes.json, in the build folder (so in the wheel) and, built in place, beside the sources; and
+    latency_lab/_build_hashes.json, in the build folder (so in the wheel) and, built in place, beside the sources; and
     that replaces a compiled module by a new file instead of writing over the old one: a process that has the old
     one loaded keeps its mapping (writing in place can crash it with SIGBUS)."""
 
@@ -90,9 +90,9 @@ class BuildExt(build_ext):
         self._recorded: dict[str, dict[str, str]] = {}
         super().run()  # builds into build_lib, then (in place) copies the modules beside their sources
         text = json.dumps(self._recorded, indent=1, sort_keys=True) + "\n"
-        folders = [os.path.join(self.build_lib, "model")]
+        folders = [os.path.join(self.build_lib, "latency_lab")]
         if self.inplace:
-            folders.append(self.get_finalized_command("build_py").get_package_dir("model"))
+            folders.append(self.get_finalized_command("build_py").get_package_dir("latency_lab"))
         for folder in folders:
             os.makedirs(folder, exist_ok=True)
             with open(os.path.join(folder, BACKEND.BUILD_RECORD), "w", encoding="utf-8") as f:

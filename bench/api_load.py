@@ -3,7 +3,7 @@ at least 2) on 127.0.0.1 only, driven by wrk; ``--worker-class sync`` or ``gthre
 
     bash bench/api_load.sh                    # installs wrk if needed, then runs this (about 2-3 minutes)
     python bench/api_load.py [--duration 60] [--short 20] [--connections 4] [--port 8765]
-    python bench/api_load.py --calibrate      # µs of model time per work unit (model/scenario/limits.py)
+    python bench/api_load.py --calibrate      # µs of model time per work unit (latency_lab/scenario/limits.py)
     python bench/api_load.py --limits         # time the largest requests the limits allow
 
 Runs, each against the goals of issue 6 (predict: at least 1000 requests/s with p99 under 50 ms;
@@ -178,7 +178,7 @@ def start_server(port: int, worker_class: str = "readme") -> subprocess.Popen[by
     if worker_class == "readme":
         env.update(PORT=str(port), HOST=HOST, GUNICORN_CMD_ARGS="--log-level warning")
         env.setdefault("MALLOC_MMAP_THRESHOLD_", "131072")  # as scripts/run.sh sets it
-        cmd = [str(gunicorn), "-c", "scripts/gunicorn.conf.py", "app:create_app()"]
+        cmd = [str(gunicorn), "-c", "scripts/gunicorn.conf.py", "latency_lab_web:create_app()"]
     else:
         cmd = [
             str(gunicorn),
@@ -192,7 +192,7 @@ def start_server(port: int, worker_class: str = "readme") -> subprocess.Popen[by
             "warning",
             "--limit-request-line",
             "8190",
-            "app:create_app()",
+            "latency_lab_web:create_app()",
         ]
     proc = subprocess.Popen(cmd, cwd=ROOT, env=env)
     deadline = time.monotonic() + 30
@@ -232,8 +232,8 @@ def check_answers(port: int) -> None:
 
 
 def engine_text() -> str:
-    """What ``python -m model --version`` says in this environment (the engine the server's workers import)."""
-    out = subprocess.run([sys.executable, "-m", "model", "--version"], cwd=ROOT, capture_output=True, text=True)
+    """What ``python -m latency_lab --version`` says in this environment (the engine the server's workers import)."""
+    out = subprocess.run([sys.executable, "-m", "latency_lab", "--version"], cwd=ROOT, capture_output=True, text=True)
     return out.stdout.strip() or out.stderr.strip()[-300:]
 
 
@@ -300,12 +300,12 @@ def report(results: list[WrkResult], memory: Memory) -> None:
 
 
 def calibrate() -> int:
-    """Model time per work unit for a spread of pages and protocols (the basis of model/scenario/limits.py)."""
+    """Model time per work unit for a spread of pages and protocols (the basis of latency_lab/scenario/limits.py)."""
     sys.path.insert(0, str(ROOT))
-    from model import ALL_PROTOCOLS, Scenario
-    from model.analysis.predict import result, simulate
-    from model.scenario.limits import work_units
-    from model.scenario.params import resolve
+    from latency_lab import ALL_PROTOCOLS, Scenario
+    from latency_lab.analysis.predict import result, simulate
+    from latency_lab.scenario.limits import work_units
+    from latency_lab.scenario.params import resolve
 
     print(f"{'page':<34}{'protocol':<17}{'units':>7}{'ms':>9}{'us/unit':>9}")
     worst = 0.0
@@ -338,9 +338,9 @@ def calibrate() -> int:
 def limits() -> int:
     """Time the largest requests the limits allow, one at a time, in process, with the answers cache off."""
     sys.path.insert(0, str(ROOT))
-    from app import create_app
-    from model import Scenario
-    from model.scenario.limits import work_units
+    from latency_lab import Scenario
+    from latency_lab.scenario.limits import work_units
+    from latency_lab_web import create_app
 
     client = create_app({"TESTING": True, "API_CACHE_BYTES": 0}).test_client()
     big = {"page": {"object_count": 999, "object_size_bytes": 13800}}  # 9,995 segments: the scenario's cap

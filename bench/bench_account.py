@@ -1,6 +1,6 @@
 """The teaching panel's account of the time, timed: ``python bench/bench_account.py``.
 
-``model.analysis.account.account`` (one run of the schedule and one walk of its critical path per page: the
+``latency_lab.analysis.account.account`` (one run of the schedule and one walk of its critical path per page: the
 breakdown and the path stalls come from the same walk) on the issue's large page, 300 objects of 20 KB over a
 persistent connection, and the whole ``/explain`` panel (formula, ladder, templates) through the Flask app in
 process. Prints the median and the spread of ``--repeat`` runs each, with the machine's load average, so a figure
@@ -20,8 +20,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path.cwd()))
 
-from model import Scenario
-from model.analysis.account import account
+from latency_lab import Scenario
+from latency_lab.analysis.account import account
 
 DOC = {
     "protocols": ["persistent"],
@@ -51,7 +51,7 @@ def main() -> None:
     scenario = Scenario.model_validate(DOC)
     print(f"load average before: {' '.join(f'{x:.2f}' for x in os.getloadavg())}")
     print(line("account(), 300 x 20 KB persistent", timed(lambda: account(scenario, "persistent"), args.repeat)))
-    from app import create_app
+    from latency_lab_web import create_app
 
     client = create_app().test_client()
 

@@ -7,13 +7,13 @@ The scenarios are the validation grid's (``validation.grid.scenarios()``: 320 pl
 ``tcp.profile: ns3``); ``--limit N`` keeps the first N.
 
 The CLI: the scenarios are written to a temporary JSON Lines file and a JSON array file, and
-``python -m model predict --jsonl FILE`` and ``python -m model predict FILE`` run as subprocesses over
+``python -m latency_lab predict --jsonl FILE`` and ``python -m latency_lab predict FILE`` run as subprocesses over
 the whole file, output to a file (JSON included), for both engines: the default (compiled, if built
 and not stale) and ``LATENCY_LAB_ENGINE=python`` (the Python reference). Each command is timed by its
 wall time, the median of R runs. Its start-up (interpreter, imports, the model's set-up) is the same
 command on a one-scenario file of the same format (one protocol, a one-object page: a fraction of a
 millisecond of prediction), also the median of R runs. Raw per-scenario cost: wall / N; net: (wall -
-start-up) / N. The engine each subprocess runs is asked of ``python -m model --version`` before and
+start-up) / N. The engine each subprocess runs is asked of ``python -m latency_lab --version`` before and
 after, and every timed run's stderr is checked for the warning of a stale compiled build (the Python
 engine then runs; the row says so).
 
@@ -77,9 +77,9 @@ def _env(engine: str) -> dict[str, str]:
 
 
 def engine_used(engine: str) -> str:
-    """The engine ``python -m model`` really runs with ``engine``'s environment (a stale build runs Python)."""
+    """The engine ``python -m latency_lab`` really runs with ``engine``'s environment (a stale build runs Python)."""
     out = subprocess.run(
-        [sys.executable, "-m", "model", "--version"],
+        [sys.executable, "-m", "latency_lab", "--version"],
         cwd=REPO,
         env=_env(engine),
         capture_output=True,
@@ -98,8 +98,8 @@ def write_inputs(folder: Path, name: str, docs: Sequence[dict[str, Any]]) -> dic
     return {"jsonl": jsonl, "json": arr}
 
 
-#: How ``model._backend``'s warning starts when the compiled engine was built from other sources than the ones
-#: present (model._backend.STALE_WARNING; the Python engine then runs).
+#: How ``latency_lab._backend``'s warning starts when the compiled engine was built from other sources than the ones
+#: present (latency_lab._backend.STALE_WARNING; the Python engine then runs).
 STALE = "compiled engine built from other sources than these"
 
 
@@ -109,9 +109,9 @@ def _children_cpu() -> float:
 
 
 def cli_once(path: Path, fmt: str, engine: str, out: Path) -> tuple[float, float, bool]:
-    """Wall and CPU seconds of one ``python -m model predict`` over ``path``, its output written to ``out``,
+    """Wall and CPU seconds of one ``python -m latency_lab predict`` over ``path``, its output written to ``out``,
     and whether the compiled engine was asked for but found stale (the Python engine ran)."""
-    cmd = [sys.executable, "-m", "model", "predict", *(["--jsonl"] if fmt == "jsonl" else []), str(path)]
+    cmd = [sys.executable, "-m", "latency_lab", "predict", *(["--jsonl"] if fmt == "jsonl" else []), str(path)]
     with out.open("wb") as f:
         cpu0 = _children_cpu()
         t0 = time.perf_counter()
@@ -344,7 +344,7 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"CLI: median of {args.repeats} runs, output to a file; net = (time - start-up) / scenarios")
     print(
-        f"engines (python -m model --version): default {engines['compiled']} at the start, "
+        f"engines (python -m latency_lab --version): default {engines['compiled']} at the start, "
         f"{engine_used('compiled')} at the end; LATENCY_LAB_ENGINE=python {engines['python']}; "
         f"--jsonl outputs identical across engines: {'yes' if cli['same', 'jsonl']['identical'] else 'NO'}"
     )

@@ -1,4 +1,4 @@
-"""The expected cost of random loss (model.analysis.expected_loss) against ns-3 with a RateErrorModel, over seeds.
+"""The expected cost of random loss (latency_lab.analysis.expected_loss) against ns-3 with a RateErrorModel, over seeds.
 
 For each point of a grid (RTT, loss rate, page, protocol), ns-3 (validation/harness.cc, TcpNewReno, no SACK,
 the ns3 profile) runs the page once without loss and N times with independent packet loss on both

@@ -7,10 +7,10 @@ Prints, for the 43-object Microscape page (seed 004) with all seven protocols, l
 the median and 90th percentile of ``predict`` over N runs on each engine, beside the goal, with the
 ratio measured/goal, the cost per packet the model schedules and the native engine's speed-up, and the
 median CPU time of the same runs (this process's user + system time: other load on a shared machine
-disturbs it less than the wall time the goals are stated in). The native engine (C++, model/engine/native)
+disturbs it less than the wall time the goals are stated in). The native engine (C++, latency_lab/engine/native)
 runs in this process (``pip install -e .`` builds it); the same cases run in child processes on the Python
 engine compiled by Cython (``LATENCY_LAB_NATIVE=0``, the engine before the native one) and on the Python
-reference (``LATENCY_LAB_ENGINE=python``, :mod:`model._backend`). All figures come from this one run on this
+reference (``LATENCY_LAB_ENGINE=python``, :mod:`latency_lab._backend`). All figures come from this one run on this
 machine; Python's garbage collector is paused while timing.
 """
 
@@ -31,8 +31,8 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
-from model import ALL_PROTOCOLS, Scenario, engine_backend, predict, preset  # noqa: E402
-from model.analysis import native  # noqa: E402
+from latency_lab import ALL_PROTOCOLS, Scenario, engine_backend, predict, preset  # noqa: E402
+from latency_lab.analysis import native  # noqa: E402
 
 GOALS_MS = {"microscape-43-objects": 2.0, "microscape-1%-loss": 10.0, "one-object": 0.2}
 

@@ -1,4 +1,4 @@
-"""Benchmark: scenarios per second of ``run_study`` (model.studies.study) in 1 and in 2 processes.
+"""Benchmark: scenarios per second of ``run_study`` (latency_lab.studies.study) in 1 and in 2 processes.
 
     python bench/bench_study.py [--scenarios N] [--jobs 1 2] [--shard-size N]
 
@@ -26,9 +26,9 @@ sys.path.insert(0, str(ROOT))
 
 import pandas as pd  # noqa: E402
 
-from model import __version__, engine_backend  # noqa: E402
-from model.analysis import native  # noqa: E402
-from model.studies.study import load_design, run_study  # noqa: E402
+from latency_lab import __version__, engine_backend  # noqa: E402
+from latency_lab.analysis import native  # noqa: E402
+from latency_lab.studies.study import load_design, run_study  # noqa: E402
 
 
 def design(n: int) -> dict[str, object]:

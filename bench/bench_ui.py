@@ -24,9 +24,9 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from app import create_app
-from app.web.form import DEFAULT_SWEEP, SWEEPS
-from model import predict, preset
+from latency_lab import predict, preset
+from latency_lab_web import create_app
+from latency_lab_web.web.form import DEFAULT_SWEEP, SWEEPS
 
 GOAL_MS = 150.0
 GOAL_FIRST_VIEW_BYTES = 1_500_000

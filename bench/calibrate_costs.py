@@ -1,4 +1,4 @@
-"""Calibrate the work estimate's costs (model/scenario/limits.py): CPU per work unit, lossless and lossy, and steps.
+"""Calibrate the work estimate's costs (latency_lab/scenario/limits.py): CPU per work unit, lossless and lossy, and steps.
 
 The work estimate refuses a request before anything runs when its work units pass a documented limit
 (``max_work_units``); the step budget inside the engine is the backstop. For the estimate to refuse everything the
@@ -9,9 +9,9 @@ several times that per unit, plus a fixed part per protocol run. So:
 
     run units = base units x factor + fixed        (limits.run_units; base units: limits.base_units)
 
-with ``factor`` and ``fixed`` per kind of run (:data:`~model.scenario.limits.RUN_COSTS`: ``plain``, ``fallback``
+with ``factor`` and ``fixed`` per kind of run (:data:`~latency_lab.scenario.limits.RUN_COSTS`: ``plain``, ``fallback``
 (split proxy), ``loss``). This script draws random scenarios of each kind (pages of 0 to 999 objects, 1 to 10 MB
-HTML, any protocol), runs each protocol alone in this process the way a request does (``model.predict`` inside a
+HTML, any protocol), runs each protocol alone in this process the way a request does (``latency_lab.predict`` inside a
 request's step budget) and reports, per kind:
 
 - µs of CPU per base unit (median and maximum) and the fixed µs per run (a least-squares line over the runs);
@@ -19,7 +19,7 @@ request's step budget) and reports, per kind:
   maximum): the estimate must charge at least ``steps / (MAX_ENGINE_STEPS / MAX_WORK_UNITS)`` units per base unit
   beyond its fixed term, or the budget could stop a request the estimate accepted;
 - the factor and fixed term those imply for a unit of ``--unit-us`` µs (default: :data:`UNIT_US`, the time
-  :data:`~model.scenario.limits.MAX_WORK_UNITS` units may take, over the count), beside the ones in use.
+  :data:`~latency_lab.scenario.limits.MAX_WORK_UNITS` units may take, over the count), beside the ones in use.
 
     python bench/calibrate_costs.py                 # 60 scenarios a kind, about a minute
     python bench/calibrate_costs.py --runs 200 --seed 3
@@ -44,8 +44,8 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from model import ALL_PROTOCOLS, Scenario, engine_backend, predict
-from model.scenario import limits
+from latency_lab import ALL_PROTOCOLS, Scenario, engine_backend, predict
+from latency_lab.scenario import limits
 
 #: CPU µs one work unit stands for: 0.6 s for MAX_WORK_UNITS, which leaves the app's part (parsing, the answer's
 #: JSON, rendering) and a busy machine room under the one-second promise.
@@ -86,7 +86,7 @@ def draw(rng: random.Random, kind: str) -> Scenario | None:
 
 #: Modules whose caches a server fills once and keeps (the field descriptions problems are written from, the
 #: gallery's seed studies): :func:`forget` leaves them warm, as every request after the first finds them.
-WARM_FOREVER = frozenset({"model.scenario.errors", "model.studies.experiments"})
+WARM_FOREVER = frozenset({"latency_lab.scenario.errors", "latency_lab.studies.experiments"})
 
 
 def forget() -> None:
@@ -96,7 +96,7 @@ def forget() -> None:
     (:data:`WARM_FOREVER`) stay. Best of two without this timed the second run from the first one's caches: a lossy
     run of a new RTT costs 5 to 8 times that (n97-wan at 1 %: 29 ms against 4.6 ms, 2026-11-28)."""
     for name, module in list(sys.modules.items()):
-        if (name == "model" or name.startswith("model.")) and name not in WARM_FOREVER:
+        if (name == "latency_lab" or name.startswith("latency_lab.")) and name not in WARM_FOREVER:
             for obj in list(vars(module).values()):
                 clear = getattr(obj, "cache_clear", None)
                 if callable(clear):

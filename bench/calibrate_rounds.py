@@ -1,13 +1,13 @@
 """Calibrate what a window round costs a sweep point, in the native engine's units (limits.NATIVE_WINDOW_ROUND_UNITS).
 
 A receive window smaller than a response or a request cuts it into rounds (``limits.window_rounds``): each a window
-event and a stall on the critical path, walked by the sweep's summary of the run (``model.analysis.native.summary``)
+event and a stall on the critical path, walked by the sweep's summary of the run (``latency_lab.analysis.native.summary``)
 at about 20 µs of CPU, where a response piece costs about 1.2 µs (RUN_COSTS' ``plain``). The calculator's sweep plot
 and its follow-up requests price their points in the native engine's units (``limits.run_cost``: a plain unit about
 1.2 µs), so a round is priced there at its CPU over a plain unit's.
 
 This script draws random one-protocol lossless pages with small windows (tiny objects and large requests, or large
-responses), runs each sweep point's work cold (``model.analysis.predict.summaries``, the model's caches emptied
+responses), runs each sweep point's work cold (``latency_lab.analysis.predict.summaries``, the model's caches emptied
 first) and prints, per run, the µs of CPU beyond ``--unit-us`` a unit of the rest of its work (pieces, objects,
 requests: ``protocols_base_units`` without rounds) per round, and the least-squares line over all of them.
 
@@ -30,9 +30,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.calibrate_costs import forget
-from model import ALL_PROTOCOLS, Scenario, engine_backend
-from model.analysis.predict import summaries
-from model.scenario import limits
+from latency_lab import ALL_PROTOCOLS, Scenario, engine_backend
+from latency_lab.analysis.predict import summaries
+from latency_lab.scenario import limits
 
 
 def draw(rng: random.Random) -> Scenario | None:

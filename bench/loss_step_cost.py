@@ -31,9 +31,9 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from bench.calibrate_costs import fit, measure  # CPU best of two and the steps charged, as one request runs
-from model import ALL_PROTOCOLS, Scenario, engine_backend
-from model.analysis import native
-from model.scenario import limits
+from latency_lab import ALL_PROTOCOLS, Scenario, engine_backend
+from latency_lab.analysis import native
+from latency_lab.scenario import limits
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -20,7 +20,7 @@ evict:
 Every ``--interval`` seconds it reads the resident memory (``VmRSS`` in ``/proc/<pid>/status``) of each
 gunicorn worker (the master's children) and prints the curve, with the requests per second since the last
 sample; then each worker's memory after the warm-up (default: the first half) and at the end, each the
-median of the samples of the last 5 s. tests/app/test_memory.py runs the same soak and asserts the end
+median of the samples of the last 5 s. tests/latency_lab_web/test_memory.py runs the same soak and asserts the end
 within 10 % of the warm-up's figure.
 
 ``--mmap-threshold 131072`` serves with ``MALLOC_MMAP_THRESHOLD_=131072`` (see :data:`MMAP_ENV`; the test
@@ -63,7 +63,7 @@ ROOT = Path(__file__).resolve().parents[1]
 if str(ROOT) not in sys.path:
     sys.path.insert(0, str(ROOT))
 
-from tests.app.test_server import (  # noqa: E402  (after the path set-up above)
+from tests.latency_lab_web.test_server import (  # noqa: E402  (after the path set-up above)
     HOST,
     Server,
     live_processes,
@@ -323,7 +323,7 @@ def main(argv: list[str] | None = None) -> int:
         type=int,
         default=None,
         metavar="BYTES",
-        help=f"serve with {MMAP_ENV}=BYTES (glibc's malloc: a fixed threshold; tests/app/test_memory.py: {MMAP_THRESHOLD})",
+        help=f"serve with {MMAP_ENV}=BYTES (glibc's malloc: a fixed threshold; tests/latency_lab_web/test_memory.py: {MMAP_THRESHOLD})",
     )
     args = parser.parse_args(argv)
     extra = {MMAP_ENV: str(args.mmap_threshold)} if args.mmap_threshold is not None else {}

@@ -86,19 +86,19 @@ from urllib.parse import urlencode
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from app import create_app
-from app.calculator.views import flatten
-from app.web.query import SCENARIO_PARAMS
 from bench.calibrate_costs import forget
-from model import engine_backend
-from model.analysis.sweep import SWEEPABLE_FIELDS, field_spec
-from model.scenario.errors import FieldSpec
-from model.scenario.limits import MAX_ENGINE_STEPS, MAX_SWEEP_POINTS, MAX_WORK_UNITS
-from model.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
+from latency_lab import engine_backend
+from latency_lab.analysis.sweep import SWEEPABLE_FIELDS, field_spec
+from latency_lab.scenario.errors import FieldSpec
+from latency_lab.scenario.limits import MAX_ENGINE_STEPS, MAX_SWEEP_POINTS, MAX_WORK_UNITS
+from latency_lab.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
+from latency_lab_web import create_app
+from latency_lab_web.calculator.views import flatten
+from latency_lab_web.web.query import SCENARIO_PARAMS
 
 ROUTES = ("predict", "packets", "formula", "sweep", "page", "explain", "lossy_sweep", "lossy_page", "lossy_fill")
 #: Routes whose scenarios always have random loss (network.loss_rate log-uniform over LOSS_RATES): lossy runs cost the
-#: most per work unit (model.scenario.limits.RUN_COSTS), so they get a search of their own.
+#: most per work unit (latency_lab.scenario.limits.RUN_COSTS), so they get a search of their own.
 LOSSY_ROUTES = {"lossy_sweep": "sweep", "lossy_page": "page", "lossy_fill": "fill"}
 LOSS_RATES = (1e-4, 0.2)
 #: The promise for a refusal (issue 26): answered before anything runs, in under 50 ms.

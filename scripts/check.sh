@@ -9,18 +9,18 @@ if [ ! -x .venv/bin/python ]; then
     exit 1
 fi
 export PATH="$PWD/.venv/bin:$PATH"
-paths=(model app tests bench validation setup.py)
+paths=(latency_lab latency_lab_web tests bench validation setup.py)
 echo "== ruff check"
 ruff check "${paths[@]}"
 echo "== ruff format --check"
 ruff format --check "${paths[@]}"
-echo "== mypy model app validation"
-mypy model app validation
+echo "== mypy latency_lab latency_lab_web validation"
+mypy latency_lab latency_lab_web validation
 echo "== import contracts (lint-imports)"
 lint-imports --no-cache
 echo "== unit tests"
 python -m pytest -q -p no:cacheprovider -m "not browser and not slow" \
     --ignore=tests/browser --ignore=tests/validation \
-    --deselect tests/model/engine/test_engine_backends.py \
-    --ignore=tests/app/test_server.py --ignore=tests/app/test_memory.py \
-    --ignore=tests/app/test_api_schemathesis.py --ignore=tests/model/test_cli_dask.py "$@"
+    --deselect tests/latency_lab/engine/test_engine_backends.py \
+    --ignore=tests/latency_lab_web/test_server.py --ignore=tests/latency_lab_web/test_memory.py \
+    --ignore=tests/latency_lab_web/test_api_schemathesis.py --ignore=tests/latency_lab/test_cli_dask.py "$@"

@@ -8,6 +8,6 @@ cd "$(dirname "${BASH_SOURCE[0]}")/.."
 source scripts/venv.sh requirements.txt
 # glibc's malloc keeps a fixed mmap threshold (128 KiB) instead of raising it to the largest block freed: a big
 # page's passing buffers then get their own mappings, not holes between cached answers, and the workers' memory
-# stays flat (tests/app/test_memory.py: about 155 MB a worker, flat within 1 %, against 245 MB and creeping)
+# stays flat (tests/latency_lab_web/test_memory.py: about 155 MB a worker, flat within 1 %, against 245 MB and creeping)
 export MALLOC_MMAP_THRESHOLD_="${MALLOC_MMAP_THRESHOLD_:-131072}"
-exec gunicorn -c scripts/gunicorn.conf.py "app:create_app()"
+exec gunicorn -c scripts/gunicorn.conf.py "latency_lab_web:create_app()"

@@ -22,7 +22,7 @@ sys.path.insert(0, str(ROOT))
 from playwright.sync_api import sync_playwright  # noqa: E402
 from werkzeug.serving import make_server  # noqa: E402
 
-from app import create_app  # noqa: E402
+from latency_lab_web import create_app  # noqa: E402
 
 #: Every plot is drawn from its current figure (see plots_drawn.js).
 PLOTS_DRAWN = (ROOT / "tests" / "browser" / "plots_drawn.js").read_text(encoding="utf-8")

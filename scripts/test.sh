@@ -64,7 +64,7 @@ rm -rf "$cppyy_wheels"
 
 # Lint only the source folders that exist and hold Python files (bench/ may be empty for now).
 paths=()
-for dir in model app tests bench validation; do
+for dir in latency_lab latency_lab_web tests bench validation; do
     if [ -d "$dir" ] && [ -n "$(find "$dir" -name '*.py' -print -quit)" ]; then
         paths+=("$dir")
     fi
@@ -74,8 +74,8 @@ echo "== ruff check ${paths[*]} ($(date -u +%T) UTC)"
 ruff check "${paths[@]}"
 echo "== ruff format --check ${paths[*]}"
 ruff format --check "${paths[@]}"
-echo "== mypy model app validation"
-mypy model app validation
+echo "== mypy latency_lab latency_lab_web validation"
+mypy latency_lab latency_lab_web validation
 echo "== import contracts (lint-imports)"
 lint-imports --no-cache
 # Two phases (issue 26): every test but the serial ones over all cores with pytest-xdist (each test file on one

@@ -3,8 +3,8 @@
 # then install latency-lab itself in editable mode (without build isolation, with those build tools):
 # that compiles the engine (setup.py: Cython and the machine's gcc, about a minute on 2 cores) and adds the
 # `latency-lab` command. The build is skipped while the build files and the compiled modules' sources are
-# unchanged since the last one (a stamp in .venv: model/_backend.py build_stamp) and every module is in place and
-# built from the sources present (model/_backend.py built: the build's record, model/_build_hashes.json).
+# unchanged since the last one (a stamp in .venv: latency_lab/_backend.py build_stamp) and every module is in place and
+# built from the sources present (latency_lab/_backend.py built: the build's record, latency_lab/_build_hashes.json).
 if [ ! -x .venv/bin/python ]; then
     python3 -m venv .venv
 fi
@@ -20,8 +20,8 @@ if [ -d /usr/lib/ccache ] && [ -z "${LATENCY_LAB_NO_CCACHE:-}" ]; then
     case ":$PATH:" in *:/usr/lib/ccache:*) ;; *) export PATH="/usr/lib/ccache:$PATH" ;; esac
     export CCACHE_NOHASHDIR=1
 fi
-_stamp=$(python model/_backend.py stamp)
-if [ "$(cat .venv/.latency-lab-build 2>/dev/null)" != "$_stamp" ] || ! python model/_backend.py built; then
+_stamp=$(python latency_lab/_backend.py stamp)
+if [ "$(cat .venv/.latency-lab-build 2>/dev/null)" != "$_stamp" ] || ! python latency_lab/_backend.py built; then
     echo "== pip install -e . (compiling the engine)" >&2
     python -m pip install --quiet --disable-pip-version-check --no-build-isolation --no-deps -e .
     echo "$_stamp" > .venv/.latency-lab-build

@@ -17,8 +17,8 @@ import pytest
 SERIAL_FILES = frozenset(
     {
         "tests/validation/test_realstack_ci.py",
-        "tests/app/test_server.py",
-        "tests/app/test_memory.py",
+        "tests/latency_lab_web/test_server.py",
+        "tests/latency_lab_web/test_memory.py",
     }
 )
 ROOT = Path(__file__).resolve().parents[1]
@@ -44,7 +44,7 @@ if TYPE_CHECKING:
 @pytest.fixture
 def app() -> Iterator[Flask]:
     """The Flask app in testing mode."""
-    from app import create_app
+    from latency_lab_web import create_app
 
     yield create_app({"TESTING": True})
 

@@ -49,25 +49,25 @@ def _data_files(package: str) -> set[Path]:
 
 def test_every_file_of_the_app_folder_is_package_data() -> None:
     # templates (shared and each blueprint's), static files (shared and each blueprint's), the exercises' XSDs
-    assert _data_files("app") - _packaged("app") == set()
-    assert (ROOT / "app" / "templates" / "base.html") in _packaged("app")
-    assert (ROOT / "app" / "static" / "style.css") in _packaged("app")
+    assert _data_files("latency_lab_web") - _packaged("latency_lab_web") == set()
+    assert (ROOT / "latency_lab_web" / "templates" / "base.html") in _packaged("latency_lab_web")
+    assert (ROOT / "latency_lab_web" / "static" / "style.css") in _packaged("latency_lab_web")
 
 
 def test_the_model_ships_its_types_and_not_its_build_inputs() -> None:
     build_inputs = {".pxd", ".pyx", ".cpp", ".hpp"}
-    unpackaged = {p.relative_to(ROOT).as_posix() for p in _data_files("model") - _packaged("model")}
+    unpackaged = {p.relative_to(ROOT).as_posix() for p in _data_files("latency_lab") - _packaged("latency_lab")}
     assert {name for name in unpackaged if Path(name).suffix not in build_inputs} == set()
-    assert {p.relative_to(ROOT).as_posix() for p in _packaged("model")} == {
-        "model/py.typed",
-        "model/engine/native/_native.pyi",
+    assert {p.relative_to(ROOT).as_posix() for p in _packaged("latency_lab")} == {
+        "latency_lab/py.typed",
+        "latency_lab/engine/native/_native.pyi",
     }
     assert PYPROJECT["tool"]["setuptools"]["include-package-data"] is False  # no manifest-driven extras (.c files)
 
 
 def test_the_app_serves_from_its_own_package_folder() -> None:
-    import app as package
-    from app import create_app
+    import latency_lab_web as package
+    from latency_lab_web import create_app
 
     folder = Path(package.__file__).resolve().parent
     flask_app = create_app({"TESTING": True})
@@ -87,7 +87,7 @@ def test_the_build_tools_are_the_builds_only() -> None:
 
 def test_nothing_imports_the_build_tools_at_run_time() -> None:
     found = []
-    for path in [*(ROOT / "model").rglob("*.py"), *(ROOT / "app").rglob("*.py")]:
+    for path in [*(ROOT / "latency_lab").rglob("*.py"), *(ROOT / "latency_lab_web").rglob("*.py")]:
         for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
             names = (
                 [a.name for a in node.names]

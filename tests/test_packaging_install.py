@@ -1,6 +1,6 @@
 """The wheel, installed and run as a researcher would (issue 30), no mocks: built from the checkout (``pip wheel``
 without build isolation: this environment's Cython and setuptools, nothing downloaded), installed into a fresh
-virtual environment outside the repository, and run from a directory outside it: ``import model`` on the native
+virtual environment outside the repository, and run from a directory outside it: ``import latency_lab`` on the native
 engine with no stale warning, the ``latency-lab`` command, and the web app under gunicorn serving every page and its
 static files. Before, every import of an installed copy warned "compiled engine older than its source" (pip writes
 the ``.so`` before the ``.py``) and ran the Python engine, and the app 500'd on ``/`` (no templates) and 404'd
@@ -15,7 +15,7 @@ The fresh environment gets its dependencies (flask, pydantic, gunicorn, ...) fro
 naming this environment's site-packages: ``python -m venv --system-site-packages`` run from a virtual environment (as
 the README's ``.venv``) would give the base interpreter's packages, not this environment's. Paths in a ``.pth`` file
 are added after the new environment's own site-packages, and the ``.pth`` files in them are not run (so this
-environment's editable install of the checkout is not): ``model`` and ``app`` come from the wheel.
+environment's editable install of the checkout is not): ``latency_lab`` and ``latency_lab_web`` come from the wheel.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from pathlib import Path
 
 import pytest
 
-from model import _backend
+from latency_lab import _backend
 
 pytestmark = pytest.mark.slow
 
@@ -50,8 +50,8 @@ BUILD_INPUTS = (
     "README.md",
     "requirements.txt",
     "requirements-build.txt",
-    "model",
-    "app",
+    "latency_lab",
+    "latency_lab_web",
 )
 #: What a build or a run leaves in the checkout (git-ignored): not copied, so the wheel is built from the sources.
 LEFT_BY_BUILDS = shutil.ignore_patterns("__pycache__", "*.pyc", "*.so", "*.c", "_native.cpp", _backend.BUILD_RECORD)
@@ -132,16 +132,16 @@ def test_the_wheel_carries_what_runs_and_not_the_build(installed: Installed) -> 
         requires = [line for line in wheel.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")]
         record = json.loads(wheel.read(f"model/{_backend.BUILD_RECORD}"))
     for name in (
-        "model/py.typed",
-        "app/py.typed",
-        "model/engine/native/_native.pyi",
-        "app/templates/base.html",
-        "app/static/style.css",
-        "app/static/vendor/plotly-basic-4.1.1.min.js",
-        "app/static/vendor/plotly.LICENSE",
-        "app/exercises/static/exercises.css",
-        "app/exercises/schemas/qti12_numeric.xsd",
-        "app/calculator/templates/calculator/index.html",
+        "latency_lab/py.typed",
+        "latency_lab_web/py.typed",
+        "latency_lab/engine/native/_native.pyi",
+        "latency_lab_web/templates/base.html",
+        "latency_lab_web/static/style.css",
+        "latency_lab_web/static/vendor/plotly-basic-4.1.1.min.js",
+        "latency_lab_web/static/vendor/plotly.LICENSE",
+        "latency_lab_web/exercises/static/exercises.css",
+        "latency_lab_web/exercises/schemas/qti12_numeric.xsd",
+        "latency_lab_web/calculator/templates/calculator/index.html",
     ):
         assert name in names, name
     for module in (*_backend.COMPILED, _backend.NATIVE):
@@ -155,8 +155,8 @@ def test_the_wheel_carries_what_runs_and_not_the_build(installed: Installed) -> 
 
 def test_import_runs_the_native_engine_from_elsewhere(installed: Installed) -> None:
     code = (
-        "import json, model, app; from model.analysis import native; "
-        "print(json.dumps([model.__version__, model.__file__, app.__file__, model.engine_backend(), native.available()]))"
+        "import json, latency_lab, latency_lab_web; from latency_lab.analysis import native; "
+        "print(json.dumps([latency_lab.__version__, latency_lab.__file__, latency_lab_web.__file__, latency_lab.engine_backend(), native.available()]))"
     )
     done = installed.run([str(installed.python), "-c", code])
     assert done.stderr == ""  # no stale warning, nor any other
@@ -166,12 +166,28 @@ def test_import_runs_the_native_engine_from_elsewhere(installed: Installed) -> N
     assert (backend, native) == ("compiled", True)
 
 
+def test_imports_beside_a_users_own_model_and_app(installed: Installed) -> None:
+    # issue 30: the packages were named `model` and `app`, which a user's own model.py or app.py shadowed
+    mine = installed.elsewhere / "users_project"
+    mine.mkdir(exist_ok=True)
+    (mine / "model.py").write_text("WHOSE = 'the user'\n", encoding="utf-8")
+    (mine / "app.py").write_text("WHOSE = 'the user'\n", encoding="utf-8")
+    code = (
+        "import json, model, app; from latency_lab import Scenario, predict; import latency_lab_web; "
+        "r = predict(Scenario()); print(json.dumps([model.WHOSE, app.WHOSE, r['results'][0]['page_load_ms'] > 0]))"
+    )
+    done = _run([str(installed.python), "-c", code], cwd=mine, env=installed.env)
+    assert json.loads(done.stdout) == ["the user", "the user", True]
+    done = _run([str(installed.python), "-m", "latency_lab", "--version"], cwd=mine, env=installed.env)
+    assert done.stdout.startswith(f"latency-lab {VERSION} "), done.stdout
+
+
 def test_the_command_predicts_on_the_native_engine(installed: Installed) -> None:
     done = installed.run(["latency-lab", "--version"])
     assert f"latency-lab {VERSION} " in done.stdout and "engine: compiled: native C++" in done.stdout, done.stdout
     done = installed.run(["latency-lab", "predict", "--preset", "h96-lan"])
     assert done.stderr == ""
-    from model import predict, preset
+    from latency_lab import predict, preset
 
     expected = {r["protocol"]: r["page_load_ms"] for r in predict(preset("h96-lan"))["results"]}
     got = {r["protocol"]: r["page_load_ms"] for r in json.loads(done.stdout)["results"]}
@@ -181,7 +197,16 @@ def test_the_command_predicts_on_the_native_engine(installed: Installed) -> None
 @pytest.fixture
 def server(installed: Installed) -> Iterator[tuple[str, subprocess.Popen[str]]]:
     """The installed app under gunicorn (one sync worker) on a port the system picks, from outside the repository."""
-    cmd = [str(installed.python), "-m", "gunicorn", "--bind", "127.0.0.1:0", "--workers", "1", "app:create_app()"]
+    cmd = [
+        str(installed.python),
+        "-m",
+        "gunicorn",
+        "--bind",
+        "127.0.0.1:0",
+        "--workers",
+        "1",
+        "latency_lab_web:create_app()",
+    ]
     proc = subprocess.Popen(
         cmd, cwd=installed.elsewhere, env=installed.env, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True
     )
@@ -209,8 +234,11 @@ def test_every_page_is_served(installed: Installed, server: tuple[str, subproces
             assert response.status == 200, path
             bodies[path] = response.read()
     assert b"<html" in bodies["/"] and b"/static/style.css?v=" in bodies["/"]
-    assert bodies["/static/style.css"] == (ROOT / "app" / "static" / "style.css").read_bytes()
-    assert bodies["/exercises/static/exercises.css"] == (ROOT / "app/exercises/static/exercises.css").read_bytes()
+    assert bodies["/static/style.css"] == (ROOT / "latency_lab_web" / "static" / "style.css").read_bytes()
+    assert (
+        bodies["/exercises/static/exercises.css"]
+        == (ROOT / "latency_lab_web/exercises/static/exercises.css").read_bytes()
+    )
     assert json.loads(bodies["/healthz"]) == {"status": "ok"}
     proc.terminate()
     assert proc.stderr is not None
@@ -221,15 +249,15 @@ def test_every_page_is_served(installed: Installed, server: tuple[str, subproces
 def test_an_edited_installed_source_is_stale(installed: Installed) -> None:
     """The check compares contents: an edit of an installed module (last: it restores the file) is found, and
     ``LATENCY_LAB_ENGINE=compiled`` runs the build anyway."""
-    code = "import model; print(model.engine_backend())"
-    where = installed.run([str(installed.python), "-c", "import model; print(model.__file__)"])
+    code = "import latency_lab; print(latency_lab.engine_backend())"
+    where = installed.run([str(installed.python), "-c", "import latency_lab; print(latency_lab.__file__)"])
     core = Path(where.stdout.strip()).parent / "engine" / "core.py"
     text = core.read_text(encoding="utf-8")
     try:
         core.write_text(text + "# edited\n", encoding="utf-8")
         done = installed.run([str(installed.python), "-c", code])
         assert done.stdout.strip() == "python"
-        assert _backend.STALE_WARNING in done.stderr and "model.engine.core" in done.stderr
+        assert _backend.STALE_WARNING in done.stderr and "latency_lab.engine.core" in done.stderr
         done = installed.run([str(installed.python), "-c", code], env={_backend.ENV: "compiled"})
         assert done.stdout.strip() == "compiled" and "running it anyway" in done.stderr
     finally:

@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
     if not ns3_available():
         print("the ns3 package is not installed: pip install -r requirements-validation.txt", file=sys.stderr)
         return 2
-    from model.scenario.schema import Scenario
+    from latency_lab.scenario.schema import Scenario
 
     try:
         doc = _load(args.scenario)

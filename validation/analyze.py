@@ -12,7 +12,7 @@ keep their causal order:
     unacknowledged byte, next byte to send, end of the data written, Nagle on).
 ``W t seq conn side bytes``, ``CLOSE``, ``OBJ index conn start end``, ``T0``, ``DROPS``, ...
 
-Stalls are detected the way the model files them (``model.protocols.base.Session.record_idle``):
+Stalls are detected the way the model files them (``latency_lab.protocols.base.Session.record_idle``):
 
 - a sender is *held* when a segment whose ACK advances its window reaches it while it has
   written data it has not sent (``tail > nxt``), its last write being at least 2 ns old (ns-3
@@ -38,7 +38,7 @@ from collections import defaultdict
 from dataclasses import dataclass, field
 from typing import Any
 
-from model.scenario.params import Params
+from latency_lab.scenario.params import Params
 
 NS = 1e-6  # ms per ns
 

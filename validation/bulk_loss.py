@@ -13,7 +13,7 @@ Beside the model and ns-3 the report puts two closed forms from the literature f
 (:func:`references`): Cardwell, Savage & Anderson 2000 ("Modeling TCP latency", eq. (17): handshake, slow start
 to the first loss, its recovery, the rest at Padhye's rate, the delayed ACK) and Padhye, Firoiu, Towsley &
 Kurose 1998's steady state alone (eq. (31): ``d / B(p)`` after the handshake and the request), both from
-:mod:`model.mechanisms.loss`.
+:mod:`latency_lab.mechanisms.loss`.
 
 Runs are kept as ``{key: {seed: page load time (ms)}}`` in ``bench/bulk_loss_ns3_runs.json``
 (:data:`RUNS`); ``python -m validation bulk`` runs the missing seeds and writes ``docs/validation/bulk_loss.md``
@@ -33,10 +33,10 @@ from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple
 
-from model.analysis.predict import predict
-from model.mechanisms import loss as closed
-from model.scenario.params import resolve
-from model.scenario.schema import Scenario
+from latency_lab.analysis.predict import predict
+from latency_lab.mechanisms import loss as closed
+from latency_lab.scenario.params import resolve
+from latency_lab.scenario.schema import Scenario
 from validation.loss import GOAL, Runs, load, lossy_setup, mean_interval, traced_load_ms
 from validation.loss import run_points as loss_runs
 
@@ -170,14 +170,14 @@ def simulate(
 
 def references(point: Point) -> tuple[float, float]:
     """Cardwell et al. 2000's and Padhye et al. 1998's expected page load time at a point (ms), from the same
-    numbers as the model (:func:`model.scenario.params.resolve`): RTT the path's propagation, ``T_0`` the
+    numbers as the model (:func:`latency_lab.scenario.params.resolve`): RTT the path's propagation, ``T_0`` the
     model's RTO, ``b`` the delayed-ACK count, ``W_max`` the receive window in segments.
 
-    Cardwell: :func:`model.mechanisms.loss.cardwell_latency_ms` for ``d`` segments from the initial window,
+    Cardwell: :func:`latency_lab.mechanisms.loss.cardwell_latency_ms` for ``d`` segments from the initial window,
     its ``E[T_delack]`` the delayed-ACK timer where the initial window is one segment (the client delays the
     ACK of the lone first segment; with ten, the second segment completes the pair at once), plus the request's
     serialization. Padhye: the expected handshake, one RTT for the request, then ``d / B(p)`` (eq. (31),
-    :func:`model.mechanisms.loss.steady_throughput`): the steady state from the first segment on."""
+    :func:`latency_lab.mechanisms.loss.steady_throughput`): the steady state from the first segment on."""
     p = resolve(scenario(*point))
     rtt = p.d_up + p.d_down
     b = max(p.dack_segments, 1)
@@ -287,16 +287,16 @@ def report(rows: Sequence[PointResult], ci_rows: Sequence[PointResult] = ()) -> 
         "ACK every 2 segments or 200 ms, RTO min 1 s, receive window 131,072 bytes), 42 bytes a packet.",
         f"- ns-3: seed 0 without loss, {seeds} seeds with loss a point (each ns-3's `RngRun`, reproducible); "
         "the mean page load time with its 95 % interval (Student's t).",
-        "- Model: `expected_with_loss.page_load_ms` (`model/mechanisms/loss_recovery.py` on the schedule read by "
-        "`model/analysis/expected_loss.py`): after the first loss of a burst, the rest of the connection's data "
+        "- Model: `expected_with_loss.page_load_ms` (`latency_lab/mechanisms/loss_recovery.py` on the schedule read by "
+        "`latency_lab/analysis/expected_loss.py`): after the first loss of a burst, the rest of the connection's data "
         "goes as Padhye et al.'s periods of congestion avoidance from the window the loss halved, three periods "
         "one by one with the losses independent a segment each (each period's loss at a geometric place, in the "
         "window grown to there, repaired by a timeout when fewer than three of the window's later segments arrive "
         "or the retransmission is lost, RFC 6582; then one segment and slow start, else half the window) and then "
-        "at the steady rate of their eq. (31) (`model.mechanisms.loss.after_loss_ms`).",
+        "at the steady rate of their eq. (31) (`latency_lab.mechanisms.loss.after_loss_ms`).",
         '- Cardwell: Cardwell, Savage & Anderson 2000, "Modeling TCP latency": handshake, slow start to the '
         "first loss, its recovery, the rest at the steady rate (Padhye's eq. (31)) and the first segment's "
-        "delayed ACK (IW 1), `model.mechanisms.loss.cardwell_latency_ms`.",
+        "delayed ACK (IW 1), `latency_lab.mechanisms.loss.cardwell_latency_ms`.",
         "- Padhye: Padhye, Firoiu, Towsley & Kurose 1998, eq. (31) alone: the expected handshake and the "
         "request's round trip, then every segment at the steady rate.",
         f"- **Goal per point**: within {GOAL:.0%} of ns-3's mean, or inside its 95 % interval.",

@@ -10,10 +10,10 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any, cast
 
-from model import predict
-from model.analysis.predict import simulate
-from model.scenario.params import resolve
-from model.scenario.schema import Scenario
+from latency_lab import predict
+from latency_lab.analysis.predict import simulate
+from latency_lab.scenario.params import resolve
+from latency_lab.scenario.schema import Scenario
 from validation.sim import PACKET_OVERHEAD_BYTES, Simulator, as_scenario, differences
 
 #: Counts compared between the model and ns-3 for each run.
@@ -150,6 +150,6 @@ def table(result: dict[str, Any], *, objects: bool = False) -> str:
                     f"   end {o['model_end_ms']:9.2f} / {o['ns3_end_ms']:9.2f}"
                     f"   ({o['model_end_ms'] - o['ns3_end_ms']:+.2f} ms)"
                 )
-    lines.append("counts are model/ns-3; error = (model - ns-3) / ns-3")
+    lines.append("counts are latency_lab/ns-3; error = (model - ns-3) / ns-3")
     lines.extend(f"note: {n}" for n in result.get("notes", []))
     return "\n".join(lines)

@@ -6,7 +6,7 @@ off, header flush on and off, delayed ACK 40 and 200 ms after 1 or 2 segments, a
 rates, 1-50 objects of 100 B-100 KB, pipelined requests each in its own write or all in one (issue 16, every other
 scenario), the seeds' five protocols and h2 (issue 7), always with ``tcp.profile`` ``ns3`` and
 ``packet_overhead_bytes`` 42 (what ns-3 puts on the wire). Every scenario stays within the model's
-schema limits (at most :data:`model.scenario.schema.MAX_SEGMENTS` response segments).
+schema limits (at most :data:`latency_lab.scenario.schema.MAX_SEGMENTS` response segments).
 
 :func:`run` puts every scenario through one :class:`~validation.sim.Simulator` and returns compact
 records (no per-packet lists): per protocol, both page load times, both sides' counts, each
@@ -23,7 +23,7 @@ import time
 from collections.abc import Callable, Iterable, Sequence
 from typing import Any
 
-from model.scenario.schema import MAX_SEGMENTS, Scenario
+from latency_lab.scenario.schema import MAX_SEGMENTS, Scenario
 from validation.compare import COUNT_KEYS, compare
 from validation.sim import GRID_PROTOCOLS, PACKET_OVERHEAD_BYTES, SimulationError, Simulator
 
@@ -54,7 +54,7 @@ TFO_SIZE = 60
 FS_SEED = 16
 FS_SIZE = 32
 #: The False Start block's handshakes, one scenario each in turn: (version, resumption), ``tls.false_start`` on in
-#: all. False Start (RFC 7918) changes only full TLS 1.2 handshakes (:func:`model.mechanisms.tls.handshake`): 1.2
+#: all. False Start (RFC 7918) changes only full TLS 1.2 handshakes (:func:`latency_lab.mechanisms.tls.handshake`): 1.2
 #: resumed on every connection and 1.3 are in the block to check that it changes nothing there.
 FS_VARIANTS = (
     ("1.2", "none"),

@@ -81,11 +81,11 @@ struct TcpPeek : public TcpSocketBase
 // TCP Fast Open (RFC 7413) on ns-3's own TCP, which has none: a TcpSocketBase whose SYN can carry the
 // client's first bytes and whose server side accepts them, answers with a SYN-ACK acknowledging them,
 // hands them to the application and may send data before the handshake completes (RFC 7413 4.2.2),
-// as model/engine/tcp.py's Connection.open and syn_arrived do for tcp.handshake "fast_open". Everything else
+// as latency_lab/engine/tcp.py's Connection.open and syn_arrived do for tcp.handshake "fast_open". Everything else
 // (windows, ACKs, Nagle, delayed ACKs, the close) is TcpSocketBase's. The cookie option (kind 34, an
 // 8-byte cookie, RFC 7413 4.1.1) is on the wire as ten 1-byte NOP options: ns-3's TcpHeader refuses
 // option kinds it does not know, and the option's only effect here is its 10 bytes (12 after padding,
-// model.mechanisms.connection_setup.FAST_OPEN_OPTION_BYTES). The cookie is taken as valid (the model's "cookie
+// latency_lab.mechanisms.connection_setup.FAST_OPEN_OPTION_BYTES). The cookie is taken as valid (the model's "cookie
 // from an earlier visit"), so the server always accepts the data.
 class TfoSocket : public TcpSocketBase
 {
@@ -260,8 +260,8 @@ struct Setup
     double dack_ms = 200, server_think = 0, client_think = 0, conn_overhead = 0;
     bool nagle = false, handshake = true, header_flush = false;
     bool fast_open = false; // TCP Fast Open on every connection (model tcp.handshake "fast_open")
-    uint32_t tfo_syn_max = 0; // the most data a Fast Open SYN carries (model.mechanisms.connection_setup)
-    uint32_t mux_request = 40, frame = 16384; // h2 (model/protocols/multiplex.py): later requests' size, DATA frame size
+    uint32_t tfo_syn_max = 0; // the most data a Fast Open SYN carries (latency_lab.mechanisms.connection_setup)
+    uint32_t mux_request = 40, frame = 16384; // h2 (latency_lab/protocols/multiplex.py): later requests' size, DATA frame size
     bool quickack = true; // ns-3's own behaviour: ACK the first data segment of a connection at once
     bool pipeline_one = false; // pipelined: the object requests in one write (model http.pipeline_writes "one")
     bool preconnect = false;   // persistent_parallel: the other connections open at the start (model http.preconnect)
@@ -274,13 +274,13 @@ struct Setup
     double loss_rate = 0;
     uint32_t seed = 1;          // ns-3's RngRun: one independent run per seed
     double rto_min_ms = 1000;   // with loss: MinRto (the profile's), SYN timeout 1 s (RFC 6298)
-    // TLS (model/mechanisms/tls.py): each new connection's handshake flights (bytes, client first, alternating) and
+    // TLS (latency_lab/mechanisms/tls.py): each new connection's handshake flights (bytes, client first, alternating) and
     // the client flight the first request goes with (== the number of flights: after the last one);
     // connections numbered resume_from and later use the resumed handshake.
     std::vector<uint32_t> tls_full, tls_resumed;
     uint32_t tls_full_ready = 0, tls_resumed_ready = 0;
     uint32_t tls_resume_from = 1u << 30;
-    // DNS (model/mechanisms/dns.py): a lookup of dns_ms (one resolver round trip) before the first connection
+    // DNS (latency_lab/mechanisms/dns.py): a lookup of dns_ms (one resolver round trip) before the first connection
     double dns_ms = 0;
 };
 
@@ -372,7 +372,7 @@ struct Conn
     bool tfo = false;        // opened with TCP Fast Open
     bool tfo_syn = false;    // Fast Open: the SYN has not left yet; writes wait for it
     uint64_t tfo_bytes = 0;  // Fast Open: bytes written before the SYN
-    // h2 streams (model/protocols/multiplex.py's Mux): each request's end in the client's application bytes
+    // h2 streams (latency_lab/protocols/multiplex.py's Mux): each request's end in the client's application bytes
     std::vector<uint64_t> req_ends;
     std::vector<int> req_names;
     uint64_t req_end = 0, down_end = 0;
@@ -395,7 +395,7 @@ struct Conn
     // bytes each side has written (0: client, 1: server), and where its TLS handshake bytes lie
     uint64_t wrote[2] = {0, 0};
     std::vector<std::pair<uint64_t, uint64_t>> hs[2];
-    // TLS handshake (model/protocols/secure_setup.py's Dialogue)
+    // TLS handshake (latency_lab/protocols/secure_setup.py's Dialogue)
     bool tls = false;
     const std::vector<uint32_t>* flights = nullptr;
     uint32_t ready = 0;
@@ -449,7 +449,7 @@ class Sim
     int m_pool_size = 0;
     uint64_t m_drops = 0;
     // DNS: the resolver's and the client's UDP sockets, and the fetch waiting for the answer
-    static constexpr uint32_t kDnsQueryBytes = 40, kDnsAnswerBytes = 60; // model/mechanisms/dns.py
+    static constexpr uint32_t kDnsQueryBytes = 40, kDnsAnswerBytes = 60; // latency_lab/mechanisms/dns.py
     Ptr<Socket> m_dns_client, m_dns_server;
     bool m_dns_done = false, m_dns_close_after = false;
     std::vector<int> m_dns_names;
@@ -599,7 +599,7 @@ class Sim
         return id;
     }
 
-    // TCP Fast Open (model.protocols.base.Session._ttcp): the application starts at once, as on an open
+    // TCP Fast Open (latency_lab.protocols.base.Session._ttcp): the application starts at once, as on an open
     // connection; what it writes waits for the SYN, which leaves after the client's think time and takes
     // what fits beside its options (tfo_syn_max, RFC 7413 4.2); the rest follows the SYN-ACK.
     void TfoStart(int id)
@@ -647,10 +647,10 @@ class Sim
     }
 
     // ------------------------------------------------------------------- TLS
-    // The handshake as the model runs it (model/protocols/secure_setup.py, Dialogue): each side writes its
+    // The handshake as the model runs it (latency_lab/protocols/secure_setup.py, Dialogue): each side writes its
     // next flight once the other's previous flight has fully arrived; the client flight named
     // "ready" is held and written with the first request (one write), or the request follows the
-    // last flight's arrival. Connection n resumes if n >= tls_resume_from (model/mechanisms/tls.py, resumed).
+    // last flight's arrival. Connection n resumes if n >= tls_resume_from (latency_lab/mechanisms/tls.py, resumed).
     void TlsStart(int id)
     {
         Conn& c = m_conns[id];
@@ -722,7 +722,7 @@ class Sim
     }
 
     // ------------------------------------------------------------------- DNS
-    // The lookup before the session's first connection (model/mechanisms/dns.py): a UDP query to a resolver
+    // The lookup before the session's first connection (latency_lab/mechanisms/dns.py): a UDP query to a resolver
     // node one dns_ms round trip away, answered at once; the connection opens when the answer arrives.
     void DnsLookup(const std::vector<int>& names, bool close_after)
     {
@@ -855,7 +855,7 @@ class Sim
         c.held = 0;
     }
 
-    // pipelined with http.pipeline_writes "one" (model/protocols/base.py, Session.requests_in_one_write): one
+    // pipelined with http.pipeline_writes "one" (latency_lab/protocols/base.py, Session.requests_in_one_write): one
     // request for each of names, all in one write (libwww buffers its requests, seed 004)
     void RequestsInOneWrite(int id, const std::vector<int>& names, Time at)
     {
@@ -873,7 +873,7 @@ class Sim
         c.held = 0;
     }
 
-    // h2 (model/protocols/multiplex.py, Mux.requests): the client writes requests for names at once, one stream each,
+    // h2 (latency_lab/protocols/multiplex.py, Mux.requests): the client writes requests for names at once, one stream each,
     // the connection's first request of request_bytes and later ones of mux_request (HPACK), in one write.
     void StreamRequests(int id, const std::vector<int>& names, Time at)
     {
@@ -1129,7 +1129,7 @@ class Sim
         }
         else if (p == "persistent_parallel")
         {
-            // model/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once the
+            // latency_lab/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once the
             // HTML has arrived; this connection takes the next waiting one, then (after the HTML) the idle
             // connections take theirs in order and new ones open while fewer than parallel are open
             if (n == 0)
@@ -1360,7 +1360,7 @@ Sim::Run()
     if (c.dns_ms > 0)
     {
         // DNS: a resolver node on a link of its own, dns_ms / 2 each way; so fast (1 Tb/s) that the
-        // query's and the answer's serialization are under a nanosecond, as model/mechanisms/dns.py leaves them out
+        // query's and the answer's serialization are under a nanosecond, as latency_lab/mechanisms/dns.py leaves them out
         Ptr<Node> resolver = CreateObject<Node>();
         stack.Install(resolver);
         PointToPointHelper dnsLink;

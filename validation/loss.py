@@ -34,9 +34,9 @@ from itertools import product
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, cast
 
-from model.analysis.predict import predict
-from model.scenario.params import resolve
-from model.scenario.schema import Scenario
+from latency_lab.analysis.predict import predict
+from latency_lab.scenario.params import resolve
+from latency_lab.scenario.schema import Scenario
 
 if TYPE_CHECKING:
     from validation.sim import Simulator
@@ -542,7 +542,7 @@ def report(rows: Sequence[PointResult], ci_rows: Sequence[PointResult] = (), run
         "`tcp.profile` ns3, 10 Mb/s, IW 10, MSS 1460, 42 bytes a packet; ns-3's TcpNewReno without SACK.",
         f"- Seeds: seed 0 is the run without loss; {_seed_text(rows)}, each ns-3's `RngRun`, so every run is "
         "reproducible.",
-        "- Model: `expected_with_loss` (`model/analysis/expected_loss.py`): `page_load_ms` (total) and `extra_ms` "
+        "- Model: `expected_with_loss` (`latency_lab/analysis/expected_loss.py`): `page_load_ms` (total) and `extra_ms` "
         "over the lossless schedule.",
         "- Errors are `(model - ns-3 mean) / ns-3 mean`; the 95 % interval is that of ns-3's mean (Student's t "
         "over the seeds), carried through.",

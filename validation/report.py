@@ -24,9 +24,9 @@ from importlib import metadata
 from pathlib import Path
 from typing import Any
 
-from model.mechanisms import tls
-from model.scenario.params import resolve
-from model.scenario.schema import MAX_SEGMENTS, Scenario
+from latency_lab.mechanisms import tls
+from latency_lab.scenario.params import resolve
+from latency_lab.scenario.schema import MAX_SEGMENTS, Scenario
 from validation import grid as G
 from validation.compare import COUNT_KEYS
 from validation.sim import fast_open_syn_max
@@ -41,25 +41,29 @@ WORST = 12
 
 #: Count differences looked at by hand (scenario, protocol, count) -> why.
 COUNT_NOTES = {
-    ("g055", "getall", "timer_acks"): "model/ns-3; the same ACK at the same instant, 3305.738 ms: the client's "
+    ("g055", "getall", "timer_acks"): "latency_lab/ns-3; the same ACK at the same instant, 3305.738 ms: the client's "
     "second unacknowledged segment arrives exactly when its 200 ms timer, started by the first, expires; the "
     "model files the ACK as sent for the second segment, the trace analysis (which recognises a timer ACK by "
     "its time) as the timer's. Page load time and every other count agree",
-    ("t066", "http10_parallel", "timer_acks"): "model/ns-3; the same coincidence as g055's: connection 2's "
+    ("t066", "http10_parallel", "timer_acks"): "latency_lab/ns-3; the same coincidence as g055's: connection 2's "
     "second unacknowledged segment arrives at 7413.647 ms, exactly when the 40 ms timer started by the first "
     "expires; one ACK at that instant on both sides, filed as sent for the segment by the model and as the "
     "timer's by the trace analysis. Page load time and every other count agree",
-    ("g189", "pipelined", "timer_acks"): "model/ns-3; the same coincidence with the requests in one write (issue "
+    ("g189", "pipelined", "timer_acks"): "latency_lab/ns-3; the same coincidence with the requests in one write (issue "
     "16): the client's second unacknowledged segment arrives at 1269.199 ms, exactly 40 ms after the first, when "
     "its timer expires. Page load time and every other count agree",
-    ("g003", "pipelined", "timer_acks"): "model/ns-3; the same coincidence with the requests in one write: a "
+    ("g003", "pipelined", "timer_acks"): "latency_lab/ns-3; the same coincidence with the requests in one write: a "
     "second unacknowledged segment arriving exactly when the 200 ms timer expires (the 100 Mb/s path's segments "
     "arrive on the round trip's grid). Page load time and every other count agree",
-    ("s025", "pipelined", "timer_acks"): "model/ns-3; the same coincidence as g055's, with False Start (issue 16): "
+    (
+        "s025",
+        "pipelined",
+        "timer_acks",
+    ): "latency_lab/ns-3; the same coincidence as g055's, with False Start (issue 16): "
     "the client's second unacknowledged segment on connection 0 arrives at 2994.870 ms, exactly 40 ms after the "
     "first (2954.870 ms), when its timer expires; one ACK at that instant on both sides. Page load time and every "
     "other count agree",
-    ("g037", "pipelined", "slow_start_rounds"): "model/ns-3; with the requests in one write the server's write "
+    ("g037", "pipelined", "slow_start_rounds"): "latency_lab/ns-3; with the requests in one write the server's write "
     "of obj7 (its request's arrival at 1779.499 ms plus the 16.747 ms server time) and the client's ACK of "
     "obj1 (sent that server time after obj1's first segment arrived) reach the server at the same instant, "
     "1796.246 ms: the model handles the write first, so the ACK releases held data and counts a round, ns-3 "
@@ -649,7 +653,7 @@ def markdown(data: dict[str, Any]) -> str:
             else ""
         )
         + " Looked at with `python -m validation compare FILE --objects --events` (FILE: the "
-        "scenario's `doc` from grid.json) and with both sides' packet lists (`model.predict(s, packets=True)`, "
+        "scenario's `doc` from grid.json) and with both sides' packet lists (`latency_lab.predict(s, packets=True)`, "
         "`Simulator.run(s, protocol)['packets']`):"
     )
     add("")
@@ -661,7 +665,7 @@ def markdown(data: dict[str, Any]) -> str:
         "slow uplink each new connection's SYN waited one ACK serialization: the first run of this grid showed "
         "HTTP/1.0 errors up to 3.1% (g105: uplink 28.8 kb/s, 34 objects, 11.67 ms an ACK, 6.38 ms later an "
         "object). The ns3 profile now delivers before it acknowledges (`deliver_before_ack` in "
-        "`model/scenario/profiles.py`); in this run the worst HTTP/1.0 error is "
+        "`latency_lab/scenario/profiles.py`); in this run the worst HTTP/1.0 error is "
         + pct(max((abs(r["error"]) for r in rows if r["protocol"] in ("http10", "http10_parallel")), default=0.0), 4)
         + "."
     )
@@ -670,7 +674,7 @@ def markdown(data: dict[str, Any]) -> str:
         "**B. Window-scaling options on SYN and SYN-ACK.** With `receive_window_bytes` above 65,535 ns-3 "
         "negotiates window scaling and its SYN and SYN-ACK carry 4 bytes more. The first run of this grid found "
         "the bytes on the wire exactly 8 a connection short in the model wherever window scaling was on, and 0 "
-        "elsewhere. The model now adds the option (`model.mechanisms.connection_setup.syn_option_bytes`); "
+        "elsewhere. The model now adds the option (`latency_lab.mechanisms.connection_setup.syn_option_bytes`); "
         + (
             "in this run bytes on the wire agree in every run."
             if bytes_b
@@ -805,8 +809,8 @@ def _tls_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
     )
     add("")
     add(
-        "ns-3 runs the handshakes as the model defines them (`model/mechanisms/tls.py`, `model/protocols/secure_setup.py`): the "
-        "flights are application writes on each TCP connection, with the sizes `model.mechanisms.tls.handshake` gives for "
+        "ns-3 runs the handshakes as the model defines them (`latency_lab/mechanisms/tls.py`, `latency_lab/protocols/secure_setup.py`): the "
+        "flights are application writes on each TCP connection, with the sizes `latency_lab.mechanisms.tls.handshake` gives for "
         "the connection (connection n resumes when `tls.resumption` is `all`, or `after_first` and n > 0); each "
         "side writes its next flight when the other side's previous flight has fully arrived; the client flight "
         "the first request goes with (1.3's Finished, 1.2's on resumption or with False Start, the ClientHello with "
@@ -827,7 +831,7 @@ def _tls_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
     add("")
     add(
         "The first run of the TLS block found two ns-3 rules the ns3 profile did not follow; both are in it now "
-        "(`model/protocols/secure_setup.py`, `last_ack_any_ack` in `model/scenario/profiles.py`):"
+        "(`latency_lab/protocols/secure_setup.py`, `last_ack_any_ack` in `latency_lab/scenario/profiles.py`):"
     )
     add("")
     add(
@@ -892,7 +896,7 @@ def _tfo_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         "ns-3 3.44's TCP has no Fast Open, so the harness builds it on `TcpSocketBase` (`TfoSocket` in "
         "`validation/harness.cc`, about 150 lines; everything else, windows, ACKs, Nagle, delayed ACKs and the "
         "close, is ns-3's own): the client's SYN carries what the application wrote before it, up to one MSS less "
-        "the SYN's option bytes (`model.mechanisms.connection_setup.fast_open_syn_data_bytes`); the server's socket takes that "
+        "the SYN's option bytes (`latency_lab.mechanisms.connection_setup.fast_open_syn_data_bytes`); the server's socket takes that "
         "data into its receive buffer before its SYN-ACK (which acknowledges it), opens at once and hands the data "
         "to the application, which answers before the handshake completes (RFC 7413 4.2.2); the handshake's ACK then "
         "ends the handshake (it is not a duplicate ACK of the data already in flight); the client takes the SYN-ACK "
@@ -926,7 +930,7 @@ def _tfo_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[str, Any
         "- **F. Quick ACK after the spill.** With a request longer than the SYN takes, the client sends the rest on "
         "the SYN-ACK; ns-3's `ProcessSynSent` sends it and only then fills the delayed-ACK count, so the first "
         "response segment is still ACKed at once. The model had cleared its quick-ACK when the rest left: 23 runs "
-        "off by up to 2.5 %. The ns3 profile now keeps it (`model/engine/tcp.py`, `synack_arrived`)."
+        "off by up to 2.5 %. The ns3 profile now keeps it (`latency_lab/engine/tcp.py`, `synack_arrived`)."
     )
     add(
         "- **G. A release by the SYN-ACK is not a slow-start round.** The trace analysis filed the rest of such a "
@@ -954,10 +958,10 @@ def _false_start_section(rows: Sequence[dict[str, Any]], results: Sequence[dict[
         "(`grid.FS_VARIANTS`). With False Start the client writes its first request with its ClientKeyExchange, "
         "ChangeCipherSpec and Finished instead of after the server's ChangeCipherSpec and Finished: a full 1.2 "
         "handshake takes 1 round trip before the request instead of 2, and the server's Finished reaches the client "
-        "ahead of the response (`model.mechanisms.tls.handshake`: the flights stay four, the request goes with flight "
+        "ahead of the response (`latency_lab.mechanisms.tls.handshake`: the flights stay four, the request goes with flight "
         "2). A resumed 1.2 handshake and a 1.3 one already send the request with the client's Finished, so False "
         "Start changes nothing there; those variants check that it does not. ns-3 runs the flights "
-        "`model.mechanisms.tls.handshake` gives, as for the TLS block: the held client flight is the Finished, "
+        "`latency_lab.mechanisms.tls.handshake` gives, as for the TLS block: the held client flight is the Finished, "
         "written with the request in one write, and the server writes its Finished when that flight has arrived."
     )
     add("")
@@ -979,7 +983,7 @@ def _h2_section(rows: Sequence[dict[str, Any]]) -> list[str]:
     add("## HTTP/2 (issue 7)")
     add("")
     add(
-        "Every scenario runs `h2` beside the seed protocols: streams on one TCP connection as `model/protocols/multiplex.py` "
+        "Every scenario runs `h2` beside the seed protocols: streams on one TCP connection as `latency_lab/protocols/multiplex.py` "
         "defines them. The harness's client writes the HTML's request, then all the object requests in one write "
         "(each `multiplex.request_bytes`, HPACK-compressed); the server answers the requests each arrival completes "
         "as one batch after one think time, writing the batch's responses (header and body) as DATA frames of "

@@ -2,8 +2,8 @@
 
 ``Simulator`` owns one worker process (:mod:`validation.worker`) that imports ns-3 once (about
 15 s) and then runs scenario after scenario (a few ms to a few s each). ``simulate`` is the
-one-shot form. The scenario is validated with :class:`model.Scenario` and resolved with
-:func:`model.scenario.params.resolve`, so ns-3 gets exactly the numbers the model computes with.
+one-shot form. The scenario is validated with :class:`latency_lab.Scenario` and resolved with
+:func:`latency_lab.scenario.params.resolve`, so ns-3 gets exactly the numbers the model computes with.
 
 What ns-3 is given (see ``harness.cc`` for the topology and the applications):
 
@@ -32,13 +32,13 @@ import threading
 from pathlib import Path
 from typing import Any
 
-from model.mechanisms import connection_setup, tls
-from model.scenario.params import Params, resolve
-from model.scenario.schema import SEED_PROTOCOLS, Scenario
+from latency_lab.mechanisms import connection_setup, tls
+from latency_lab.scenario.params import Params, resolve
+from latency_lab.scenario.schema import SEED_PROTOCOLS, Scenario
 from validation.analyze import analyze
 
 #: The validation grid's protocols (validation.grid; its results are stored in docs/validation/grid.json): the
-#: seeds' five and HTTP/2 (streams on one TCP connection, model/protocols/multiplex.py).
+#: seeds' five and HTTP/2 (streams on one TCP connection, latency_lab/protocols/multiplex.py).
 GRID_PROTOCOLS = (*SEED_PROTOCOLS, "h2")
 #: The protocols the harness runs: the grid's and persistent_parallel (issue 28: it joins the grid when the grid's
 #: results are next regenerated; tests/validation/test_ns3.py compares it). h3 is refused: ns-3 3.44 has no QUIC.
@@ -93,7 +93,7 @@ def differences(p: Params) -> list[str]:
     return out
 
 
-#: The protocols whose connections the server closes after its response (model.protocols.base:
+#: The protocols whose connections the server closes after its response (latency_lab.protocols.base:
 #: fetch_on_new_connection): where header_flush_persistent_only leaves the header with the data.
 CLOSING_PROTOCOLS = ("http10", "http10_parallel")
 
@@ -152,16 +152,16 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
 
 
 def fast_open_syn_max(p: Params) -> int:
-    """The most data a Fast Open SYN carries, as the model computes it (:mod:`model.mechanisms.connection_setup`)."""
+    """The most data a Fast Open SYN carries, as the model computes it (:mod:`latency_lab.mechanisms.connection_setup`)."""
     return connection_setup.fast_open_syn_data_bytes(p.mss, connection_setup.syn_option_bytes(p.rwnd, fast_open=True))
 
 
-#: Which connection (numbered from 0 in opening order) is the first to resume a TLS session (model.mechanisms.tls.resumed).
+#: Which connection (numbered from 0 in opening order) is the first to resume a TLS session (latency_lab.mechanisms.tls.resumed).
 RESUME_FROM = {"none": 1 << 30, "after_first": 1, "all": 0}
 
 
 def _secure_fields(p: Params) -> list[tuple[str, Any]]:
-    """DNS and TLS keys: the lookup time, and both handshakes' flights as :func:`model.mechanisms.tls.handshake` defines them."""
+    """DNS and TLS keys: the lookup time, and both handshakes' flights as :func:`latency_lab.mechanisms.tls.handshake` defines them."""
     out: list[tuple[str, Any]] = []
     dns_ms = getattr(p, "dns_ms", 0.0)
     if dns_ms > 0:
@@ -318,7 +318,7 @@ class Simulator:
         return out
 
     def predict(self, scenario: Scenario | dict[str, Any], *, quickack: bool = True) -> dict[str, Any]:
-        """Like :func:`model.analysis.predict`: every protocol the scenario asks for, ``{"scenario", "results"}``."""
+        """Like :func:`latency_lab.analysis.predict`: every protocol the scenario asks for, ``{"scenario", "results"}``."""
         s = as_scenario(scenario)
         results = [self.run(s, proto, quickack=quickack) for proto in s.protocols]
         return {"scenario": s.model_dump(mode="json"), "results": results}

@@ -1,6 +1,6 @@
 """Real-browser fixtures: the real app in a real HTTP server, driven by Debian's headless Chromium.
 
-- ``live_server``: :func:`app.create_app` served by werkzeug on 127.0.0.1 and a free port, in a background
+- ``live_server``: :func:`latency_lab_web.create_app` served by werkzeug on 127.0.0.1 and a free port, in a background
   thread, for the whole session; its base URL.
 - ``browser``: one headless Chromium per session, launched from ``/usr/bin/chromium`` (``CHROMIUM`` in the
   environment overrides it) through Playwright for Python. Playwright's own browser download is not used.
@@ -62,7 +62,7 @@ def live_server() -> Iterator[str]:
     """The app served over real HTTP on a free local port; yields ``http://127.0.0.1:PORT``."""
     from werkzeug.serving import make_server
 
-    from app import create_app
+    from latency_lab_web import create_app
 
     server = make_server("127.0.0.1", 0, create_app(), threaded=True)
     thread = threading.Thread(target=server.serve_forever, name="live-server", daemon=True)

@@ -1,6 +1,6 @@
 """Issue 15, defect 9: accessibility, checked by axe-core in Chromium on every page at the three window sizes.
 
-axe-core 4.14.1 is vendored in ``app/static/vendor/`` (MPL-2.0, its licence beside it) and loaded from the app
+axe-core 4.14.1 is vendored in ``latency_lab_web/static/vendor/`` (MPL-2.0, its licence beside it) and loaded from the app
 itself. No page may have a serious or critical violation, as loaded and with every ``<details>`` open. Before
 the fix axe found ``nested-interactive`` (serious) on every plotly chart (a ``role="img"`` holding plotly's
 toolbar buttons) and ``scrollable-region-focusable`` (serious) on the comparison table's wrapper. What axe does
@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.gallery.views import SLUGS
+from latency_lab_web.gallery.views import SLUGS
 from tests.browser.windows import API_DOCS_FAVICON, PLOTS_DRAWN, WINDOW_IDS, WINDOWS, axe_violations, use_window
 
 if TYPE_CHECKING:

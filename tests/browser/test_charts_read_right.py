@@ -4,7 +4,7 @@ Before the fix: the gallery's log axes labelled bare digits ("2 3 4 ... 8", each
 of ten not shown), M98 figure 4's published diamonds sat at the centre of each group of four bars instead of
 over the bar they belong to (direct HTTP/1.0), P98's three published factors at 10 images lay on top of one
 another, and the calculator's sweep drew times spanning decades on a linear axis (the short ones flat on the
-floor). The sweep's point count is the page's work budget's (app/calculator/views.py), not the chart's.
+floor). The sweep's point count is the page's work budget's (latency_lab_web/calculator/views.py), not the chart's.
 """
 
 from __future__ import annotations
@@ -14,8 +14,8 @@ import math
 import pytest
 from playwright.sync_api import Page
 
-from app.gallery.views import SLUGS
-from model.studies.experiments import experiment
+from latency_lab.studies.experiments import experiment
+from latency_lab_web.gallery.views import SLUGS
 from tests.browser.windows import PLOTS_DRAWN, WINDOW_IDS, WINDOWS, use_window
 
 #: Per plot with a log axis: each drawn tick's position (log10 of its value) and its label.

@@ -44,7 +44,7 @@ def test_table1_is_one_click_and_reads_like_the_paper(page: Page) -> None:
     assert [r[0] for r in rows] == ["A", "B", "C", "D"]
     assert [r[1] for r in rows] == ["HTTP/1.0"] + ["persistent HTTP/1.1"] * 3
     published = [_ms(r[5]) for r in rows]
-    assert published == [43, 605, 195, 26]  # seed 000, table 1 (model.studies.h96.H96_ROWS)
+    assert published == [43, 605, 195, 26]  # seed 000, table 1 (latency_lab.studies.h96.H96_ROWS)
     model = [_ms(r[2]) for r in rows]
     for m, p in zip(model, published, strict=True):
         assert abs(m - p) / p < 0.15, (model, published)  # the seed tests' tolerance (H96_TOLERANCE_REL)

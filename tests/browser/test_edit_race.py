@@ -7,7 +7,7 @@ holding the first answer in the browser (Playwright's request routing) until the
   synchronisation, on both forms) aborts the first request, so only the newer answer is swapped in;
 - a second field still being typed in when the first answer arrives: the answer was rendered before the new
   text, and swapping it in used to wipe that text, so leaving the field sent nothing and the edit was lost
-  (``app/static/app.js`` now keeps the typed text and sends it on leaving).
+  (``latency_lab_web/static/app.js`` now keeps the typed text and sends it on leaving).
 """
 
 from __future__ import annotations

@@ -11,7 +11,7 @@ import pytest
 from playwright.sync_api import Page, expect
 from pypdf import PdfReader
 
-from model.studies import exercises as ex
+from latency_lab.studies import exercises as ex
 from tests.browser.windows import WINDOW_IDS, WINDOWS, axe_violations, use_window
 
 

@@ -148,10 +148,10 @@ LOSSY = "/explain?preset=p98-satellite&network.loss_rate=0.01&protocols=pipeline
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 def test_with_loss_the_panel_leads_with_the_expected_time(page: Page, window: tuple[int, int]) -> None:
     """Issue 25 at 390, 1366 and 1920 px: with loss the panel's title and its "where the time goes" are the expected
-    time (model.analysis.leading), loss's parts among the parts, the lossless time beside it, labelled. On main
+    time (latency_lab.analysis.leading), loss's parts among the parts, the lossless time beside it, labelled. On main
     before 2026-11-28 the panel said "Why HTTP/2 takes" its lossless time and never mentioned loss."""
-    from app.figures.ladder import fmt_ms
-    from model import PRESETS, predict
+    from latency_lab import PRESETS, predict
+    from latency_lab_web.figures.ladder import fmt_ms
 
     doc = {**PRESETS["p98-satellite"].document, "protocols": ["h2"]}
     doc["network"] = {**doc["network"], "loss_rate": 0.01}

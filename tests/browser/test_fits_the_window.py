@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 from playwright.sync_api import Page
 
-from app.gallery.views import SLUGS
+from latency_lab_web.gallery.views import SLUGS
 from tests.browser.windows import (
     API_DOCS_FAVICON,
     PLOTS_DRAWN,

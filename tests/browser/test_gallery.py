@@ -11,7 +11,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.gallery.views import SLUGS
+from latency_lab_web.gallery.views import SLUGS
 from tests.browser.windows import PLOTS_DRAWN
 
 #: Per plot: how many traces plotly.js drew and how many points they hold.

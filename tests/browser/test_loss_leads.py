@@ -18,8 +18,8 @@ import pytest
 from playwright.sync_api import Page, expect
 from werkzeug.datastructures import MultiDict
 
-from app.web.form import read
-from model import predict
+from latency_lab import predict
+from latency_lab_web.web.form import read
 from tests.browser.windows import PLOTS_DRAWN, WINDOW_IDS, WINDOWS, axe_violations, horizontal_overflow, use_window
 
 if TYPE_CHECKING:

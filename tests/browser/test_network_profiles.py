@@ -7,7 +7,7 @@ import re
 
 from playwright.sync_api import Page, expect
 
-from model import PRESETS, predict
+from latency_lab import PRESETS, predict
 from tests.browser.test_calculator import cells, comparison_table, preset_menu, wait_cells, wait_drawn
 from tests.browser.windows import axe_violations
 

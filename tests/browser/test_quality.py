@@ -1,6 +1,6 @@
 """Real-world quality of the calculator in Chromium: offline, first-view weight, caching, keyboard use.
 
-Issue 5, "Real-world quality": htmx and plotly come from ``app/static/`` (no CDN; the browser fixture resolves
+Issue 5, "Real-world quality": htmx and plotly come from ``latency_lab_web/static/`` (no CDN; the browser fixture resolves
 no other host, and any request elsewhere fails the test), the first view transfers at most 1.5 MB
 compressed, static files are cached, and the form can be used with the keyboard with a visible focus.
 """

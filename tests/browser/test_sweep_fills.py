@@ -12,7 +12,7 @@ import re
 import pytest
 from playwright.sync_api import Page, expect
 
-from app.web.form import SWEEPS
+from latency_lab_web.web.form import SWEEPS
 from tests.browser.windows import PLOTS_DRAWN, axe_violations, use_window
 
 LOSSY = "/?preset=n97-wan&network.loss_rate=0.01"

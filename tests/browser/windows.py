@@ -4,7 +4,7 @@
   them as ``@pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)`` and call :func:`use_window`.
 - :func:`horizontal_overflow`: what sticks out of the window sideways (nothing may: the page must not scroll
   sideways at any of the three widths).
-- :func:`axe_violations`: axe-core (vendored in ``app/static/vendor/``, loaded from the app itself, so the
+- :func:`axe_violations`: axe-core (vendored in ``latency_lab_web/static/vendor/``, loaded from the app itself, so the
   Content-Security-Policy allows it) run on the page as it is; its serious and critical violations.
 """
 
@@ -27,7 +27,7 @@ PLOTS_DRAWN = (Path(__file__).parent / "plots_drawn.js").read_text(encoding="utf
 #: /favicon.ico and logs the 404: expected there, not an error of the page.
 API_DOCS_FAVICON = r"status of 404 .*/favicon\.ico"
 
-#: axe-core as vendored (app/static/vendor/axe.LICENSE holds its licence).
+#: axe-core as vendored (latency_lab_web/static/vendor/axe.LICENSE holds its licence).
 AXE_URL = "/static/vendor/axe-4.14.1.min.js"
 
 

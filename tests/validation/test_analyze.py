@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from model.scenario.params import resolve
-from model.scenario.schema import Scenario
+from latency_lab.scenario.params import resolve
+from latency_lab.scenario.schema import Scenario
 from validation.analyze import analyze, parse
 from validation.sim import SimulationError, as_scenario, setup_text, unsupported
 
@@ -89,7 +89,7 @@ def test_setup_text_carries_the_resolved_numbers() -> None:
 def test_setup_text_flushes_the_header_only_where_the_model_does() -> None:
     """header_flush_persistent_only (Apache 1.1b4, seed 000, 2.2): ns-3 gets the flush on a persistent
     connection, not on HTTP/1.0's one-request connections, as the model schedules them."""
-    from model import PRESETS
+    from latency_lab import PRESETS
 
     p = resolve(Scenario.model_validate(PRESETS["h96-lan"].document))
     flush = {}
@@ -124,7 +124,7 @@ def test_split_proxies_are_refused_by_name() -> None:
 
 
 def test_tls_and_dns_reach_the_harness_as_the_model_defines_them() -> None:
-    """Each handshake's flights (model.mechanisms.tls.handshake), which connection resumes first, and the DNS lookup time."""
+    """Each handshake's flights (latency_lab.mechanisms.tls.handshake), which connection resumes first, and the DNS lookup time."""
     doc = json.loads((DATA / "persistent_nagle.json").read_text())
     doc["tls"] = {"version": "1.3", "resumption": "after_first", "early_data": True, "server_flight_bytes": 5000}
     doc["dns"] = {"lookup": "resolver", "resolver_rtt_ms": 25}

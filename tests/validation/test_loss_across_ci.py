@@ -3,9 +3,9 @@ ns-3 needed): persistent pages of several responses of tens of KB and HTTP/1.0 i
 (``validation.loss.ACROSS_POINTS``), held to the loss grid's goal (within 15 % of ns-3's mean or inside its 95 %
 interval) where the model now meets it, and to explicit bounds where it does not yet.
 
-Before the window a loss left carried over to the later responses (``model.mechanisms.loss.carried_ms``,
+Before the window a loss left carried over to the later responses (``latency_lab.mechanisms.loss.carried_ms``,
 2026-11-28) the six persistent points at p 0.02-0.05 were 19-40 % under ns-3; before the slots shared the objects
-(``model.mechanisms.loss_recovery.slot_shares``, 2026-11-28) the http10_parallel points at p 0.04-0.05 were 19-22 %
+(``latency_lab.mechanisms.loss_recovery.slot_shares``, 2026-11-28) the http10_parallel points at p 0.04-0.05 were 19-22 %
 under (each other connection was a chain of its own with its total float: issue 29); now 11-15 % under.
 """
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from model.scenario.params import resolve
+from latency_lab.scenario.params import resolve
 from validation.compare import compare
 from validation.sim import SimulationError, as_scenario, setup_text
 
@@ -172,7 +172,7 @@ def test_false_start_agrees_and_saves_a_round_trip(ns3_sim: Any, protocol: str) 
 
 
 def test_0rtt_rst_after_last_ack(ns3_sim: Any) -> None:
-    """ns-3 forgets a LAST_ACK connection at the first ACK; the ACK of the FIN then draws an RST (model.scenario.profiles,
+    """ns-3 forgets a LAST_ACK connection at the first ACK; the ACK of the FIN then draws an RST (latency_lab.scenario.profiles,
     last_ack_any_ack). TLS 1.3 0-RTT on HTTP/1.0, ACKing every segment: the server's ACK of EndOfEarlyData comes
     after its FIN."""
     doc = {
@@ -277,7 +277,7 @@ def test_fast_open_with_loss_is_refused(ns3_sim: Any) -> None:
     ids=["plain", "tls13", "fast_open", "think"],
 )
 def test_h2_streams_agree_packet_for_packet(ns3_sim: Any, extra: dict[str, Any]) -> None:
-    """Issue 7: HTTP/2 in ns-3 as model/protocols/multiplex.py defines it (harness.cc's StreamRequests/StreamRespond): 30
+    """Issue 7: HTTP/2 in ns-3 as latency_lab/protocols/multiplex.py defines it (harness.cc's StreamRequests/StreamRespond): 30
     object requests of 40 bytes in one write after the HTML (more than one segment at MSS 536, so the server
     answers them in several batches), responses interleaved round-robin by 16 KB frame; each object ends when
     its last frame arrives."""
@@ -319,7 +319,7 @@ def test_h2_streams_agree_packet_for_packet(ns3_sim: Any, extra: dict[str, Any])
     ids=["plain", "preconnect", "tls13", "none_preconnect", "think_dns", "nagle"],
 )
 def test_persistent_parallel_agrees_packet_for_packet(ns3_sim: Any, extra: dict[str, Any]) -> None:
-    """Issue 28: persistent connections in parallel in ns-3 as model/protocols/persistent_parallel.py defines them
+    """Issue 28: persistent connections in parallel in ns-3 as latency_lab/protocols/persistent_parallel.py defines them
     (harness.cc's Ready and Preconnect): the HTML on one connection, then each object on the first free one, new
     connections opened while fewer than http.parallel_connections are; every packet and every object's end agree.
     Not with tcp.handshake fast_open: there the HTML's connection's next response and a new connection's first one

@@ -82,7 +82,7 @@ def main(argv: list[str] | None = None) -> int:
         if a.cmd == "one":
             from pydantic import ValidationError
 
-            from model import Scenario
+            from latency_lab import Scenario
 
             try:
                 doc = json.loads(sys.stdin.read() if a.scenario == "-" else Path(a.scenario).read_text())

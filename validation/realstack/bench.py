@@ -35,7 +35,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
-from model import Scenario, predict
+from latency_lab import Scenario, predict
 from validation.realstack import pcap
 from validation.realstack.stack import HERE, PORT_H1, PORT_H2, PORT_TFO, PORT_TLS, SERVER_IP, CaptureError, Stack
 

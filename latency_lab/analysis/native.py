@@ -1,0 +1,187 @@
+"""Predictions on the native engine (:mod:`latency_lab.engine.native`): its numbers made into the output document.
+
+The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature but
+one, for which :func:`latency_lab.scenario.limits.fallback_reason` names why the Python engine runs instead (the test
+``tests/latency_lab/engine/test_native.py`` lists it): a split-proxy path (seed 003). With a loss rate above 0 it also reads
+its schedule for the loss analysis (``latency_lab/engine/native/loss.cpp``, :func:`latency_lab.analysis.expected_loss.structure`
+in C++; :func:`latency_lab.analysis.expected_loss.from_native` makes its numbers a ``Structure``). The sentences of the events are written
+here from the numbers the engine recorded, by the functions the Python engine uses (:mod:`latency_lab.engine.words`), and
+the document is assembled by :func:`latency_lab.analysis.document.document`, so both engines answer in the same words.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable
+from types import ModuleType
+from typing import Any, cast
+
+from latency_lab import _backend
+from latency_lab.analysis import expected_loss
+from latency_lab.analysis.critical_path import CATEGORIES, path_stalls, stall_counts
+from latency_lab.analysis.document import document, summarize
+from latency_lab.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
+from latency_lab.engine import words
+from latency_lab.mechanisms import loss, quic
+from latency_lab.mechanisms.loss_recovery import expected
+from latency_lab.scenario import limits
+from latency_lab.scenario.params import Params
+
+_native: ModuleType | None
+try:  # built by pip install -e . (setup.py); absent in a source-only checkout
+    import latency_lab.engine.native._native as _native
+except ImportError:  # pragma: no cover - the README's commands build it
+    _native = None
+if _native is not None and _backend.native_ok:  # the periods after a loss in C++ wherever the engine is built and fresh
+    loss.use_periods(_native.periods)
+
+#: The environment variable that turns the native engine off (``0``): the Cython-compiled Python engine runs.
+ENV = "LATENCY_LAB_NATIVE"
+#: The sides of a direct path's connections, for the sentences (latency_lab.engine.tcp.NAMES)
+SIDES = ("client", "server")
+SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: ""}
+
+
+def available() -> bool:
+    """Whether the native engine is built and wanted in this process (``LATENCY_LAB_ENGINE=python`` or a build from
+    other sources than the ones present turn it off, :mod:`latency_lab._backend`; so does ``LATENCY_LAB_NATIVE=0``)."""
+    return _native is not None and _backend.native_ok and os.environ.get(ENV, "1") != "0"
+
+
+class Prepared:
+    """A resolved scenario ready for the native engine: its numbers in the engine's layout and its objects' names."""
+
+    __slots__ = ("c", "names", "p", "sizes")
+
+    def __init__(self, p: Params) -> None:
+        assert _native is not None
+        self.p = p
+        self.c = _native.Prepared(p, quic.QUIC_PROFILE)
+        sizes = [p.html, *p.objects]
+        self.names: list[str] = []
+        self.sizes: list[int] = []
+        for k in range(p.pages):
+            prefix = "" if k == 0 else f"p{k + 1}:"
+            self.names += [f"{prefix}html"] + [f"{prefix}obj{i}" for i in range(1, len(p.objects) + 1)]
+            self.sizes += sizes
+
+    def name(self, obj: int) -> str | None:
+        return self.names[obj] if obj >= 0 else SPECIAL_OBJECTS[obj]
+
+
+def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
+    """Run ``protocol``'s schedule within the request's step budget (:class:`_native.Run`)."""
+    assert _native is not None
+    start = limits.allowance()
+    r = _native.run(prep.c, protocol, start, packets, prep.p.loss > 0)
+    if r.status == 1:  # over the step budget (latency_lab.engine.core.Engine.over_budget)
+        raise limits.exceeded(limits.MAX_ENGINE_STEPS - start + r.steps)
+    if r.status == 2:  # pragma: no cover - every object completes (tests/latency_lab/analysis/test_fuzz.py)
+        raise AssertionError(f"object {prep.names[r.incomplete_object]} never completed")
+    limits.spend(r.steps)
+    return r
+
+
+def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWithLoss]:
+    """The ``expected_with_loss`` block of a run: with loss from what the engine read off its schedule
+    (:func:`latency_lab.analysis.expected_loss.from_native`), at a loss rate of 0 from its counts."""
+
+    def loss(page_load_ms: float) -> ExpectedWithLoss:
+        p = prep.p
+        if p.loss > 0:
+            # the loss analysis, charged to the request's step budget by what it costs on this engine: each step of
+            # the run NATIVE_LOSS_STEP_COST in all (the engine spent its steps once) and NATIVE_LOSS_RUN_STEPS once
+            # (limits.run_cost likewise)
+            limits.charge_loss_analysis(r.steps, limits.NATIVE_LOSS_STEP_COST - 1, limits.NATIVE_LOSS_RUN_STEPS)
+            structure = expected_loss.from_native(p, protocol, r.loss)
+        else:
+            structure = expected_loss.lossless_from_counts(
+                p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
+            )
+        return cast(ExpectedWithLoss, expected(structure, p.loss, page_load_ms))
+
+    return loss
+
+
+def _steps(prep: Prepared, r: Any) -> list[list[tuple[str, float, int, str | None]]]:
+    """Each page's walk of its critical path as :func:`latency_lab.analysis.critical_path.walk`'s ``steps``."""
+    return [[(CATEGORIES[c], x, conn, prep.name(obj)) for c, x, conn, obj in page] for page in r.walk_steps]
+
+
+def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
+    """What a sweep reads of one protocol's result (its page load time, counts and expected time with loss), the same
+    numbers :func:`run` gives, without the objects, the events' sentences and the breakdown."""
+    r = _schedule(prep, protocol, False)
+    path = path_stalls(_steps(prep, r), [pg[4] for pg in r.pages])
+    stalls = stall_counts(path, sum(1 for e in r.events if e[0] == 1))  # kind 1: a restart
+    return summarize(protocol, [(load, trips) for load, _, trips, _, _ in r.pages], stalls, r.counts,
+                     _loss(prep, protocol, r))  # fmt: skip
+
+
+def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
+    """One protocol's result on the native engine, as :func:`latency_lab.analysis.predict.result` gives it."""
+    r = _schedule(prep, protocol, packets)
+    p = prep.p
+    events: list[dict[str, Any]] = []
+    notes = r.notes
+    for (
+        kind,
+        reason,
+        conn,
+        side,
+        obj,
+        t,
+        gap,
+        blen,
+        bwin,
+        rwnd_n,
+        held,
+        peer_dack,
+        note,
+        rto,
+        before,
+        after,
+    ) in r.events:
+        name = prep.name(obj)
+        if kind == 1:  # a restart after idle (latency_lab.protocols.base.Session.record_restart)
+            why = words.restart_why(SIDES[side], gap, rto, before, after)
+            events.append(words.event("slow_start_restart", t, 0.0, conn, name, why))
+            continue
+        text = ""
+        if note >= 0:
+            segs, nbytes, ep_segments = notes[note]
+            text = words.held_note(p.profile.ack_counts_bytes, segs, nbytes, p.dack_segments, p.mss, ep_segments)
+        words.idle_events(
+            events, p.mss, SIDES[side], SIDES[1 - side], reason, t, gap, held if held is not None else 0.0, conn,
+            name, blen, bwin, rwnd_n, peer_dack, text,
+        )  # fmt: skip
+    pages = [(load, dict(zip(CATEGORIES, acc, strict=True)), trips) for load, acc, trips, _, _ in r.pages]
+    sizes = prep.sizes
+    objects: list[ObjectTiming] = [
+        {"name": prep.names[i], "bytes": sizes[i], "connection": c, "start_ms": t0, "end_ms": t1}
+        for i, (c, t0, t1) in enumerate(r.objects)
+    ]
+
+    out = document(
+        protocol, pages, [(pg[3], pg[4]) for pg in r.pages], _steps(prep, r), events, r.counts, objects,
+        _loss(prep, protocol, r),
+    )  # fmt: skip
+    if packets:
+        out["packets"] = [
+            {
+                "n": i,
+                "direction": "down" if d & 1 else "up",
+                "connection": c,
+                "kind": kind,
+                "bytes": int(n),
+                "wire_bytes": wire,
+                "fin": fin,
+                "object": prep.name(obj),
+                "queued_ms": tq,
+                "sent_ms": ts,
+                "arrival_ms": ta,
+                "ack_held_ms": held if held is not None else 0.0,
+            }
+            for i, (d, c, kind, n, wire, fin, obj, tq, ts, ta, held) in enumerate(r.packets)
+        ]
+    return out

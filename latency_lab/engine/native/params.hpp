@@ -1,0 +1,91 @@
+// The numbers of a resolved scenario as the native engine reads them: latency_lab.scenario.params.Params on a direct
+// path (no split proxy), with its TCP profile's behaviours (latency_lab.scenario.profiles.TcpProfile), in model units
+// (ms, bytes, ms per wire byte). Filled from Python by latency_lab/engine/native/_native.pyx.
+#pragma once
+
+#include <string>
+#include <vector>
+
+namespace ll {
+
+struct Profile {  // latency_lab.scenario.profiles.TcpProfile, the fields the engine reads
+  bool syn_ack_opens_window = false;
+  bool ack_counts_bytes = false;
+  bool nagle_idle_at_entry = false;
+  bool close_sends_held = true;
+  bool cwnd_counts_bytes = false;
+  bool ack_first_segment = false;
+  bool fin_on_data_acked_alone = false;
+  bool deliver_before_ack = false;
+  bool last_ack_any_ack = false;
+  long long cwnd_abc_limit_segments = 1;
+  long long quickack_segments = 0;
+  bool pingpong_ack = false;
+  bool cwnd_counts_packets = false;
+  bool nagle_minshall = false;
+  bool rtt_times_one_segment = false;
+  double rto_granularity_ms = 1.0;
+  bool rto_min_on_variation = false;
+  double rto_max_ms = 60000.0;
+  bool restart_halves_per_rto = false;
+  bool cwnd_limited_growth = false;
+};
+
+enum HandshakeMode { HS_THREE_WAY = 0, HS_NONE, HS_TTCP, HS_FAST_OPEN, HS_WARM };
+enum IdleRestart { IR_SLOW_START = 0, IR_KEEP, IR_FAST_START, IR_PACED };
+enum TlsVersion { TLS_NONE = 0, TLS_12, TLS_13 };
+enum Resumption { RES_NONE = 0, RES_AFTER_FIRST, RES_ALL };
+enum Protocol { P_HTTP10 = 0, P_HTTP10_PARALLEL, P_PERSISTENT, P_PIPELINED, P_GETALL, P_H2, P_H3, P_PERSISTENT_PARALLEL };
+
+struct Params {
+  double d_up, d_down, k_up, k_down;
+  long long overhead;
+  Profile profile;
+  Profile quic_profile;  // latency_lab.mechanisms.quic.QUIC_PROFILE
+  long long mss, iw, rwnd;
+  double dack_ms;
+  long long dack_segments;
+  bool nagle;
+  int handshake;
+  int idle_restart;
+  double rto_ms;
+  long long request, header;
+  bool header_flush, flush_persistent_only;
+  long long write;
+  double server_think, client_think, conn_overhead;
+  long long parallel;
+  long long html;
+  std::vector<long long> objects;
+  long long pages;
+  double user_think;
+  bool has_idle_timeout;
+  double idle_timeout;
+  double dns_ms;
+  int tls;
+  int tls_resumption;
+  bool tls_early_data;
+  bool tls_false_start;
+  long long tls_client_hello, tls_server_flight;
+  long long tls_tickets = 0, tls_ticket_bytes = 79;
+  long long frame, mux_request, quic_datagram;
+  bool mux_headers_alone = false;
+  double quic_ack_delay;
+  double rto_min_ms;
+  bool pipeline_one_write;
+  bool preconnect = false;  // http.preconnect (persistent_parallel)
+};
+
+// core.Quantities: the scenario's primitive quantities (floats; the direct path's two links only)
+struct Quantities {
+  const Params* p;
+  double d[6];
+  double k[6];
+  long long o;
+  explicit Quantities(const Params* p_) : p(p_) {
+    d[0] = p_->d_up; d[1] = p_->d_down; d[2] = d[3] = d[4] = d[5] = 0.0;
+    k[0] = p_->k_up; k[1] = p_->k_down; k[2] = k[3] = k[4] = k[5] = 0.0;
+    o = p_->overhead;
+  }
+};
+
+}  // namespace ll

@@ -1,0 +1,24 @@
+// latency_lab/mechanisms/loss.py's periods of congestion avoidance after a loss (_after_loss_tree and the functions under
+// it: _segments_to, _window_after, _rounds_for, _mean_in, _key, window_timeout_probability) in C++. The loss analysis of a request that meets a new loss rate or window evaluates
+// dozens of these trees (about 46 ms of CPU a lossy run in Python, up to 232 ms; bench/loss_step_cost.py,
+// 2026-11-28). The Python functions are the readable reference; each function here names the one it follows,
+// statement for statement in the same order, and tests/latency_lab/mechanisms/test_loss_periods.py proves the two equal.
+#pragma once
+
+namespace ll {
+
+// loss.py's constants, passed by the caller (declared once, there)
+struct PeriodsConstants {
+  int transient_periods;
+  double fine_window, bin_ratio, tail_mass, min_ssthresh;
+};
+
+// _after_loss_tree's (rounds, timeouts, used, sending, reach): independent of the round-trip time and the timeout
+struct PeriodsOut {
+  double rounds, timeouts, used, sending, reach;
+};
+
+// loss._after_loss_tree(p, rest, h, b, w_max); rest may be infinite
+PeriodsOut after_loss_tree(double p, double rest, double h, int b, double w_max, const PeriodsConstants& c);
+
+}  // namespace ll

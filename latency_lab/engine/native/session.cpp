@@ -1,0 +1,387 @@
+// latency_lab/protocols/base.py in C++: the session, its connections, the HTTP applications (see engine.hpp).
+#include "session.hpp"
+
+namespace ll {
+
+
+Session::Session(const Params& params, int protocol_, long long allowance)
+    : pp(params), q(&pp), p(&pp), eng(&q, allowance), protocol(protocol_) {
+  int id = 0;
+  for (long long k = 0; k < p->pages; ++k) {
+    std::vector<int> names;
+    objects.push_back(ObjectRecord{p->html, static_cast<int>(k)});
+    names.push_back(id++);
+    for (long long size : p->objects) {
+      objects.push_back(ObjectRecord{size, static_cast<int>(k)});
+      names.push_back(id++);
+    }
+    page_names.push_back(std::move(names));
+  }
+  start = eng.point(0.0, NIL, false, 0.0, REQUEST);
+  page_start.push_back(start);
+  page_left = static_cast<long long>(page_names[0].size());
+}
+
+void Session::run() {
+  driver(page_names[0], start);
+  eng.run();
+}
+
+void Session::object_done(int name, double t, int32_t pkt) {
+  if (objects[name].page != page) return;
+  page_left -= 1;
+  if (page_left) return;
+  page_end.push_back(pkt);
+  if (page + 1 >= p->pages) return;
+  if (keep_conn != nullptr && p->has_idle_timeout && p->user_think > p->idle_timeout) {
+    Connection* conn = keep_conn;
+    eng.at(t + p->idle_timeout, [this, conn](double t_) {
+      // _idle_close: the server's idle timeout closes the persistent connection (seed 002, section 4)
+      conn->server->close(t_, eng.point(t_, NIL, false, 0.0, CONN_SETUP));
+    });
+    keep_conn = nullptr;
+    for (Connection* other : pool) {  // persistent_parallel's other connections idle as long
+      eng.at(t + p->idle_timeout, [this, other](double t_) {
+        other->server->close(t_, eng.point(t_, NIL, false, 0.0, CONN_SETUP));
+      });
+    }
+    pool.clear();
+  }
+  Ref st = eng.point(t + p->user_think, pkt, false, 0.0, REQUEST);
+  eng.at(eng.point_t(st), [this, st](double) { next_page(st); });
+}
+
+void Session::next_page(Ref st) {
+  page += 1;
+  page_start.push_back(st);
+  page_left = static_cast<long long>(page_names[page].size());
+  driver(page_names[page], st);
+}
+
+void Session::persistent(Ref st, std::function<void(Connection*, Ref)> on_open) {
+  Connection* conn = keep_conn;
+  if (conn != nullptr) {
+    on_open(conn, st);
+    return;
+  }
+  int mode = open_mode();
+  st = after_lookup(st);
+  conn = new_connection(false);
+  keep_conn = conn;
+  auto ready = secure(conn, mode, [on_open, conn](Ref point) { on_open(conn, point); });
+  if (mode == HS_TTCP || mode == HS_FAST_OPEN) {
+    ttcp(conn, st, [ready, st]() { ready(st); }, mode);
+    return;
+  }
+  conn->on_open = [ready](double, Ref point) { ready(point); };
+  conn->open(st, mode);
+}
+
+int Session::open_mode() {
+  int mode = p->handshake;
+  if (mode == HS_TTCP && conns.empty()) return HS_THREE_WAY;  // every connection is on the client's leg
+  return mode;
+}
+
+void Session::record_restart(Endpoint* ep, double t, double idle, long long before, long long after) {
+  restarts += 1;
+  EventRec e{};
+  e.kind = E_RESTART;
+  e.conn = ep->conn->id;
+  e.side = ep->side;
+  e.t = t;
+  e.gap = idle;
+  e.rto = ep->rto;
+  e.before = before;
+  e.after = after;
+  e.note = -1;
+  e.obj = ep->obj_at(ep->nxt_n);
+  events.push_back(e);
+}
+
+void Session::record_idle(Endpoint* ep, Reason reason, double t, double gap, int32_t ack, int obj) {
+  const Packet& a = eng.packets[ack];
+  EventRec e{};
+  e.kind = E_IDLE;
+  e.reason = reason;
+  e.conn = ep->conn->id;
+  e.side = ep->side;
+  e.obj = obj;
+  e.t = t;
+  e.gap = gap;
+  e.blocked_len = ep->blocked_len;
+  e.blocked_window = ep->blocked_window;
+  e.rwnd_n = ep->rwnd_n;
+  e.has_held = a.has_held;
+  e.held = a.held;
+  e.peer_dack_ms = ep->peer->dack_ms;
+  e.note = a.cause.kind == CK_ARRIVAL ? a.cause.note : -1;
+  events.push_back(e);
+}
+
+Connection* Session::add_connection() {
+  conns.push_back(std::make_unique<Connection>(this, static_cast<int>(conns.size())));
+  return conns.back().get();
+}
+
+Connection* Session::new_connection(bool close_after) {
+  Connection* conn = add_connection();
+  conn->close_after = close_after;
+  if (p->idle_restart == IR_FAST_START && has_cwnd_cache) {
+    conn->server->cwnd = std::max(conn->server->cwnd, cwnd_cache);  // TCP fast start (seed 001, 5.2)
+  }
+  conn->server->on_data = DH_SERVER;
+  conn->client->on_data = DH_CLIENT;
+  conn->client->on_fin = FH_CLIENT_CLOSE;
+  conn->server->on_fin = FH_SERVER_ACK;
+  return conn;
+}
+
+void Session::client_fin(Connection* conn, double t, int32_t pkt) {
+  Cause cause = arrival_cause(pkt, CONN_SETUP);
+  if (eng.packets[pkt].n > 0 && p->profile.fin_on_data_acked_alone) conn->client->send_control(K_ACK, t, cause);
+  conn->client->send_control(K_FIN, t, cause, true);
+  if (conn->client->profile.last_ack_any_ack) conn->client->last_ack = 0;
+}
+
+void Session::server_fin(Connection* conn, double t, int32_t pkt) {
+  conn->server->send_control(K_ACK, t, arrival_cause(pkt, CONN_SETUP));
+}
+
+Ref Session::think(Ref point) {
+  if (p->client_think <= 0) return point;
+  return eng.point(eng.point_t(point) + p->client_think, point, true, p->client_think, REQUEST);
+}
+
+void Session::request(Connection* conn, std::vector<int> names, Ref point, DoneFn on_done) {
+  reg(conn, names, point, on_done);
+  int first = names[0];
+  double nbytes = static_cast<double>(p->request);
+  eng.at(eng.point_t(point), [conn, nbytes, first, point](double t) { conn->client->write(t, nbytes, first, point); });
+}
+
+void Session::requests_in_one_write(Connection* conn, const std::vector<std::vector<int>>& reqs, Ref point, DoneFn on_done) {
+  for (const auto& names : reqs) reg(conn, names, point, on_done);
+  int first = reqs[0][0];
+  double nbytes = static_cast<double>(p->request * static_cast<long long>(reqs.size()));
+  eng.at(eng.point_t(point), [conn, nbytes, first, point](double t) { conn->client->write(t, nbytes, first, point); });
+}
+
+void Session::reg(Connection* conn, const std::vector<int>& names, Ref point, const DoneFn& on_done) {
+  conn->on_done = on_done;
+  conn->requests.push_back(names);
+  for (int name : names) {
+    ObjectRecord& rec = objects[name];
+    rec.connection = conn->id;
+    if (!rec.has_start) {
+      rec.has_start = true;
+      rec.start = eng.point_t(point);
+    }
+    conn->expect_end += static_cast<double>(rec.bytes + p->header);
+    conn->expect.emplace_back(conn->expect_end, name);
+  }
+}
+
+Connection* Session::fetch_on_new_connection(std::vector<int> names, Ref point, DoneFn on_done, bool close_after) {
+  int mode = open_mode();
+  for (int name : names) {
+    if (!objects[name].has_start) {
+      objects[name].has_start = true;
+      objects[name].start = eng.point_t(point);
+    }
+  }
+  point = after_lookup(point);
+  Connection* conn = new_connection(close_after);
+  auto ready = secure(conn, mode, [this, conn, names, on_done](Ref pt) { request(conn, names, think(pt), on_done); });
+  if (mode == HS_TTCP || mode == HS_FAST_OPEN) {
+    ttcp(conn, point, [ready, point]() { ready(point); }, mode);
+    return conn;
+  }
+  conn->on_open = [ready](double, Ref pt) { ready(pt); };
+  conn->open(point, mode);
+  return conn;
+}
+
+void Session::ttcp(Connection* conn, Ref st, const std::function<void()>& write_request, int mode) {
+  conn->client->hold = true;
+  write_request();
+  Ref point = think(st);
+  eng.at(eng.point_t(point), [conn, point, mode](double) {
+    conn->client->hold = false;
+    conn->open(point, mode);
+  });
+}
+
+// --------------------------------------------------------------------------------------------------- server
+void Session::server_data(Connection* conn, double t, int32_t pkt) {
+  if (conn->tls != nullptr) conn->tls->server_data(t, pkt);
+  if (conn->mux != nullptr) {
+    conn->mux->server_data(t, pkt);
+    return;
+  }
+  long long done = static_cast<long long>(py_floordiv(conn->server->app_received(), static_cast<double>(p->request)));
+  while (conn->served < done) {
+    long long idx = conn->served;
+    conn->served += 1;
+    double extra = p->server_think;
+    if (idx == 0 && p->conn_overhead > 0) extra = extra + p->conn_overhead;
+    Ref last = conn->last_write;
+    Ref base = pkt;
+    double begin = eng.packets[pkt].t_a;
+    if (last != NIL && eng.point_t(last) > begin) {
+      base = last;
+      begin = eng.point_t(last);
+    }
+    double w = begin + extra;
+    Ref point = eng.point(w, base, extra > 0, extra, SERVER);
+    conn->last_write = point;
+    const std::vector<int>& names = conn->requests.at(static_cast<size_t>(idx));
+    bool last_response = conn->close_after && idx == static_cast<long long>(conn->requests.size()) - 1;
+    eng.at(w, [this, conn, names, point, last_response](double t_) { server_write(t_, conn, names, point, last_response); });
+  }
+}
+
+static void chunks(std::vector<double>& out, double total, long long chunk) {  // base._chunks
+  out.clear();
+  if (total <= 0) return;
+  if (chunk <= 0 || total <= static_cast<double>(chunk)) {
+    out.push_back(total);
+    return;
+  }
+  long long n_full = static_cast<long long>(py_floordiv(total - 1, static_cast<double>(chunk)));
+  double c = static_cast<double>(chunk);
+  for (long long i = 0; i < n_full; ++i) out.push_back(c);
+  out.push_back(total - c * static_cast<double>(n_full));
+}
+
+void Session::server_write(double t, Connection* conn, const std::vector<int>& names, Ref point, bool close) {
+  Endpoint* srv = conn->server.get();
+  long long chunk = p->write;
+  if (chunk > 0) {
+    long long n = 0;
+    for (int name : names) n += (objects[name].bytes + p->header) / chunk;
+    eng.ensure(n);
+  }
+  std::vector<double> parts;
+  for (int name : names) {
+    double body = static_cast<double>(objects[name].bytes);
+    if (p->header_flush && !(conn->close_after && p->flush_persistent_only)) {
+      if (p->header > 0) srv->write(t, static_cast<double>(p->header), name, point);
+      chunks(parts, body, chunk);
+    } else {
+      chunks(parts, static_cast<double>(p->header) + body, chunk);
+    }
+    for (double part : parts) srv->write(t, part, name, point);
+  }
+  if (close) srv->close(t, point);
+}
+
+// --------------------------------------------------------------------------------------------------- client
+void Session::client_data(Connection* conn, double t, int32_t pkt) {
+  if (conn->tls != nullptr) conn->tls->client_data(t, pkt);
+  double rcv = conn->client->app_received();
+  while (conn->expect_i < conn->expect.size() && rcv >= conn->expect[conn->expect_i].first) {
+    int name = conn->expect[conn->expect_i].second;
+    conn->expect_i += 1;
+    ObjectRecord& rec = objects[name];
+    rec.has_end = true;
+    rec.end = t;
+    rec.end_pkt = pkt;
+    has_cwnd_cache = true;
+    cwnd_cache = conn->server->cwnd;
+    DoneFn fn = conn->on_done;
+    fn(name, t, pkt);
+    object_done(name, t, pkt);
+  }
+}
+
+// ------------------------------------------------------------------------------------- persistent_parallel
+// persistent_parallel.py: up to parallel persistent connections, each object on the first free one
+struct Pool {
+  Session* s;
+  std::vector<Connection*> free;
+  std::vector<int> pending;
+  DoneFn done_fn;  // calls done (its closure holds the pool weakly)
+
+  void take(Connection* conn, Ref point) {  // conn asks for the next waiting object
+    int next = pending.front();
+    pending.erase(pending.begin());
+    s->request(conn, {next}, s->think(point), done_fn);
+  }
+
+  void done(int name, double t, int32_t pkt) {
+    Connection* conn = s->conns[static_cast<size_t>(s->objects[name].connection)].get();
+    Ref point = s->eng.point(t, pkt, false, 0.0, REQUEST);
+    const std::vector<int>& names = s->page_names[static_cast<size_t>(s->page)];
+    bool html = name == names[0];
+    if (html) pending.assign(names.begin() + 1, names.end());  // the objects are known once the HTML has arrived
+    if (!pending.empty()) {
+      take(conn, point);
+    } else {
+      free.push_back(conn);
+    }
+    if (html) dispatch(point);
+  }
+
+  void dispatch(Ref point) {
+    while (!pending.empty() && !free.empty()) {
+      Connection* conn = free.front();
+      free.erase(free.begin());
+      take(conn, point);
+    }
+    while (!pending.empty() && 1 + static_cast<long long>(s->pool.size()) < s->p->parallel) {
+      int next = pending.front();
+      pending.erase(pending.begin());
+      s->pool.push_back(s->fetch_on_new_connection({next}, point, done_fn, false));
+    }
+  }
+
+  void ready(Connection* conn, Ref point) {
+    if (!pending.empty()) {
+      take(conn, point);
+    } else {
+      free.push_back(conn);
+    }
+  }
+
+  void preconnect(Ref point) {
+    int mode = s->open_mode();
+    if (mode == HS_TTCP || mode == HS_FAST_OPEN) mode = HS_THREE_WAY;
+    while (1 + static_cast<long long>(s->pool.size()) < s->p->parallel) {
+      Connection* conn = s->new_connection(false);
+      s->pool.push_back(conn);
+      auto ready_fn = s->secure(conn, mode, [this, conn](Ref pt) { ready(conn, pt); });
+      conn->on_open = [ready_fn](double, Ref pt) { ready_fn(pt); };
+      conn->open(point, mode);
+    }
+  }
+};
+
+void Session::persistent_parallel_run(const std::vector<int>& names, Ref st) {
+  Pool* pool = static_cast<Pool*>(pool_state.get());
+  if (pool == nullptr || keep_conn == nullptr) {  // the first page, or the idle timeout closed the connections
+    auto fresh = std::make_shared<Pool>();
+    fresh->s = this;
+    std::weak_ptr<Pool> weak = fresh;
+    fresh->done_fn = [weak](int name, double t, int32_t pkt) { weak.lock()->done(name, t, pkt); };
+    pool_state = fresh;
+    drivers.push_back(fresh);
+    pool = fresh.get();
+    this->pool.clear();
+  } else {  // the next page: the HTML goes on the HTML's connection, the others wait idle
+    std::vector<Connection*> rest;
+    for (Connection* conn : pool->free) {
+      if (conn != keep_conn) rest.push_back(conn);
+    }
+    pool->free = rest;
+  }
+  pool->pending.clear();
+  bool pre = p->preconnect && this->pool.empty() && p->parallel > 1;
+  st = after_lookup(st);
+  persistent(st, [this, pool, names](Connection* conn, Ref point) {
+    request(conn, {names[0]}, think(point), pool->done_fn);
+  });
+  if (pre) pool->preconnect(st);
+}
+
+}  // namespace ll

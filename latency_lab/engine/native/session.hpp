@@ -1,0 +1,162 @@
+// latency_lab/protocols/ in C++: the session (base.py), TLS and QUIC handshakes as packets (secure_setup.py, h3.py),
+// streams (multiplex.py) and the seven protocols' schedules; and latency_lab/analysis/critical_path.py's walk.
+#pragma once
+
+#include "tcp.hpp"
+
+namespace ll {
+
+struct ObjectRecord {
+  long long bytes;
+  int page;
+  int connection = -1;
+  bool has_start = false;
+  double start = 0.0;
+  bool has_end = false;
+  double end = 0.0;
+  int32_t end_pkt = -1;
+};
+
+// an event of the schedule, as numbers: its sentence is written in Python (latency_lab.protocols.words)
+enum EventKind : uint8_t { E_IDLE = 0, E_RESTART };
+struct EventRec {
+  EventKind kind;
+  Reason reason;  // E_IDLE: what held the data
+  int conn;
+  int side;  // the sender: 0 the connection's opener, 1 its answerer
+  int obj;
+  double t;  // E_IDLE: when the data left; E_RESTART: when the sender restarted
+  double gap;  // E_IDLE: the idle period; E_RESTART: the time idle
+  long long blocked_len, blocked_window, rwnd_n;
+  bool has_held;
+  double held;
+  double peer_dack_ms;
+  int32_t note;  // -1: none
+  double rto;  // E_RESTART: the sender's timeout
+  long long before, after;  // E_RESTART: the window
+};
+
+struct Handshake {  // latency_lab.mechanisms.tls.Handshake
+  std::vector<long long> flights;
+  size_t ready;
+  long long amplification_limit = 0;
+  long long tickets = 0, ticket_bytes = 0;  // TLS 1.3 NewSessionTickets after the client's last flight
+};
+
+struct Dialogue;
+struct Mux;
+
+// what a protocol's schedule is told when an object's last byte arrives: (object, time, packet)
+using DoneFn = std::function<void(int, double, int32_t)>;
+
+struct Session {
+  Params pp;
+  Quantities q;
+  const Params* p;
+  Engine eng;
+  int protocol;
+  std::vector<std::unique_ptr<Connection>> conns;
+  std::vector<ObjectRecord> objects;
+  std::vector<std::vector<int>> page_names;
+  std::vector<EventRec> events;
+  long long restarts = 0;
+  Ref start;
+  int page = 0;
+  std::vector<Ref> page_start;
+  std::vector<int32_t> page_end;
+  long long page_left;
+  Connection* keep_conn = nullptr;
+  std::vector<Connection*> pool;  // persistent_parallel: its other persistent connections, while open
+  std::shared_ptr<void> pool_state;  // persistent_parallel: its Pool (persistent_parallel.py)
+  bool has_cwnd_cache = false;
+  long long cwnd_cache = 0;
+  long long tls_handshakes = 0;
+  long long tls_bytes = 0;
+  long long dns_lookups = 0;
+  bool dns_done = false;
+  std::vector<std::unique_ptr<Dialogue>> dialogues;
+  std::vector<std::unique_ptr<Mux>> muxes;
+  std::vector<std::shared_ptr<void>> drivers;  // the protocols' per-page state (their closures point at it)
+
+  Session(const Params& params, int protocol_, long long allowance);
+  void run();
+  void driver(const std::vector<int>& names, Ref start);
+  void object_done(int name, double t, int32_t pkt);
+  void next_page(Ref start);
+  void persistent(Ref start, std::function<void(Connection*, Ref)> on_open);
+  int open_mode();
+  void record_restart(Endpoint* ep, double t, double idle, long long before, long long after);
+  void record_idle(Endpoint* ep, Reason reason, double t, double gap, int32_t ack, int obj);
+  Connection* add_connection();
+  Connection* new_connection(bool close_after);
+  void client_fin(Connection* conn, double t, int32_t pkt);
+  void server_fin(Connection* conn, double t, int32_t pkt);
+  Ref think(Ref point);
+  void request(Connection* conn, std::vector<int> names, Ref point, std::function<void(int, double, int32_t)> on_done);
+  void requests_in_one_write(Connection* conn, const std::vector<std::vector<int>>& reqs, Ref point,
+                             std::function<void(int, double, int32_t)> on_done);
+  void reg(Connection* conn, const std::vector<int>& names, Ref point, const std::function<void(int, double, int32_t)>& on_done);
+  Connection* fetch_on_new_connection(std::vector<int> names, Ref point, std::function<void(int, double, int32_t)> on_done,
+                                      bool close_after = true);
+  // persistent_parallel.py
+  void persistent_parallel_run(const std::vector<int>& names, Ref start);
+  void ttcp(Connection* conn, Ref start, const std::function<void()>& write_request, int mode);
+  void server_data(Connection* conn, double t, int32_t pkt);
+  void server_write(double t, Connection* conn, const std::vector<int>& names, Ref point, bool close);
+  void client_data(Connection* conn, double t, int32_t pkt);
+  // secure_setup.py
+  std::function<void(Ref)> secure(Connection* conn, int mode, std::function<void(Ref)> then);
+  Ref after_lookup(Ref point);
+  // h3.py
+  void h3_run(const std::vector<int>& names, Ref start);
+  void configure_quic(Connection* conn);
+  void h2_load(Connection* conn, const std::vector<int>& names, Ref point);
+};
+
+struct Dialogue {  // secure_setup.Dialogue
+  Session* session;
+  Connection* conn;
+  Handshake hs;
+  std::function<void(Ref)> then;
+  size_t k = 0;
+  std::vector<double> ends;
+  long long rest = 0;  // bytes of the server's first flight held back by the anti-amplification limit
+  bool tickets_sent = false;
+  Dialogue(Session* s, Connection* c, Handshake h, std::function<void(Ref)> th);
+  void start(Ref point) { client_flight(point); }
+  void write(Endpoint* ep, long long nbytes, Ref point, bool hold = false);
+  void put(double t, Endpoint* ep, long long nbytes, Ref point, bool hold);
+  void client_flight(Ref point);
+  double end_before(size_t k_) const { return k_ == 0 ? ends.back() : ends[k_ - 1]; }  // Python's ends[k - 1]
+  void server_data(double t, int32_t pkt);
+  void await_validation();
+  void validated(double t, int32_t ack, long long r);
+  void client_data(double t, int32_t pkt);
+};
+
+struct Mux {  // multiplex.Mux
+  Session* s;
+  Connection* conn;
+  std::vector<double> req_ends;
+  std::vector<int> req_names;
+  double req_end = 0.0;
+  size_t read = 0;
+  double down_end = 0.0;
+  long long batches = 0;
+  Mux(Session* s_, Connection* c);
+  void requests(const std::vector<int>& names, Ref point, std::function<void(int, double, int32_t)> on_done);
+  void write_requests(double t, const std::vector<int>& names, const std::vector<double>& sizes, Ref point);
+  void server_data(double t, int32_t pkt);
+  void write_responses(double t, const std::vector<int>& names, Ref point);
+};
+
+// critical_path.walk: the breakdown (ms per category) and the round trips of one page
+struct Walk {
+  double acc[NCAT];
+  long long trips;
+};
+Walk walk(const Engine& eng, int32_t final_pkt, Ref stop);
+// expected_loss.path_connections: the connections the causes cross, back from each page's last byte
+std::vector<int> path_connections(const Session& s);
+
+}  // namespace ll

@@ -1,0 +1,224 @@
+// latency_lab/protocols/multiplex.py and the seven protocols' schedules (latency_lab/protocols/*.py) in C++ (see engine.hpp).
+#include "session.hpp"
+
+namespace ll {
+
+// ------------------------------------------------------------------------------------------------ multiplex
+Mux::Mux(Session* s_, Connection* c) : s(s_), conn(c) { c->mux = this; }
+
+void Mux::requests(const std::vector<int>& names, Ref point, DoneFn on_done) {
+  conn->on_done = std::move(on_done);
+  std::vector<double> sizes;
+  double pt_t = s->eng.point_t(point);
+  for (int name : names) {
+    ObjectRecord& rec = s->objects[name];
+    rec.connection = conn->id;
+    if (!rec.has_start) {
+      rec.has_start = true;
+      rec.start = pt_t;
+    }
+    double size = static_cast<double>(req_names.empty() ? s->p->request : s->p->mux_request);
+    sizes.push_back(size);
+    req_end += size;
+    req_ends.push_back(req_end);
+    req_names.push_back(name);
+  }
+  s->eng.at(pt_t, [this, names, sizes, point](double t) { write_requests(t, names, sizes, point); });
+}
+
+void Mux::write_requests(double t, const std::vector<int>& names, const std::vector<double>& sizes, Ref point) {
+  Endpoint* client = conn->client.get();
+  bool held = client->hold;
+  client->hold = true;
+  for (size_t i = 0; i < names.size(); ++i) client->write(t, sizes[i], names[i], point);
+  client->hold = held;
+  Cause c;
+  c.kind = CK_APP;
+  c.ref = point;
+  client->output(t, c);
+}
+
+void Mux::server_data(double t, int32_t pkt) {
+  double got = conn->server->app_received();
+  std::vector<int> batch;
+  while (read < req_ends.size() && got >= req_ends[read]) {
+    batch.push_back(req_names[read]);
+    read += 1;
+  }
+  if (batch.empty()) return;
+  const Params* p = s->p;
+  double extra = p->server_think;
+  if (batches == 0 && p->conn_overhead > 0) extra = extra + p->conn_overhead;
+  batches += 1;
+  Ref last = conn->last_write;
+  Ref base = pkt;
+  double begin = s->eng.packets[pkt].t_a;
+  if (last != NIL && s->eng.point_t(last) > begin) {
+    base = last;
+    begin = s->eng.point_t(last);
+  }
+  double w = begin + extra;
+  Ref point = s->eng.point(w, base, extra > 0, extra, SERVER);
+  conn->last_write = point;
+  s->eng.at(w, [this, batch, point](double t_) { write_responses(t_, batch, point); });
+}
+
+void Mux::write_responses(double t, const std::vector<int>& names, Ref point) {
+  const Params* p = s->p;
+  Endpoint* srv = conn->server.get();
+  size_t n = names.size();
+  std::vector<double> totals(n), left(n), sent(n, 0.0);
+  const bool alone = p->mux_headers_alone;
+  for (size_t i = 0; i < n; ++i)
+    totals[i] = left[i] = (alone ? 0.0 : static_cast<double>(p->header)) + static_cast<double>(s->objects[names[i]].bytes);
+  bool held = srv->hold;
+  srv->hold = true;
+  if (alone) {  // the HEADERS frames first, in a write of their own (multiplex.headers_alone)
+    for (size_t i = 0; i < n; ++i) {
+      srv->write(t, static_cast<double>(p->header), names[i], point);
+      down_end += static_cast<double>(p->header);
+      if (s->objects[names[i]].bytes <= 0) conn->expect.emplace_back(down_end, names[i]);
+    }
+    srv->hold = held;
+    Cause c0;
+    c0.kind = CK_APP;
+    c0.ref = point;
+    srv->output(t, c0);
+    srv->hold = true;
+  }
+  const double frame = static_cast<double>(p->frame);
+  // multiplex.round_robin: each turn every unfinished stream writes one frame
+  bool any = true;
+  while (any) {
+    any = false;
+    for (size_t i = 0; i < n; ++i) {
+      double x = left[i];
+      if (x > 0) {
+        double chunk = x < frame ? x : frame;
+        left[i] = x - chunk;
+        bool last = sent[i] + chunk >= totals[i];
+        double part = last ? (sent[i] != 0.0 ? totals[i] - sent[i] : totals[i]) : chunk;
+        sent[i] += chunk;
+        srv->write(t, part, names[i], point);
+        down_end += chunk;
+        if (last) conn->expect.emplace_back(down_end, names[i]);
+      }
+    }
+    for (size_t i = 0; i < n && !any; ++i) any = left[i] > 0;
+  }
+  srv->hold = held;
+  Cause c;
+  c.kind = CK_APP;
+  c.ref = point;
+  srv->output(t, c);
+}
+
+// -------------------------------------------------------------------------------------------------- h2, h3
+void Session::h2_load(Connection* conn, const std::vector<int>& names, Ref point) {
+  Mux* mux = conn->mux;
+  if (mux == nullptr) {
+    muxes.push_back(std::make_unique<Mux>(this, conn));
+    mux = muxes.back().get();
+  }
+  auto st = std::make_shared<DoneFn>();
+  drivers.push_back(st);
+  std::weak_ptr<DoneFn> self = st;
+  *st = [this, mux, names, self](int name, double t, int32_t pkt) {
+    if (name == names[0] && names.size() > 1) {
+      std::vector<int> rest(names.begin() + 1, names.end());
+      mux->requests(rest, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
+    }
+  };
+  mux->requests({names[0]}, think(point), *st);
+}
+
+// ------------------------------------------------------------------------------------------------- drivers
+void Session::driver(const std::vector<int>& names, Ref st) {
+  switch (protocol) {
+    case P_HTTP10: {  // http10.run
+      auto done = std::make_shared<DoneFn>();
+      drivers.push_back(done);
+      std::weak_ptr<DoneFn> self = done;
+      *done = [this, names, self](int name, double t, int32_t pkt) {
+        size_t i = static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin()) + 1;
+        if (i < names.size()) fetch_on_new_connection({names[i]}, eng.point(t, pkt, false, 0.0, REQUEST), *self.lock());
+      };
+      fetch_on_new_connection({names[0]}, st, *done);
+      break;
+    }
+    case P_HTTP10_PARALLEL: {  // http10_parallel.run
+      auto pending = std::make_shared<std::vector<int>>(names.begin() + 1, names.end());
+      auto done = std::make_shared<DoneFn>();
+      drivers.push_back(done);
+      drivers.push_back(pending);
+      std::weak_ptr<DoneFn> self = done;
+      std::vector<int>* pend = pending.get();
+      *done = [this, names, self, pend](int name, double t, int32_t pkt) {
+        Ref point = eng.point(t, pkt, false, 0.0, REQUEST);
+        auto launch = [this, pend, &self](Ref pt) {
+          int next = pend->front();
+          pend->erase(pend->begin());
+          fetch_on_new_connection({next}, pt, *self.lock());
+        };
+        if (name == names[0]) {
+          long long n = std::min(p->parallel, static_cast<long long>(pend->size()));
+          for (long long i = 0; i < n; ++i) launch(point);
+        } else if (!pend->empty()) {
+          launch(point);
+        }
+      };
+      fetch_on_new_connection({names[0]}, st, *done);
+      break;
+    }
+    case P_PERSISTENT: {  // persistent.run
+      persistent(st, [this, names](Connection* conn, Ref point) {
+        auto done = std::make_shared<DoneFn>();
+        drivers.push_back(done);
+        std::weak_ptr<DoneFn> self = done;
+        *done = [this, names, conn, self](int name, double t, int32_t pkt) {
+          size_t i = static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin()) + 1;
+          if (i < names.size()) request(conn, {names[i]}, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
+        };
+        request(conn, {names[0]}, think(point), *done);
+      });
+      break;
+    }
+    case P_PIPELINED: {  // pipelined.run
+      persistent(st, [this, names](Connection* conn, Ref point) {
+        auto done = std::make_shared<DoneFn>();
+        drivers.push_back(done);
+        std::weak_ptr<DoneFn> self = done;
+        *done = [this, names, conn, self](int name, double t, int32_t pkt) {
+          if (name != names[0]) return;
+          Ref after = think(eng.point(t, pkt, false, 0.0, REQUEST));
+          DoneFn me = *self.lock();
+          if (p->pipeline_one_write && names.size() > 2) {
+            std::vector<std::vector<int>> reqs;
+            for (size_t i = 1; i < names.size(); ++i) reqs.push_back({names[i]});
+            requests_in_one_write(conn, reqs, after, me);
+            return;
+          }
+          for (size_t i = 1; i < names.size(); ++i) request(conn, {names[i]}, after, me);
+        };
+        request(conn, {names[0]}, think(point), *done);
+      });
+      break;
+    }
+    case P_GETALL:  // getall.run
+      persistent(st, [this, names](Connection* conn, Ref point) {
+        request(conn, names, think(point), [](int, double, int32_t) {});
+      });
+      break;
+    case P_H2:  // h2.run
+      persistent(st, [this, names](Connection* conn, Ref point) { h2_load(conn, names, point); });
+      break;
+    case P_H3:
+      h3_run(names, st);
+      break;
+    case P_PERSISTENT_PARALLEL:
+      persistent_parallel_run(names, st);
+      break;
+  }
+}
+
+}  // namespace ll

@@ -1,0 +1,379 @@
+"""What the HTTP client and server applications do, shared by every protocol's schedule.
+
+The server reads requests of ``request_bytes`` each, waits its think time (plus the per-connection
+overhead before a connection's first request), then writes each response: the header on its own
+when ``header_flush`` is set (seed 000, 2.2; with ``header_flush_persistent_only`` not on a connection
+it closes after the response), and the rest in ``server_write_bytes`` writes (seed
+000, 2.3: Apache writes in 4 KB chunks). A server that closes after its response (HTTP/1.0) sends
+its FIN with the last data. The client waits its think time before each request. An object is
+complete when its last byte reaches the client; a page when all its objects are. A session loads
+the page ``session.pages`` times, each after the user's think time (seed 000, 2.4; seed 001, 5.2):
+a persistent connection carries over unless the server's idle timeout closed it. On a split-proxy
+path (seed 003) the client's connections end at the local proxy, which relays (:mod:`latency_lab.protocols.proxy`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from latency_lab.engine import words
+from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
+from latency_lab.engine.lin import value
+from latency_lab.engine.tcp import Connection, Endpoint
+from latency_lab.protocols import secure_setup
+from latency_lab.protocols.proxy import SplitProxy
+
+DoneFn = Callable[[str, Any, Packet], None]
+
+
+class ObjectRecord:
+    __slots__ = ("bytes", "connection", "end", "end_pkt", "name", "page", "start")
+
+    def __init__(self, name: str, nbytes: int, page: int) -> None:
+        self.name = name
+        self.bytes = nbytes
+        self.page = page
+        self.connection = -1
+        self.start: Any = None
+        self.end: Any = None
+        self.end_pkt: Packet | None = None
+
+
+Driver = Callable[["Session", list[str], Point], None]
+
+
+class Session:
+    """A browsing session: the engine, its connections, the pages' objects and the idle periods seen."""
+
+    def __init__(self, q: Quantities) -> None:
+        self.q = q
+        self.p = p = q.p
+        self.eng = Engine(q)
+        self.conns: list[Connection] = []
+        sizes = [p.html, *p.objects]
+        self.objects: dict[str, ObjectRecord] = {}
+        self.page_names: list[list[str]] = []
+        for k in range(p.pages):
+            prefix = "" if k == 0 else f"p{k + 1}:"
+            names = [f"{prefix}html"] + [f"{prefix}obj{i}" for i in range(1, len(p.objects) + 1)]
+            self.page_names.append(names)
+            for name, size in zip(names, sizes, strict=True):
+                self.objects[name] = ObjectRecord(name, size, k)
+        self.events: list[dict[str, Any]] = []
+        self.restarts = 0
+        self.start = Point(q.zero, None, None, "request")
+        self.page = 0
+        self.page_start: list[Point] = [self.start]
+        self.page_end: list[Packet] = []
+        self.page_left = len(self.page_names[0])
+        self.keep_conn: Connection | None = None  # the persistent connection, while it is open
+        self.pool: list[Connection] = []  # persistent_parallel: its other persistent connections, while open
+        self.pool_state: Any = None  # persistent_parallel: its Pool (latency_lab.protocols.persistent_parallel)
+        self.driver: Driver | None = None
+        self.cwnd_cache: int | None = None  # fast start: the window of the last connection used
+        # split proxies (seed 003): the client's connections go to the local proxy, which relays
+        self.relay = SplitProxy(self) if p.proxy is not None else None
+        self.client_leg = CLIENT_LEG if self.relay is not None else PATH
+        self.tls_handshakes = 0
+        self.tls_bytes = 0  # TLS handshake bytes written, both ways
+        self.dns_lookups = 0
+        self.dns_done = False
+
+    @property
+    def names(self) -> list[str]:
+        """The current page's object names, HTML first."""
+        return self.page_names[self.page]
+
+    def run(self, driver: Driver) -> None:
+        """Load the page ``session.pages`` times with ``driver`` (a protocol's schedule)."""
+        self.driver = driver
+        driver(self, self.page_names[0], self.start)
+        self.eng.run()
+
+    def release(self) -> None:
+        """Break the schedule's reference cycles once its result has been read (connections and their endpoints
+        point at each other, and the applications' callbacks at the session): the packets, points and
+        connections are then freed by reference counting at once instead of by Python's cyclic collector,
+        which cost about a fifth of a prediction (``bench/bench_predict.py``)."""
+        eng = self.eng
+        eng.heap.clear()
+        for conn in self.conns:
+            conn.release()
+        # what a protocol's own closures may still hold (a callback that calls itself is a cycle): the
+        # session, a connection, a point, but no longer the schedule behind them
+        for pkt in eng.packets:
+            pkt.prev = None
+            pkt.cause = ()
+        eng.packets.clear()
+        eng.link_last.clear()
+        self.conns.clear()
+        self.objects.clear()
+        self.page_start.clear()
+        self.page_end.clear()
+        self.events.clear()
+        self.relay = None
+        self.driver = None
+        self.keep_conn = None
+        self.pool.clear()
+        self.pool_state = None
+
+    def _object_done(self, rec: ObjectRecord, t: Any, pkt: Packet) -> None:
+        if rec.page != self.page:  # pragma: no cover - pages do not overlap
+            return
+        self.page_left -= 1
+        if self.page_left:
+            return
+        self.page_end.append(pkt)
+        if self.page + 1 >= self.p.pages:
+            return
+        p = self.p
+        if self.keep_conn is not None and p.idle_timeout is not None and p.user_think > p.idle_timeout:
+            self.eng.at(t + p.idle_timeout, self._idle_close, self.keep_conn)
+            for conn in self.pool:  # persistent_parallel's other connections idle as long
+                self.eng.at(t + p.idle_timeout, self._idle_close, conn)
+            self.keep_conn = None
+            self.pool.clear()
+        start = Point(t + p.user_think, pkt, None, "request")
+        self.eng.at(start.t, self._next_page, start)
+
+    def _next_page(self, t: Any, start: Point) -> None:
+        self.page += 1
+        self.page_start.append(start)
+        self.page_left = len(self.names)
+        assert self.driver is not None
+        self.driver(self, self.names, start)
+
+    def _idle_close(self, t: Any, conn: Connection) -> None:
+        """The server's idle timeout closes the persistent connection (seed 002, section 4)."""
+        conn.server.close(t, Point(t, None, None, "connection_setup"))
+        if self.relay is not None:
+            self.relay.idle_close(t, conn)
+
+    def persistent(self, start: Point, on_open: Callable[[Connection, Point], None]) -> None:
+        """Use the open persistent connection, or open one, then ``on_open(conn, point)``."""
+        conn = self.keep_conn
+        if conn is not None:
+            on_open(conn, start)
+            return
+        mode = self.open_mode()
+        start = secure_setup.after_lookup(self, start)
+        conn = self.new_connection(close_after=False)
+        self.keep_conn = conn
+        ready = secure_setup.secure(self, conn, mode, lambda point: on_open(conn, point))
+        if mode in ("ttcp", "fast_open"):
+            self._ttcp(conn, start, lambda: ready(start), mode)
+            return
+        conn.on_open = lambda t, point: ready(point)
+        conn.open(start, mode)
+
+    def open_mode(self, leg: int | None = None) -> str:
+        """How the next new connection on ``leg`` (the client's, by default) opens: T/TCP needs an earlier
+        connection between the same hosts (its TAO cache)."""
+        mode = self.p.handshake
+        leg = self.client_leg if leg is None else leg
+        if mode == "ttcp" and not any(c.leg == leg for c in self.conns):
+            return "three_way"
+        return mode
+
+    def record_restart(self, ep: Endpoint, t: Any, idle: Any, before: int, after: int) -> None:
+        """A sender restarted after idling longer than the retransmission timeout (seed 000, 2.4)."""
+        self.restarts += 1
+        why = words.restart_why(ep.name, value(idle), value(ep.rto), before, after)  # its timeout at the time
+        self.events.append(words.event("slow_start_restart", value(t), 0.0, ep.conn.id, ep._obj_at(ep.nxt_n), why))
+
+    # ------------------------------------------------------------ connections
+    def add_connection(self, leg: int) -> Connection:
+        """A new connection on ``leg`` (:data:`latency_lab.engine.core.PATH` and the rest), numbered in order."""
+        conn = Connection(self, len(self.conns), leg)
+        self.conns.append(conn)
+        return conn
+
+    def new_connection(self, close_after: bool) -> Connection:
+        """A new connection of the client's (to the server, or to the local proxy on a split-proxy path)."""
+        conn = self.add_connection(self.client_leg)
+        conn.close_after = close_after
+        if self.p.idle_restart == "fast_start" and self.cwnd_cache is not None:
+            conn.server.cwnd = max(conn.server.cwnd, self.cwnd_cache)  # TCP fast start (seed 001, 5.2)
+        conn.server.on_data = lambda t, pkt, c=conn: self._server_data(c, t, pkt)
+        conn.client.on_data = lambda t, pkt, c=conn: self._client_data(c, t, pkt)
+        conn.client.on_fin = lambda t, pkt, c=conn: self._client_fin(c, t, pkt)
+        conn.server.on_fin = lambda t, pkt, c=conn: c.server.send_control(
+            "ACK", t, ("arrival", pkt, None, "connection_setup")
+        )
+        if self.relay is not None:
+            self.relay.attach(conn)
+        return conn
+
+    def _client_fin(self, conn: Connection, t: Any, pkt: Packet) -> None:
+        """The server closed: the client acknowledges and closes too (one FIN+ACK, or on ns-3 an ACK of
+        the data and its FIN, then the client's own FIN)."""
+        cause = ("arrival", pkt, None, "connection_setup")
+        if pkt.n > 0 and self.p.profile.fin_on_data_acked_alone:
+            conn.client.send_control("ACK", t, cause)
+        conn.client.send_control("FIN", t, cause, fin=True)
+        if conn.client.profile.last_ack_any_ack:
+            conn.client.last_ack = False  # LAST_ACK: the next ACK closes (latency_lab.scenario.profiles)
+
+    def think(self, point: Point) -> Point:
+        """The client's think time before a request (seed 000, figure 2: 0.650 ms)."""
+        q = self.q
+        if value(q.client_think) <= 0:
+            return point
+        return Point(point.t + q.client_think, point, q.client_think, "request")
+
+    def request(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
+        """The client writes one request for ``names`` (one object, or all of them for GETALL)."""
+        self._register(conn, names, point, on_done)
+        self.eng.at(point.t, self._client_write, conn, self.q.request, names[0], point)
+
+    def requests_in_one_write(self, conn: Connection, requests: list[list[str]], point: Point, on_done: DoneFn) -> None:
+        """The client writes several requests at once, one write of their bytes (``http.pipeline_writes`` one)."""
+        for names in requests:
+            self._register(conn, names, point, on_done)
+        self.eng.at(point.t, self._client_write, conn, self.q.request * len(requests), requests[0][0], point)
+
+    def _register(self, conn: Connection, names: list[str], point: Point, on_done: DoneFn) -> None:
+        """What the client expects back for one request, and when the objects were first asked for."""
+        conn.on_done = on_done
+        conn.requests.append(names)
+        for name in names:
+            rec = self.objects[name]
+            rec.connection = conn.id
+            if rec.start is None:
+                rec.start = point.t
+            conn.expect_end += rec.bytes + self.p.header
+            conn.expect.append((conn.expect_end, name))
+
+    def _client_write(self, t: Any, conn: Connection, nbytes: Any, name: str, point: Point) -> None:
+        conn.client.write(t, nbytes, name, point)
+
+    def fetch_on_new_connection(
+        self, names: list[str], point: Point, on_done: DoneFn, close_after: bool = True
+    ) -> Connection:
+        """Open a connection for one request: HTTP/1.0 style, the server closing after responding, or with
+        ``close_after`` false a persistent connection that stays open (persistent_parallel)."""
+        mode = self.open_mode()
+        for name in names:
+            if self.objects[name].start is None:
+                self.objects[name].start = point.t
+        point = secure_setup.after_lookup(self, point)
+        conn = self.new_connection(close_after=close_after)
+        ready = secure_setup.secure(self, conn, mode, lambda pt: self.request(conn, names, self.think(pt), on_done))
+        if mode in ("ttcp", "fast_open"):
+            self._ttcp(conn, point, lambda: ready(point), mode)
+            return conn
+        conn.on_open = lambda t, pt: ready(pt)
+        conn.open(point, mode)
+        return conn
+
+    def _ttcp(self, conn: Connection, start: Point, write_request: Callable[[], None], mode: str = "ttcp") -> None:
+        """T/TCP on a repeat connection (or TCP Fast Open): the client writes its request (after its think
+        time), held until the SYN takes it along; the server answers without waiting for the handshake."""
+        conn.client.hold = True
+        write_request()  # schedules the client's write at start + client think time
+        point = self.think(start)
+        self.eng.at(point.t, self._open_ttcp, conn, point, mode)
+
+    def _open_ttcp(self, t: Any, conn: Connection, point: Point, mode: str = "ttcp") -> None:
+        conn.client.hold = False
+        conn.open(point, mode)
+
+    # ----------------------------------------------------------------- server
+    def _server_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
+        p, q = self.p, self.q
+        if conn.tls is not None:
+            conn.tls.server_data(t, pkt)
+        if conn.mux is not None:  # h2, h3: streams (latency_lab.protocols.multiplex)
+            conn.mux.server_data(t, pkt)
+            return
+        done = int(conn.server.app_received() // p.request)
+        while conn.served < done:
+            idx = conn.served
+            conn.served += 1
+            extra = q.server_think
+            if idx == 0 and value(q.conn_overhead) > 0:
+                extra = extra + q.conn_overhead
+            last: Point | None = conn.last_write
+            base: Packet | Point = pkt
+            begin = pkt.t_a
+            if last is not None and last.t > begin:
+                base, begin = last, last.t
+            w = begin + extra
+            point = Point(w, base, extra if value(extra) > 0 else None, "server")
+            conn.last_write = point
+            names = conn.requests[idx]
+            last_response = conn.close_after and idx == len(conn.requests) - 1
+            self.eng.at(w, self._server_write, conn, names, point, last_response)
+
+    def _server_write(self, t: Any, conn: Connection, names: list[str], point: Point, close: bool) -> None:
+        """The server's writes for one request: header (flushed or not) and body in chunks."""
+        p, q = self.p, self.q
+        srv: Endpoint = conn.server
+        chunk = p.write
+        if chunk > 0:  # each write is a step: refuse a runaway before its list of writes is built
+            self.eng.ensure(sum(int(self.objects[name].bytes + p.header) // chunk for name in names))
+        for name in names:
+            body = q.size(self.objects[name].bytes)
+            if p.header_flush and not (conn.close_after and p.flush_persistent_only):
+                if p.header > 0:
+                    srv.write(t, q.header, name, point)
+                parts = _chunks(body, value(body), chunk, q)
+            else:
+                total = q.header + body
+                parts = _chunks(total, value(total), chunk, q)
+            for part in parts:
+                srv.write(t, part, name, point)
+        if close:
+            srv.close(t, point)
+
+    # ----------------------------------------------------------------- client
+    def _client_data(self, conn: Connection, t: Any, pkt: Packet) -> None:
+        if conn.tls is not None:
+            conn.tls.client_data(t, pkt)
+        expect = conn.expect
+        rcv = conn.client.app_received()
+        while conn.expect_i < len(expect) and rcv >= expect[conn.expect_i][0]:
+            name = expect[conn.expect_i][1]
+            conn.expect_i += 1
+            rec = self.objects[name]
+            rec.end = t
+            rec.end_pkt = pkt
+            self.cwnd_cache = conn.server.cwnd
+            assert conn.on_done is not None
+            conn.on_done(name, t, pkt)
+            self._object_done(rec, t, pkt)
+
+    # ------------------------------------------------------------------ idle
+    def record_idle(self, ep: Endpoint, reason: str, t: Any, gap: Any, ack: Packet, obj: str) -> None:
+        """An idle period of a sender ended at ``t``: file it as the events a student reads
+        (:func:`latency_lab.engine.words.idle_events`). ``obj`` is the object whose data had been held; ``ack`` the packet
+        that let it go."""
+        words.idle_events(
+            self.events,
+            self.p.mss,
+            ep.name,
+            ep.peer.name,
+            reason,
+            value(t),
+            value(gap),
+            value(ack.held) if ack.held is not None else 0.0,
+            ep.conn.id,
+            obj,
+            ep.blocked_len,
+            ep.blocked_window,
+            ep.rwnd_n,
+            ep.peer.dack_ms,
+            ack.cause[4] if len(ack.cause) > 4 else "",
+        )
+
+
+def _chunks(total: Any, total_n: float, chunk: int, q: Quantities) -> list[Any]:
+    """Split ``total`` bytes into application writes of ``chunk`` bytes (0: one write)."""
+    if total_n <= 0:
+        return []
+    if chunk <= 0 or total_n <= chunk:
+        return [total]
+    n_full = int((total_n - 1) // chunk)
+    c = q.size(chunk)
+    return [c] * n_full + [total - c * n_full]

@@ -1,0 +1,24 @@
+"""HTTP/1.0: a new connection per object, one after another.
+
+Seed 002, section 3 (figure 3-1): each object costs a connection setup round trip and a
+request round trip, so the first inlined image cannot start before four round trips and every
+further one needs at least two more. The client asks for the embedded objects only after the HTML
+has fully arrived; the server closes each connection after its response, which also sends what
+Nagle holds (seed 000, 2.3).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from latency_lab.engine.core import Packet, Point
+from latency_lab.protocols.base import Session
+
+
+def run(s: Session, names: list[str], start: Point) -> None:
+    def done(name: str, t: Any, pkt: Packet) -> None:
+        i = names.index(name) + 1
+        if i < len(names):
+            s.fetch_on_new_connection([names[i]], Point(t, pkt, None, "request"), done)
+
+    s.fetch_on_new_connection([names[0]], start, done)

@@ -1,0 +1,145 @@
+"""Streams on one connection: HTTP/2 (RFC 9113) and HTTP/3 (RFC 9114) request and response multiplexing.
+
+The client sends its requests without waiting for earlier responses, each on its own stream, the ones after
+the first with headers compressed against those already sent (HPACK, RFC 7541; QPACK, RFC 9204): a request
+of ``multiplex.request_bytes`` (40 bytes by default, a typical repeat request's HEADERS frame) after the
+first's ``http.request_bytes``. Requests written at the same instant leave together, packed into full
+segments. The server answers the requests that arrive together as one batch after one think time (it
+handles them concurrently), and writes their responses interleaved round-robin, one DATA frame of
+``multiplex.frame_bytes`` per stream in turn (16,384 bytes, HTTP/2's default maximum frame size,
+RFC 9113 6.5.2), so the small responses of a batch complete first and the large ones share the link
+(RFC 9218's default, incremental-free, equal urgency, is close to this fair share). Responses of a later
+batch follow the bytes already written: the server hands its frames to the transport at once (a socket
+buffer that holds them, without TCP_NOTSENT_LOWAT). All streams share one congestion window. An object is
+complete when its last frame arrives.
+
+Left out: the 9-byte frame headers and the connection preface and SETTINGS frames (about 100 bytes once;
+the response header of ``http.response_header_bytes`` stands for the compressed HEADERS frame), flow
+control windows per stream (the connection's receive window applies), priorities and server push.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from latency_lab.engine.core import Packet, Point
+from latency_lab.engine.lin import value
+from latency_lab.engine.tcp import Connection
+
+DoneFn = Callable[[str, Any, Packet], None]
+
+
+def round_robin(sizes: list[float], frame: float) -> list[tuple[int, float]]:
+    """The frames of responses written together: ``(stream index, bytes)`` in the order they are written.
+
+    Each turn gives every unfinished stream one frame of ``min(frame, left)`` bytes (RFC 9113 5, streams
+    interleaved on the connection); a stream of ``n`` bytes takes ``ceil(n / frame)`` turns.
+    """
+    left = list(sizes)
+    out: list[tuple[int, float]] = []
+    while any(x > 0 for x in left):
+        for i, x in enumerate(left):
+            if x > 0:
+                chunk = min(frame, x)
+                out.append((i, chunk))
+                left[i] = x - chunk
+    return out
+
+
+class Mux:
+    """The streams of one connection: requests written, responses framed round-robin."""
+
+    def __init__(self, session: Any, conn: Connection) -> None:
+        self.s = session
+        self.conn = conn
+        self.req_ends: list[float] = []  # cumulative end offset of each request (application bytes)
+        self.req_names: list[str] = []
+        self.req_end = 0.0
+        self.read = 0  # requests the server has taken
+        self.down_end = 0.0  # application bytes the server has written
+        self.batches = 0
+        conn.mux = self
+
+    def requests(self, names: list[str], point: Point, on_done: DoneFn) -> None:
+        """The client writes requests for ``names`` at ``point``, in one go (the first stream's request
+        full size, later ones compressed)."""
+        s, q = self.s, self.s.q
+        self.conn.on_done = on_done
+        sizes = []
+        for name in names:
+            rec = s.objects[name]
+            rec.connection = self.conn.id
+            if rec.start is None:
+                rec.start = point.t
+            size = q.request if not self.req_names else q.size(s.p.mux_request)
+            sizes.append(size)
+            self.req_end += value(size)
+            self.req_ends.append(self.req_end)
+            self.req_names.append(name)
+        s.eng.at(point.t, self._write_requests, names, sizes, point)
+
+    def _write_requests(self, t: Any, names: list[str], sizes: list[Any], point: Point) -> None:
+        client = self.conn.client
+        held = client.hold
+        client.hold = True
+        for name, size in zip(names, sizes, strict=True):
+            client.write(t, size, name, point)
+        client.hold = held
+        client.output(t, ("app", point))
+
+    def server_data(self, t: Any, pkt: Packet) -> None:
+        """Requests completed by this arrival become one batch, answered after one think time."""
+        got = self.conn.server.app_received()
+        batch = []
+        while self.read < len(self.req_ends) and got >= self.req_ends[self.read]:
+            batch.append(self.req_names[self.read])
+            self.read += 1
+        if not batch:
+            return
+        q = self.s.q
+        extra = q.server_think
+        if self.batches == 0 and value(q.conn_overhead) > 0:
+            extra = extra + q.conn_overhead
+        self.batches += 1
+        last: Point | None = self.conn.last_write
+        base: Packet | Point = pkt
+        begin = pkt.t_a
+        if last is not None and last.t > begin:
+            base, begin = last, last.t
+        w = begin + extra
+        point = Point(w, base, extra if value(extra) > 0 else None, "server")
+        self.conn.last_write = point
+        self.s.eng.at(w, self._write_responses, batch, point)
+
+    def _write_responses(self, t: Any, names: list[str], point: Point) -> None:
+        s, q, p = self.s, self.s.q, self.s.p
+        srv = self.conn.server
+        held = srv.hold
+        srv.hold = True
+        alone = p.mux_headers_alone
+        if alone:  # the HEADERS frames first, in a write of their own (multiplex.headers_alone)
+            for name in names:
+                srv.write(t, q.header, name, point)
+                self.down_end += value(q.header)
+                if s.objects[name].bytes <= 0:
+                    self.conn.expect.append((self.down_end, name))
+            srv.hold = held
+            srv.output(t, ("app", point))
+            srv.hold = True
+        totals = [
+            (q.size(s.objects[name].bytes) if alone else q.header + q.size(s.objects[name].bytes)) for name in names
+        ]
+        sizes = [value(x) for x in totals]
+        sent = [0.0] * len(names)
+        for i, n in round_robin(sizes, p.frame):
+            last = sent[i] + n >= sizes[i]
+            # the last frame carries what is left of header + body, so a stream's frames add up to its form
+            part = (totals[i] - q.size(sent[i]) if sent[i] else totals[i]) if last else q.size(n)
+            sent[i] += n
+            srv.write(t, part, names[i], point)
+            self.down_end += n
+            if last:
+                self.conn.expect.append((self.down_end, names[i]))
+        srv.hold = held
+        srv.output(t, ("app", point))

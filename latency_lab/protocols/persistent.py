@@ -1,0 +1,27 @@
+"""Persistent connection without pipelining: one connection, one request at a time.
+
+Seed 002, section 4 (a long-lived connection: the first image arrives after two round trips, not
+four) and seed 001, 5.2; seed 000 measures this mode (P-HTTP) and its delayed-ACK and Nagle
+stalls. Each request leaves only after the previous response has fully arrived, so every object
+still costs a round trip.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from latency_lab.engine.core import Packet, Point
+from latency_lab.engine.tcp import Connection
+from latency_lab.protocols.base import Session
+
+
+def run(s: Session, names: list[str], start: Point) -> None:
+    def opened(conn: Connection, point: Point) -> None:
+        def done(name: str, t: Any, pkt: Packet) -> None:
+            i = names.index(name) + 1
+            if i < len(names):
+                s.request(conn, [names[i]], s.think(Point(t, pkt, None, "request")), done)
+
+        s.request(conn, [names[0]], s.think(point), done)
+
+    s.persistent(start, opened)

@@ -1,0 +1,97 @@
+"""Persistent connections in parallel, as HTTP/1.1 browsers load a page (issue 28).
+
+Up to ``http.parallel_connections`` persistent connections to the server (Chrome and Firefox: 6 per origin;
+seed 001, 5.5 notes Navigator's limit of 6). The HTML comes first on one connection; once it has arrived the
+client asks for the objects, each on the first free connection: the HTML's own connection takes the first,
+connections already open and idle the next ones in the order they were opened, and while objects wait and
+fewer than ``parallel_connections`` are open the client opens a new connection for each waiting object (its
+request leaves when the connection is ready). When an object's response has fully arrived its connection
+takes the next waiting object (one request at a time: no pipelining). The connections stay open across the
+session's pages; the server's idle timeout closes them all (:meth:`latency_lab.protocols.base.Session._object_done`).
+
+With ``http.preconnect`` the client opens the other ``parallel_connections - 1`` connections at the click, beside
+the HTML's, as a browser does for a ``<link rel=preconnect>`` hint (or a warm pool): they are then open when
+the HTML arrives, and the objects cost ``ceil(n / m)`` round trips, Kurose & Ross's "persistent HTTP with m
+parallel connections" (their DNS-and-HTTP interactive problem). A preconnected connection has no request to
+put on its SYN, so with ``tcp.handshake`` ttcp or fast_open it opens with the three-way handshake.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from latency_lab.engine.core import Packet, Point
+from latency_lab.engine.tcp import Connection
+from latency_lab.protocols import secure_setup
+from latency_lab.protocols.base import Session
+
+
+class Pool:
+    """The session's persistent connections (the HTML's first), the idle ones, and the objects waiting."""
+
+    def __init__(self, s: Session) -> None:
+        self.s = s
+        self.free: list[Connection] = []
+        self.pending: list[str] = []  # the objects the arrived HTML named that no connection has asked for yet
+
+    def done(self, name: str, t: Any, pkt: Packet) -> None:
+        """An object's last byte arrived: its connection takes the next waiting object, or idles."""
+        s = self.s
+        conn = s.conns[s.objects[name].connection]
+        point = Point(t, pkt, None, "request")
+        html = name == s.names[0]
+        if html:  # the objects are known once the HTML has arrived
+            self.pending = list(s.names[1:])
+        if self.pending:
+            s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
+        else:
+            self.free.append(conn)
+        if html:
+            self.dispatch(point)
+
+    def dispatch(self, point: Point) -> None:
+        """The HTML has arrived: idle connections take the waiting objects, then new connections open."""
+        s = self.s
+        while self.pending and self.free:
+            conn = self.free.pop(0)
+            s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
+        while self.pending and 1 + len(s.pool) < s.p.parallel:
+            s.pool.append(s.fetch_on_new_connection([self.pending.pop(0)], point, self.done, close_after=False))
+
+    def preconnect(self, point: Point) -> None:
+        """Open the other connections now (``http.preconnect``); each idles once ready."""
+        s = self.s
+        mode = s.open_mode()
+        if mode in ("ttcp", "fast_open"):
+            mode = "three_way"
+        while 1 + len(s.pool) < s.p.parallel:
+            conn = s.new_connection(close_after=False)
+            s.pool.append(conn)
+            self._open(conn, mode, point)
+
+    def _open(self, conn: Connection, mode: str, point: Point) -> None:
+        ready = secure_setup.secure(self.s, conn, mode, lambda pt: self.ready(conn, pt))
+        conn.on_open = lambda t, pt: ready(pt)
+        conn.open(point, mode)
+
+    def ready(self, conn: Connection, point: Point) -> None:
+        """A preconnected connection is ready: it takes a waiting object, or idles."""
+        if self.pending:
+            self.s.request(conn, [self.pending.pop(0)], self.s.think(point), self.done)
+        else:
+            self.free.append(conn)
+
+
+def run(s: Session, names: list[str], start: Point) -> None:
+    pool = s.pool_state
+    if pool is None or s.keep_conn is None:  # the first page, or the idle timeout closed the connections
+        pool = s.pool_state = Pool(s)
+        s.pool.clear()
+    else:  # the next page: the HTML goes on the HTML's connection, the others wait idle
+        pool.free = [conn for conn in pool.free if conn is not s.keep_conn]
+    pool.pending = []
+    preconnect = s.p.preconnect and not s.pool and s.p.parallel > 1
+    start = secure_setup.after_lookup(s, start)
+    s.persistent(start, lambda conn, point: s.request(conn, [names[0]], s.think(point), pool.done))
+    if preconnect:
+        pool.preconnect(start)

@@ -1,0 +1,34 @@
+"""Pipelined requests (GETLIST, HTTP/1.1 pipelining): every object request at once after the HTML.
+
+Seed 002, 5.2 (GETLIST: a series of GETs sent without waiting for the previous one) and seed 004
+(HTTP/1.1 pipelining). One connection; after the HTML has arrived the client writes every object
+request: with ``http.pipeline_writes`` ``each`` back to back, each its own write (seed 001, 5.3.2 and seed
+002, 5.2: "a series of GETs sent back-to-back"), so Nagle's algorithm at the client may hold the later
+ones until an ACK returns (seed 004: Nagle should be off for pipelined HTTP/1.1); with ``one`` all in one
+write of ``n q`` bytes, so the requests share full segments (seed 004, Persistent Connections: "multiple
+requests and responses can be contained in a single TCP segment"; libwww buffers its requests).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from latency_lab.engine.core import Packet, Point
+from latency_lab.engine.tcp import Connection
+from latency_lab.protocols.base import Session
+
+
+def run(s: Session, names: list[str], start: Point) -> None:
+    def opened(conn: Connection, point: Point) -> None:
+        def done(name: str, t: Any, pkt: Packet) -> None:
+            if name == names[0]:
+                after = s.think(Point(t, pkt, None, "request"))
+                if s.p.pipeline_one_write and len(names) > 2:
+                    s.requests_in_one_write(conn, [[other] for other in names[1:]], after, done)
+                    return
+                for other in names[1:]:
+                    s.request(conn, [other], after, done)
+
+        s.request(conn, [names[0]], s.think(point), done)
+
+    s.persistent(start, opened)

@@ -1,0 +1,152 @@
+"""A scenario from a flat query string: ``GET /api/v1/predict?network.rtt_ms=70&tcp.nagle=false``.
+
+The syntax (documented in the OpenAPI document and on the docs page):
+
+- a scenario field is named by its dotted path: ``network.rtt_ms=70``, ``page.object_count=10``,
+  ``proxy.client_leg.delay_ms=5`` (a field of a nested object: each of its fields is a parameter);
+- a list is comma-separated: ``protocols=http10,persistent``, ``page.object_bytes=2544,1000``
+  (an empty value is the empty list: ``page.object_bytes=``);
+- a boolean is ``true`` or ``false``; a number is written as in JSON (``1e6`` works; a whole number may be
+  written ``1460.0``, as JSON Schema's ``integer`` allows);
+- a field left out keeps its default (``null`` cannot be given: leave the field out);
+- each parameter at most once; unknown parameters are rejected by name.
+
+Values are converted by the field's type as JSON would give them; a value that does not read as its
+type is passed on as a string, so the scenario's own validation rejects it with the field's path and
+allowed range (``network.rtt_ms: Input should be a valid number (got "fast"); allowed: ...``).
+"""
+
+from __future__ import annotations
+
+import difflib
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from pydantic import BaseModel
+from werkzeug.datastructures import MultiDict
+
+from latency_lab import Scenario
+from latency_lab.scenario.errors import FieldSpec, Problem, spec, whole_number
+
+_NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
+_INTEGER = re.compile(r"-?(?:0|[1-9]\d*)")
+
+
+def _scenario_params() -> dict[str, FieldSpec]:
+    out: dict[str, FieldSpec] = {}
+
+    def walk(model: type[BaseModel], loc: tuple[str, ...]) -> None:
+        for name, info in model.model_fields.items():
+            annotation = info.annotation
+            here = (*loc, name)
+            if isinstance(annotation, type) and issubclass(annotation, BaseModel):
+                walk(annotation, here)  # a section, or an object inside one (proxy.client_leg): its fields
+                continue
+            found = spec(here)
+            if found is not None:
+                out[".".join(here)] = found
+
+    walk(Scenario, ())
+    return out
+
+
+#: The scenario's query parameters: dotted path -> what the field accepts.
+SCENARIO_PARAMS: dict[str, FieldSpec] = _scenario_params()
+
+
+def convert(text: str, s: FieldSpec) -> Any:
+    """A query value as the JSON value it stands for, by the field's type; unreadable values stay strings."""
+    if s.kind == "array":
+        if text == "":
+            return []
+        item = s.item
+        return [convert(part, item) if item is not None else part for part in text.split(",")]
+    if s.kind == "number" and _NUMBER.fullmatch(text):
+        return float(text)
+    if s.kind == "integer" and _INTEGER.fullmatch(text):
+        try:
+            return int(text)
+        except ValueError:  # more digits than Python converts: the range check can't pass anyway
+            return text
+    if s.kind == "integer" and _NUMBER.fullmatch(text):  # 1460.0 or 1e3: whole numbers written as JSON may be
+        return whole_number(float(text))
+    if s.kind == "boolean" and text in ("true", "false"):
+        return text == "true"
+    return text
+
+
+def unknown(name: str, known: Iterable[str]) -> Problem:
+    """The problem of an unknown query parameter, naming the known ones and the closest."""
+    names = list(known)
+    close = difflib.get_close_matches(name, names, n=1)
+    return Problem(
+        path=name,
+        message="unknown query parameter",
+        allowed=", ".join(names),
+        type="extra_forbidden",
+        loc=(name,),
+        suggestion=close[0] if close else None,
+    )
+
+
+def repeated(name: str, values: list[str]) -> Problem:
+    """The problem of a parameter given more than once."""
+    return Problem(
+        path=name,
+        message=f"given {len(values)} times; give it once (a list is comma-separated)",
+        type="repeated_parameter",
+        loc=(name,),
+        value=values[:10],
+    )
+
+
+def scenario_document(args: MultiDict[str, str], options: Iterable[str]) -> tuple[dict[str, Any], list[Problem]]:
+    """The scenario document of the query's scenario parameters, and the problems of the query.
+
+    ``options`` are the endpoint's other parameters (``format``, ``preset``, ...): they are read
+    elsewhere and only checked here for repeats.
+    """
+    opts = set(options)
+    doc: dict[str, Any] = {}
+    found: list[Problem] = []
+    for name in args:
+        values = args.getlist(name)
+        if len(values) > 1:
+            found.append(repeated(name, values))
+            continue
+        if name in opts:
+            continue
+        s = SCENARIO_PARAMS.get(name)
+        if s is None:
+            found.append(unknown(name, [*SCENARIO_PARAMS, *sorted(opts)]))
+            continue
+        value = convert(values[0], s)
+        *sections, field = name.split(".")
+        place = doc
+        for section in sections:
+            place = place.setdefault(section, {})
+        place[field] = value
+    return doc, found
+
+
+def only_options(args: MultiDict[str, str], options: Iterable[str]) -> list[Problem]:
+    """The problems of a query that may hold only ``options`` (a POST's scenario is in its body)."""
+    opts = sorted(options)
+    found: list[Problem] = []
+    for name in args:
+        values = args.getlist(name)
+        if len(values) > 1:
+            found.append(repeated(name, values))
+        elif name not in opts:
+            p = unknown(name, opts)
+            if name in SCENARIO_PARAMS:
+                p = Problem(
+                    path=name,
+                    message="scenario fields go in the JSON body of a POST (or use GET)",
+                    allowed=p.allowed,
+                    type="extra_forbidden",
+                    loc=(name,),
+                )
+            found.append(p)
+    return found

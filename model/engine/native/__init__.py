@@ -1,8 +1,0 @@
-"""The native engine: the float path of the schedule engine and the protocols in C++ (``engine.hpp``).
-
-Built by ``pip install -e .`` (``setup.py``: Cython binds it, the machine's g++ compiles it). It is the Python
-engine (:mod:`model.engine.core`, :mod:`model.engine.tcp`, :mod:`model.protocols`, :mod:`model.analysis.critical_path`)
-written again statement for statement, so that it computes the same numbers in the same order;
-``tests/model/engine/test_engine_backends.py`` proves it over every preset, the validation grid and thousands of
-random scenarios. :mod:`model.analysis.native` runs it and turns its numbers into the output document.
-"""
