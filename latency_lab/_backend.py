@@ -78,15 +78,18 @@ NATIVE_SOURCES: tuple[str, ...] = (
     "session.cpp",
     "secure.cpp",
     "streams.cpp",
+    "proxy.cpp",
     "walk.cpp",
     "loss.cpp",
     "periods.cpp",
+    "loss_recovery.cpp",
     "engine.hpp",
     "params.hpp",
     "tcp.hpp",
     "session.hpp",
     "loss.hpp",
     "periods.hpp",
+    "loss_recovery.hpp",
     "api.hpp",
 )
 

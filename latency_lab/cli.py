@@ -579,7 +579,7 @@ def version_text() -> str:
     if engine_backend() != "compiled":
         how = "; pip install -e . builds the compiled one"
     elif native.available():
-        how = ": native C++, and the Python engine compiled by Cython for split proxies and loss"
+        how = ": native C++, and the Python engine compiled by Cython for formulas"
     else:
         how = ": the Python engine compiled by Cython (the native one is off or not built)"
     return f"latency-lab {version} (engine: {engine_backend()}{how})"

@@ -1,10 +1,11 @@
 """Predictions on the native engine (:mod:`latency_lab.engine.native`): its numbers made into the output document.
 
-The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature but
-one, for which :func:`latency_lab.scenario.limits.fallback_reason` names why the Python engine runs instead (the test
-``tests/latency_lab/engine/test_native.py`` lists it): a split-proxy path (seed 003). With a loss rate above 0 it also reads
+The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature, split
+proxies (seed 003) included; :func:`latency_lab.scenario.limits.fallback_reason` would name any it handed to the Python engine
+(the test ``tests/latency_lab/engine/test_native.py`` lists them: none). With a loss rate above 0 it also reads
 its schedule for the loss analysis (``latency_lab/engine/native/loss.cpp``, :func:`latency_lab.analysis.expected_loss.structure`
-in C++; :func:`latency_lab.analysis.expected_loss.from_native` makes its numbers a ``Structure``). The sentences of the events are written
+in C++) and costs it (``latency_lab/engine/native/loss_recovery.cpp``, :func:`latency_lab.mechanisms.loss_recovery.expected` in
+C++; the Python costing of :func:`latency_lab.analysis.expected_loss.from_native`'s ``Structure`` is the reference). The sentences of the events are written
 here from the numbers the engine recorded, by the functions the Python engine uses (:mod:`latency_lab.engine.words`), and
 the document is assembled by :func:`latency_lab.analysis.document.document`, so both engines answer in the same words.
 """
@@ -22,8 +23,10 @@ from latency_lab.analysis.critical_path import CATEGORIES, path_stalls, stall_co
 from latency_lab.analysis.document import document, summarize
 from latency_lab.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from latency_lab.engine import words
+from latency_lab.engine.core import LEG_NAMES
+from latency_lab.engine.tcp import NAMES
 from latency_lab.mechanisms import loss, quic
-from latency_lab.mechanisms.loss_recovery import expected
+from latency_lab.mechanisms.loss_recovery import assemble, expected
 from latency_lab.scenario import limits
 from latency_lab.scenario.params import Params
 
@@ -37,8 +40,6 @@ if _native is not None and _backend.native_ok:  # the periods after a loss in C+
 
 #: The environment variable that turns the native engine off (``0``): the Cython-compiled Python engine runs.
 ENV = "LATENCY_LAB_NATIVE"
-#: The sides of a direct path's connections, for the sentences (latency_lab.engine.tcp.NAMES)
-SIDES = ("client", "server")
 SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: ""}
 
 
@@ -73,7 +74,7 @@ def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
     """Run ``protocol``'s schedule within the request's step budget (:class:`_native.Run`)."""
     assert _native is not None
     start = limits.allowance()
-    r = _native.run(prep.c, protocol, start, packets, prep.p.loss > 0)
+    r = _native.run(prep.c, protocol, start, packets, cost_at=prep.p.loss)
     if r.status == 1:  # over the step budget (latency_lab.engine.core.Engine.over_budget)
         raise limits.exceeded(limits.MAX_ENGINE_STEPS - start + r.steps)
     if r.status == 2:  # pragma: no cover - every object completes (tests/latency_lab/analysis/test_fuzz.py)
@@ -83,8 +84,9 @@ def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
 
 
 def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWithLoss]:
-    """The ``expected_with_loss`` block of a run: with loss from what the engine read off its schedule
-    (:func:`latency_lab.analysis.expected_loss.from_native`), at a loss rate of 0 from its counts."""
+    """The ``expected_with_loss`` block of a run: with loss as the engine costed what it read off its schedule
+    (``latency_lab/engine/native/loss_recovery.cpp``: :func:`latency_lab.mechanisms.loss_recovery.expected` of
+    :func:`latency_lab.analysis.expected_loss.from_native`'s structure, in C++), at a loss rate of 0 from its counts."""
 
     def loss(page_load_ms: float) -> ExpectedWithLoss:
         p = prep.p
@@ -93,11 +95,14 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
             # the run NATIVE_LOSS_STEP_COST in all (the engine spent its steps once) and NATIVE_LOSS_RUN_STEPS once
             # (limits.run_cost likewise)
             limits.charge_loss_analysis(r.steps, limits.NATIVE_LOSS_STEP_COST - 1, limits.NATIVE_LOSS_RUN_STEPS)
-            structure = expected_loss.from_native(p, protocol, r.loss)
-        else:
-            structure = expected_loss.lossless_from_counts(
-                p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
-            )
+            # costed in C++ (loss_recovery.cpp: loss_recovery.expected of expected_loss.from_native's structure)
+            (handshake, timeouts, fast, slower), extra, hol, segments, connections = r.costed
+            by = {"handshake": handshake, "timeouts": timeouts, "fast_retransmit": fast, "slower_sending": slower}
+            block = assemble(p.loss, page_load_ms, by, extra, hol, connections, segments, protocol == "h3")
+            return cast(ExpectedWithLoss, block)
+        structure = expected_loss.lossless_from_counts(
+            p, protocol, r.on_path, r.conn_segments, r.conn_syns, r.conn_syn_t, [pg[3] for pg in r.pages]
+        )
         return cast(ExpectedWithLoss, expected(structure, p.loss, page_load_ms))
 
     return loss
@@ -124,6 +129,9 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     p = prep.p
     events: list[dict[str, Any]] = []
     notes = r.notes
+    # who the two ends of each connection are, for the sentences (latency_lab.engine.tcp.NAMES: on a split-proxy path by leg)
+    ends = NAMES["direct" if p.proxy is None else "split_proxy"]
+    legs = r.conn_legs
     for (
         kind,
         reason,
@@ -144,15 +152,16 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     ) in r.events:
         name = prep.name(obj)
         if kind == 1:  # a restart after idle (latency_lab.protocols.base.Session.record_restart)
-            why = words.restart_why(SIDES[side], gap, rto, before, after)
+            why = words.restart_why(ends[legs[conn]][side], gap, rto, before, after)  # the sender's name
             events.append(words.event("slow_start_restart", t, 0.0, conn, name, why))
             continue
+        near, far = ends[legs[conn]][side], ends[legs[conn]][1 - side]
         text = ""
         if note >= 0:
             segs, nbytes, ep_segments = notes[note]
             text = words.held_note(p.profile.ack_counts_bytes, segs, nbytes, p.dack_segments, p.mss, ep_segments)
         words.idle_events(
-            events, p.mss, SIDES[side], SIDES[1 - side], reason, t, gap, held if held is not None else 0.0, conn,
+            events, p.mss, near, far, reason, t, gap, held if held is not None else 0.0, conn,
             name, blen, bwin, rwnd_n, peer_dack, text,
         )  # fmt: skip
     pages = [(load, dict(zip(CATEGORIES, acc, strict=True)), trips) for load, acc, trips, _, _ in r.pages]
@@ -184,4 +193,7 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
             }
             for i, (d, c, kind, n, wire, fin, obj, tq, ts, ta, held) in enumerate(r.packets)
         ]
+        if p.proxy is not None:  # split proxies: which leg each packet crossed (as latency_lab.analysis.predict.result)
+            for row, pk in zip(out["packets"], r.packets, strict=True):
+                row["leg"] = LEG_NAMES[pk[0] >> 1]
     return out

@@ -25,7 +25,7 @@ from latency_lab.analysis.result import (
     ProtocolResult,
     ProtocolSummary,
 )
-from latency_lab.engine.core import Quantities, Traced
+from latency_lab.engine.core import LEG_NAMES, Quantities, Traced
 from latency_lab.engine.lin import value
 from latency_lab.protocols import SCHEDULES
 from latency_lab.protocols.base import Session
@@ -34,9 +34,6 @@ from latency_lab.scenario.params import Params, resolve
 from latency_lab.scenario.schema import Scenario
 
 R = TypeVar("R")
-
-#: The legs of a split-proxy path by index (:data:`latency_lab.engine.core.PATH` and the rest), as the packets name them.
-LEG_NAMES = ("long_haul", "client", "server")
 
 
 def simulate(p: Params, protocol: str, traced: bool = False) -> Session:

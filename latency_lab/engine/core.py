@@ -27,6 +27,8 @@ UP, DOWN = 0, 1  # client -> server, server -> client
 #: (seed 003); ``CLIENT_LEG`` (client - local proxy) and ``SERVER_LEG`` (remote proxy - server) exist
 #: only on a split-proxy path (:mod:`latency_lab.protocols.proxy`).
 PATH, CLIENT_LEG, SERVER_LEG = 0, 1, 2
+#: The legs by index, as the packets of the output document name them.
+LEG_NAMES = ("long_haul", "client", "server")
 #: The rate symbol of each link in the linear forms (:mod:`latency_lab.analysis.symbolic`).
 LINK_RATE = ("B_u", "B_d", "B_c", "B_c", "B_s", "B_s")
 

@@ -357,8 +357,8 @@ RUN_COSTS: dict[str, tuple[int, int]] = {"plain": (1, 0), "fallback": (3, 0), "l
 
 def run_kind(s: Scenario) -> str:
     """The kind of run ``s`` makes, which :data:`RUN_COSTS` prices: ``"loss"`` (``network.loss_rate`` over 0),
-    ``"fallback"`` (lossless, but the native engine, in charge, hands it to the Python engine: a split-proxy path,
-    :func:`fallback_reason`) or ``"plain"`` (a lossless run on the engine in charge: the native one, or without it
+    ``"fallback"`` (lossless, but the native engine, in charge, hands it to the Python engine, :func:`fallback_reason`:
+    none since split proxies run natively) or ``"plain"`` (a lossless run on the engine in charge: the native one, or without it
     the compiled or Python engine, whose budget MAX_WORK_UNITS was first sized for)."""
     if s.network.loss_rate > 0:
         return "loss"
@@ -635,12 +635,12 @@ def python_step_cost(traced: bool = False) -> int:
 
 
 def fallback_reason(s: Scenario) -> str | None:
-    """Why ``s`` runs on the Python engine when the native engine is built, or ``None`` if the native one runs it: a
-    split-proxy path (seed 003; ``split_proxy``). A loss rate above 0 runs natively (the native engine reads the
-    schedule for the loss analysis itself, latency_lab/engine/native/loss.cpp). ``tests/latency_lab/engine/test_native.py`` holds
-    the list. The one home of this rule."""
-    if s.proxy.architecture == "split_proxy":
-        return "split_proxy"
+    """Why ``s`` runs on the Python engine when the native engine is built, or ``None`` if the native one runs it:
+    ``None`` for every scenario since split proxies (seed 003) run natively too (latency_lab/engine/native/proxy.cpp), as a
+    loss rate above 0 does (the native engine reads the schedule for the loss analysis itself,
+    latency_lab/engine/native/loss.cpp). ``tests/latency_lab/engine/test_native.py`` holds the list (empty). The one home of this
+    rule."""
+    del s  # no feature is handed to the Python engine
     return None
 
 

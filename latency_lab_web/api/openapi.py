@@ -96,8 +96,8 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             + "; times the session's page loads and, on a split-proxy path, 3 legs. A run's units are then priced by "
             "its kind: "
             + ", ".join(f"{kind} times {f} plus {c}" for kind, (f, c) in RUN_COSTS.items())
-            + " (loss: network.loss_rate above 0; fallback: a split-proxy path, which the native engine hands to the "
-            "Python one). About 0.6 s of "
+            + " (loss: network.loss_rate above 0; fallback: a scenario the native engine hands to the Python one, "
+            "none since split proxies run natively). About 0.6 s of "
             "model time on the 2-core reference machine, whatever the kind. Checked before anything runs; over it: "
             "422 limit-exceeded.",
         },

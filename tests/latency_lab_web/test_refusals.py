@@ -87,9 +87,8 @@ def test_a_lossy_prediction_over_the_estimate_runs_nothing(uncached: FlaskClient
     assert runs.count == 0
 
 
-@pytest.mark.skipif(not native.available(), reason="a split path is a fallback only where the native engine runs")
 def test_a_split_proxy_prediction_over_the_estimate_runs_nothing(uncached: FlaskClient, runs: Runs) -> None:
-    """A split-proxy path runs on the Python engine, at three times a native run's units a leg."""
+    """A split-proxy path relays every segment over three legs: three times a direct path's units."""
     doc = {"proxy": {"architecture": "split_proxy"}, "page": LOSSY_999["page"], "protocols": SEVEN[:4]}
     body = _limit_problem(uncached.post("/api/v1/predict", json=doc))
     assert "proxy.architecture" in body["errors"][0]["message"]

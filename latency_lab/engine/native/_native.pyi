@@ -16,14 +16,18 @@ class Run:
     notes: list[tuple[int, int, int]]
     counts: dict[str, int]
     on_path: list[int]
+    conn_legs: list[int]
     conn_segments: list[int]
     conn_syns: list[int]
     conn_syn_t: list[float]
     packets: list[tuple[Any, ...]]
     loss: tuple[int, list[int], list[int], list[tuple[Any, ...]], list[tuple[int, int, float, int]]]
     walk_steps: list[list[tuple[int, float, int, int]]]
+    costed: tuple[tuple[float, float, float, float], float, float, int, list[int]]
 
-def run(prepared: Prepared, protocol: str, allowance: int, packets: bool = False, loss: bool = False) -> Run: ...
+def run(
+    prepared: Prepared, protocol: str, allowance: int, packets: bool = False, loss: bool = False, cost_at: float = 0.0
+) -> Run: ...
 def periods(
     p: float,
     rest: float,
@@ -36,3 +40,4 @@ def periods(
     tail_mass: float,
     min_ssthresh: float,
 ) -> tuple[float, float, float, float, float]: ...
+def loss_costing_constants() -> dict[str, float]: ...

@@ -53,6 +53,10 @@ cdef extern from "params.hpp" namespace "ll":
         double quic_ack_delay, rto_min_ms
         cbool pipeline_one_write
         cbool preconnect
+        cbool has_proxy  # split proxies (seed 003): ProxyParams' numbers, each leg's window resolved (params.hpp)
+        double d_c, k_c, d_s, k_s
+        long long rwnd_x, rwnd_c, rwnd_s, proxy_connections, proxy_mux
+        double rto_c, rto_s
 
 
 cdef extern from "engine.hpp" namespace "ll":
@@ -105,7 +109,7 @@ cdef extern from "api.hpp" namespace "ll":
         vector[EventRec] events
         vector[Note] notes
         long long connections, tls_handshakes, tls_bytes, dns_lookups, packets, wire_bytes
-        vector[int] on_path
+        vector[int] on_path, conn_legs
         vector[long long] conn_segments, conn_syns
         vector[double] conn_syn_t
         vector[Packet] pkts
@@ -212,6 +216,18 @@ cdef class Prepared:
         c.rto_min_ms = p.rto_min_ms
         c.pipeline_one_write = p.pipeline_one_write
         c.preconnect = p.preconnect
+        c.has_proxy = p.proxy is not None
+        c.d_c = p.proxy.d_c if p.proxy is not None else 0.0
+        c.k_c = p.proxy.k_c if p.proxy is not None else 0.0
+        c.d_s = p.proxy.d_s if p.proxy is not None else 0.0
+        c.k_s = p.proxy.k_s if p.proxy is not None else 0.0
+        c.rwnd_x = (p.proxy.rwnd_x or p.rwnd) if p.proxy is not None else p.rwnd
+        c.rwnd_c = (p.proxy.rwnd_c or p.rwnd) if p.proxy is not None else p.rwnd
+        c.rwnd_s = (p.proxy.rwnd_s or p.rwnd) if p.proxy is not None else p.rwnd
+        c.proxy_connections = p.proxy.connections if p.proxy is not None else 0
+        c.proxy_mux = p.proxy.mux if p.proxy is not None else 0
+        c.rto_c = p.proxy.rto_c if p.proxy is not None else 0.0
+        c.rto_s = p.proxy.rto_s if p.proxy is not None else 0.0
 
 
 cdef class Run:
@@ -225,19 +241,21 @@ cdef class Run:
     cdef public list events  # tuples, see api.hpp's EventRec
     cdef public list notes  # (segs, nbytes, the endpoint's delayed_ack_segments)
     cdef public dict counts
-    cdef public list on_path
+    cdef public list on_path, conn_legs
     cdef public list conn_segments, conn_syns, conn_syn_t
     cdef public list packets
     cdef public tuple loss  # with ``loss``: expected_loss.structure's numbers (_loss_numbers)
     cdef public list walk_steps  # each page's walk: (category index, amount, connection, object), last first
+    cdef public tuple costed  # with ``cost_at``: the loss analysis costed in C++ (_loss_costed)
 
 
-def run(Prepared prepared, str protocol, long long allowance, bint packets=False, bint loss=False):
+def run(Prepared prepared, str protocol, long long allowance, bint packets=False, bint loss=False, double cost_at=0.0):
     """Run ``protocol``'s schedule on the prepared scenario within ``allowance`` engine steps (with ``loss``, also
-    reading what the loss analysis needs off it: :attr:`Run.loss`)."""
+    reading what the loss analysis needs off it: :attr:`Run.loss`; with ``cost_at`` above 0, costing it at that loss
+    rate: :attr:`Run.costed`)."""
     cdef Output out
     cdef int proto = PROTOCOLS[protocol]
-    ll_want_loss(out, loss)
+    ll_want_loss(out, loss or cost_at > 0)
     with nogil:
         run_session(prepared.c, proto, allowance, packets, out)
     cdef Run r = Run()
@@ -275,6 +293,7 @@ def run(Prepared prepared, str protocol, long long allowance, bint packets=False
         "bytes_on_wire": out.wire_bytes,
     }
     r.on_path = list(out.on_path)
+    r.conn_legs = list(out.conn_legs)
     r.conn_segments = list(out.conn_segments)
     r.conn_syns = list(out.conn_syns)
     r.conn_syn_t = list(out.conn_syn_t)
@@ -297,6 +316,8 @@ def run(Prepared prepared, str protocol, long long allowance, bint packets=False
             )
     if loss:
         r.loss = _loss_numbers(out)
+    if cost_at > 0:
+        r.costed = _loss_costed(out, prepared.c, cost_at, protocol == "h3")
     return r
 
 
@@ -385,3 +406,60 @@ def periods(double p, double rest, double h, int b, double w_max,
     c.min_ssthresh = min_ssthresh
     cdef PeriodsOut out = after_loss_tree(p, rest, h, b, w_max, c)
     return out.rounds, out.timeouts, out.used, out.sending, out.reach
+
+
+# ------------------------------------- the loss analysis costed (loss_recovery.hpp; latency_lab.mechanisms.loss_recovery)
+cdef extern from "loss_recovery.hpp" namespace "ll":
+    cdef struct CostParams:
+        double p, rtt, rto, ack_delay, dack, w_max
+        long long ack_segments, parallel
+        cbool h3
+
+    cdef struct LossCosted:
+        double handshake, timeouts, fast_retransmit, slower_sending, extra, head_of_line
+        long long segments
+
+    LossCosted loss_expected(const LossOut& lo, const CostParams& cp) nogil
+
+    cdef struct LossRecoveryConstants:
+        double syn_timeout_ms, quic_initial_pto_ms, partial_round, exact_rest, rest_grid_ratio
+        long long carried_follow
+        int transient_periods
+        double fine_window, bin_ratio, tail_mass, min_ssthresh
+
+    LossRecoveryConstants loss_recovery_constants()
+
+
+cdef tuple _loss_costed(const Output& out, const Params& c, double rate, bint h3):
+    """:func:`latency_lab.mechanisms.loss_recovery.expected` of the run's structure at loss rate ``rate`` (above 0), in C++:
+    ``((handshake, timeouts, fast_retransmit, slower_sending), extra, head_of_line, segments, connections)``, ms."""
+    cdef CostParams cp
+    cp.p = rate
+    cp.rtt = c.d_up + c.d_down
+    cp.rto = c.rto_ms
+    cp.ack_delay = c.quic_ack_delay
+    cp.dack = c.dack_ms
+    cp.w_max = <double>c.rwnd / <double>c.mss
+    cp.ack_segments = c.dack_segments if c.dack_segments > 1 else 1
+    cp.parallel = c.parallel
+    cp.h3 = h3
+    cdef const LossOut* lo = &ll_loss(out)
+    cdef LossCosted x
+    with nogil:
+        x = loss_expected(lo[0], cp)
+    return (
+        (x.handshake, x.timeouts, x.fast_retransmit, x.slower_sending), x.extra, x.head_of_line, x.segments,
+        list(lo.connections),
+    )
+
+
+def loss_costing_constants():
+    """The constants of :mod:`latency_lab.mechanisms.loss` and :mod:`latency_lab.mechanisms.loss_recovery` that loss_recovery.cpp
+    declares again, by their Python names (the tests hold them equal)."""
+    cdef LossRecoveryConstants k = loss_recovery_constants()
+    return {
+        "SYN_TIMEOUT_MS": k.syn_timeout_ms, "QUIC_INITIAL_PTO_MS": k.quic_initial_pto_ms,
+        "PARTIAL_ROUND": k.partial_round, "EXACT_REST": k.exact_rest, "REST_GRID_RATIO": k.rest_grid_ratio,
+        "CARRIED_FOLLOW": k.carried_follow, "TRANSIENT_PERIODS": k.transient_periods, "FINE_WINDOW": k.fine_window,
+        "BIN_RATIO": k.bin_ratio, "TAIL_MASS": k.tail_mass, "MIN_SSTHRESH": k.min_ssthresh,
+    }

@@ -36,8 +36,10 @@ struct Output {
   std::vector<EventRec> events;
   std::vector<Note> notes;
   long long connections = 0, tls_handshakes = 0, tls_bytes = 0, dns_lookups = 0, packets = 0, wire_bytes = 0;
-  // expected_loss.lossless_structure's inputs: the connections on the path, each connection's counts
+  // expected_loss.lossless_structure's inputs: the connections on the path (on the lossy link: a split-proxy path's
+  // long haul), each connection's counts
   std::vector<int> on_path;
+  std::vector<int> conn_legs;  // each connection's leg (core.PATH, CLIENT_LEG, SERVER_LEG): its ends' names
   std::vector<long long> conn_segments, conn_syns;
   std::vector<double> conn_syn_t;
   // the packets (``packets=True``)
@@ -95,8 +97,10 @@ inline void run_session(const Params& params, int protocol, long long allowance,
   out.dns_lookups = s.dns_lookups;
   out.packets = static_cast<long long>(eng.packets.size());
   out.wire_bytes = eng.wire_bytes;
-  out.on_path = path_connections(s);
+  for (int c : path_connections(s))
+    if (s.conns[static_cast<size_t>(c)]->leg == 0) out.on_path.push_back(c);
   for (const auto& c : s.conns) {
+    out.conn_legs.push_back(c->leg);
     out.conn_segments.push_back(c->client->segments + c->server->segments);
     out.conn_syns.push_back(c->syns);
     out.conn_syn_t.push_back(c->has_syn_t ? c->syn_t : 0.0);

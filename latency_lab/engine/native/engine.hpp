@@ -1,5 +1,5 @@
 // latency-lab's native schedule engine: the float path of latency_lab/engine/core.py, latency_lab/engine/tcp.py,
-// latency_lab/protocols/ (base, the seven drivers, multiplex, secure_setup) and latency_lab/analysis/critical_path.py
+// latency_lab/protocols/ (base, the seven drivers, multiplex, secure_setup, proxy) and latency_lab/analysis/critical_path.py
 // written again in C++, statement for statement, so that every time is the same sum of the same terms in the
 // same order as in the Python engine (the readable reference). Nothing here is new physics: each function
 // names the Python function it follows; the mechanisms' closed forms are the ones of latency_lab/mechanisms/.
@@ -9,9 +9,8 @@
 // reads (the sentences of the events) is built afterwards in Python from the numbers recorded here
 // (latency_lab/engine/native/__init__.py), by the same functions the Python engine uses.
 //
-// Not covered (the scenario then runs on the Python engine, latency_lab.scenario.limits.fallback_reason): split
-// proxies (seed 003) and traced runs. With network.loss_rate > 0 the loss analysis's reading of the schedule runs
-// here too (loss.cpp).
+// Split proxies (seed 003) run here too (proxy.cpp); not covered: traced runs (linear forms, for formulas), which the
+// Python engine makes. With network.loss_rate > 0 the loss analysis's reading of the schedule runs here too (loss.cpp).
 // Compiled with -ffp-contract=off (setup.py) so that no multiply-add is fused: the sums round as Python's do.
 #pragma once
 

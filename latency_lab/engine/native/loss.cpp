@@ -393,13 +393,18 @@ void loss_structure(const Session& s, bool quic, LossOut& out) {
   rd.by_flow.assign(nc * 6, {});
   std::vector<long long> syns(nc, 0);
   std::vector<long long> page_of(nc, -1);
-  for (size_t i = 0; i < eng.packets.size(); ++i) {  // every connection is on the lossy link (no split proxy here)
+  // the connections on the lossy link: on a split-proxy path only the long haul's (leg 0, core.PATH)
+  std::vector<char> lossy(nc, 0);
+  for (size_t c = 0; c < nc; ++c) lossy[c] = s.conns[c]->leg == 0;
+  for (size_t i = 0; i < eng.packets.size(); ++i) {
     const Packet& pk = eng.packets[i];
     rd.by_flow[static_cast<size_t>(pk.conn) * 6 + pk.dir].push_back(static_cast<int32_t>(i));
     if (pk.kind == K_SYN) syns[pk.conn] += 1;
     if (page_of[pk.conn] < 0) page_of[pk.conn] = page_at(rd.starts, pk.t_q);
   }
-  std::vector<int> on_path = path_connections(s);
+  std::vector<int> on_path;
+  for (int c : path_connections(s))
+    if (lossy[c]) on_path.push_back(c);
   std::vector<char> on(nc, 0);
   for (int c : on_path) on[c] = 1;
   for (int c : on_path) rd.connection_runs(c, -1, out.runs);
@@ -427,7 +432,7 @@ void loss_structure(const Session& s, bool quic, LossOut& out) {
     }
   }
   for (size_t c = 0; c < nc; ++c) {
-    if (on[c] || !has_slack[c]) continue;
+    if (on[c] || !has_slack[c] || !lossy[c]) continue;
     size_t before = out.runs.size();
     int chain = static_cast<int>(out.par_conn.size());
     rd.connection_runs(static_cast<int>(c), chain, out.runs);
@@ -438,12 +443,12 @@ void loss_structure(const Session& s, bool quic, LossOut& out) {
       out.par_page.push_back(page_of[c]);
     }
   }
-  if (s.protocol == P_HTTP10_PARALLEL) {  // expected_loss.slot_connections (every connection is on the lossy link)
+  if (s.protocol == P_HTTP10_PARALLEL) {  // expected_loss.slot_connections
     std::map<int, std::tuple<double, long long, bool>> own;
     for (size_t i = 0; i < s.objects.size(); ++i) {
       const ObjectRecord& rec = s.objects[i];
       int c = rec.connection;
-      if (c < 0 || !rec.has_end || rec.page >= static_cast<int>(rd.ends.size())) continue;
+      if (c < 0 || !lossy[c] || !rec.has_end || rec.page >= static_cast<int>(rd.ends.size())) continue;
       double margin = std::max(rd.ends[rec.page] - rec.end, 0.0);
       auto it = own.find(c);
       bool lead = rd.first_object[i] || (it != own.end() && std::get<2>(it->second));

@@ -1,5 +1,5 @@
-// The numbers of a resolved scenario as the native engine reads them: latency_lab.scenario.params.Params on a direct
-// path (no split proxy), with its TCP profile's behaviours (latency_lab.scenario.profiles.TcpProfile), in model units
+// The numbers of a resolved scenario as the native engine reads them: latency_lab.scenario.params.Params (with its split
+// proxies' ProxyParams, if any), with its TCP profile's behaviours (latency_lab.scenario.profiles.TcpProfile), in model units
 // (ms, bytes, ms per wire byte). Filled from Python by latency_lab/engine/native/_native.pyx.
 #pragma once
 
@@ -73,18 +73,33 @@ struct Params {
   double rto_min_ms;
   bool pipeline_one_write;
   bool preconnect = false;  // http.preconnect (persistent_parallel)
+  // split proxies (seed 003; latency_lab.scenario.params.ProxyParams): absent on a direct path
+  bool has_proxy = false;
+  double d_c = 0.0, k_c = 0.0, d_s = 0.0, k_s = 0.0;  // the client leg's and the server leg's delay and ms per byte
+  long long rwnd_x = 0, rwnd_c = 0, rwnd_s = 0;  // each leg's receive window, the scenario's rwnd where not given
+  long long proxy_connections = 0;  // long-haul connections
+  long long proxy_mux = 0;  // bytes of multiplexing header per relayed reply segment
+  double rto_c = 0.0, rto_s = 0.0;  // the legs' initial retransmission timeouts (ms)
 };
 
-// core.Quantities: the scenario's primitive quantities (floats; the direct path's two links only)
+// core.Quantities: the scenario's primitive quantities (floats): each link's delay and ms per byte (two a leg: the
+// path, or a split-proxy path's long haul, then its client leg and its server leg) and each leg's receive window
 struct Quantities {
   const Params* p;
   double d[6];
   double k[6];
   long long o;
+  long long rwnd_n[3];
   explicit Quantities(const Params* p_) : p(p_) {
-    d[0] = p_->d_up; d[1] = p_->d_down; d[2] = d[3] = d[4] = d[5] = 0.0;
-    k[0] = p_->k_up; k[1] = p_->k_down; k[2] = k[3] = k[4] = k[5] = 0.0;
+    d[0] = p_->d_up; d[1] = p_->d_down; d[2] = d[3] = p_->d_c; d[4] = d[5] = p_->d_s;
+    k[0] = p_->k_up; k[1] = p_->k_down; k[2] = k[3] = p_->k_c; k[4] = k[5] = p_->k_s;
     o = p_->overhead;
+    rwnd_n[0] = rwnd_n[1] = rwnd_n[2] = p_->rwnd;
+    if (p_->has_proxy) {
+      rwnd_n[0] = p_->rwnd_x;
+      rwnd_n[1] = p_->rwnd_c;
+      rwnd_n[2] = p_->rwnd_s;
+    }
   }
 };
 

@@ -20,6 +20,10 @@ Session::Session(const Params& params, int protocol_, long long allowance)
   start = eng.point(0.0, NIL, false, 0.0, REQUEST);
   page_start.push_back(start);
   page_left = static_cast<long long>(page_names[0].size());
+  if (p->has_proxy) {  // split proxies (seed 003): the client's connections go to the local proxy, which relays
+    relay = std::make_unique<SplitProxy>(this);
+    client_leg = 1;  // core.CLIENT_LEG
+  }
 }
 
 void Session::run() {
@@ -35,20 +39,21 @@ void Session::object_done(int name, double t, int32_t pkt) {
   if (page + 1 >= p->pages) return;
   if (keep_conn != nullptr && p->has_idle_timeout && p->user_think > p->idle_timeout) {
     Connection* conn = keep_conn;
-    eng.at(t + p->idle_timeout, [this, conn](double t_) {
-      // _idle_close: the server's idle timeout closes the persistent connection (seed 002, section 4)
-      conn->server->close(t_, eng.point(t_, NIL, false, 0.0, CONN_SETUP));
-    });
+    eng.at(t + p->idle_timeout, [this, conn](double t_) { idle_close(t_, conn); });
     keep_conn = nullptr;
     for (Connection* other : pool) {  // persistent_parallel's other connections idle as long
-      eng.at(t + p->idle_timeout, [this, other](double t_) {
-        other->server->close(t_, eng.point(t_, NIL, false, 0.0, CONN_SETUP));
-      });
+      eng.at(t + p->idle_timeout, [this, other](double t_) { idle_close(t_, other); });
     }
     pool.clear();
   }
   Ref st = eng.point(t + p->user_think, pkt, false, 0.0, REQUEST);
   eng.at(eng.point_t(st), [this, st](double) { next_page(st); });
+}
+
+void Session::idle_close(double t, Connection* conn) {
+  // _idle_close: the server's idle timeout closes the persistent connection (seed 002, section 4)
+  conn->server->close(t, eng.point(t, NIL, false, 0.0, CONN_SETUP));
+  if (relay) relay->idle_close(t, conn);
 }
 
 void Session::next_page(Ref st) {
@@ -77,9 +82,15 @@ void Session::persistent(Ref st, std::function<void(Connection*, Ref)> on_open) 
   conn->open(st, mode);
 }
 
-int Session::open_mode() {
+int Session::open_mode(int leg) {
+  // T/TCP needs an earlier connection between the same hosts (its TAO cache)
   int mode = p->handshake;
-  if (mode == HS_TTCP && conns.empty()) return HS_THREE_WAY;  // every connection is on the client's leg
+  if (leg < 0) leg = client_leg;
+  if (mode == HS_TTCP) {
+    for (const auto& c : conns)
+      if (c->leg == leg) return mode;
+    return HS_THREE_WAY;
+  }
   return mode;
 }
 
@@ -119,13 +130,28 @@ void Session::record_idle(Endpoint* ep, Reason reason, double t, double gap, int
   events.push_back(e);
 }
 
-Connection* Session::add_connection() {
-  conns.push_back(std::make_unique<Connection>(this, static_cast<int>(conns.size())));
+Connection* Session::add_connection(int leg) {
+  conns.push_back(std::make_unique<Connection>(this, static_cast<int>(conns.size()), leg));
   return conns.back().get();
 }
 
+void Session::data(Endpoint* ep, double t, int32_t pkt) {
+  switch (ep->on_data) {
+    case DH_SERVER:
+      server_data(ep->conn, t, pkt);
+      break;
+    case DH_CLIENT:
+      client_data(ep->conn, t, pkt);
+      break;
+    case DH_NONE:
+      break;
+    default:
+      relay->data(ep, t, pkt);
+  }
+}
+
 Connection* Session::new_connection(bool close_after) {
-  Connection* conn = add_connection();
+  Connection* conn = add_connection(client_leg);
   conn->close_after = close_after;
   if (p->idle_restart == IR_FAST_START && has_cwnd_cache) {
     conn->server->cwnd = std::max(conn->server->cwnd, cwnd_cache);  // TCP fast start (seed 001, 5.2)
@@ -134,6 +160,7 @@ Connection* Session::new_connection(bool close_after) {
   conn->client->on_data = DH_CLIENT;
   conn->client->on_fin = FH_CLIENT_CLOSE;
   conn->server->on_fin = FH_SERVER_ACK;
+  if (relay) relay->attach(conn);
   return conn;
 }
 

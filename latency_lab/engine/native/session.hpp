@@ -45,6 +45,7 @@ struct Handshake {  // latency_lab.mechanisms.tls.Handshake
 
 struct Dialogue;
 struct Mux;
+struct SplitProxy;
 
 // what a protocol's schedule is told when an object's last byte arrives: (object, time, packet)
 using DoneFn = std::function<void(int, double, int32_t)>;
@@ -77,6 +78,9 @@ struct Session {
   std::vector<std::unique_ptr<Dialogue>> dialogues;
   std::vector<std::unique_ptr<Mux>> muxes;
   std::vector<std::shared_ptr<void>> drivers;  // the protocols' per-page state (their closures point at it)
+  // split proxies (seed 003): the client's connections go to the local proxy, which relays (proxy.cpp)
+  std::unique_ptr<SplitProxy> relay;
+  int client_leg = 0;
 
   Session(const Params& params, int protocol_, long long allowance);
   void run();
@@ -84,10 +88,12 @@ struct Session {
   void object_done(int name, double t, int32_t pkt);
   void next_page(Ref start);
   void persistent(Ref start, std::function<void(Connection*, Ref)> on_open);
-  int open_mode();
+  int open_mode(int leg = -1);
   void record_restart(Endpoint* ep, double t, double idle, long long before, long long after);
   void record_idle(Endpoint* ep, Reason reason, double t, double gap, int32_t ack, int obj);
-  Connection* add_connection();
+  Connection* add_connection(int leg = 0);
+  void idle_close(double t, Connection* conn);
+  void data(Endpoint* ep, double t, int32_t pkt);  // an endpoint's on_data
   Connection* new_connection(bool close_after);
   void client_fin(Connection* conn, double t, int32_t pkt);
   void server_fin(Connection* conn, double t, int32_t pkt);
@@ -148,6 +154,74 @@ struct Mux {  // multiplex.Mux
   void write_requests(double t, const std::vector<int>& names, const std::vector<double>& sizes, Ref point);
   void server_data(double t, int32_t pkt);
   void write_responses(double t, const std::vector<int>& names, Ref point);
+};
+
+// ------------------------------------------------------------------------------------------ latency_lab/protocols/proxy.py
+struct Reply {  // proxy.Reply: one request's reply on its way from the server to the client
+  std::vector<int> names;
+  Connection* conn;  // the client connection that asked
+  double size = 0.0, size_n = 0.0;
+  std::vector<std::pair<double, int>> bounds;  // (end offset within the reply, object)
+  Connection* lane = nullptr;  // the long-haul connection carrying it
+  double got_n = 0.0, sent_n = 0.0;
+  struct Held {
+    double piece, piece_n;
+  };
+  std::vector<Held> buffer;  // pieces that arrived before their turn
+  int name_at(double offset) const;
+};
+
+struct Lane {  // proxy._Lane: a long-haul connection's streams, requests up, reply pieces down
+  Connection* conn;
+  std::vector<Reply*> requests;
+  size_t served = 0;
+  struct Chunk {
+    double end;  // the stream's end offset after it
+    Reply* reply;
+    double piece, piece_n;
+  };
+  std::vector<Chunk> chunks;
+  size_t chunk_i = 0;
+};
+
+struct Upstream {  // proxy._Upstream: a server-leg connection, the replies it will carry and how far its stream came
+  Connection* conn;
+  std::vector<Reply*> replies;
+  std::vector<std::pair<double, double>> ends;
+  size_t i = 0;
+  double offset = 0.0, offset_n = 0.0;
+  bool open = false;
+  std::vector<Reply*> pending;  // requests waiting for the connection to open
+};
+
+struct SplitProxy {  // proxy.SplitProxy: the two proxies and the warm connections between them
+  Session* s;
+  std::vector<std::unique_ptr<Lane>> lanes;
+  std::vector<std::unique_ptr<Reply>> replies;  // every reply (owned here)
+  std::vector<std::unique_ptr<Upstream>> ups;  // every server connection's (owned here)
+  // by connection id: a long haul's lane, a client connection's replies in request order and the one being forwarded,
+  // a client connection's server connection (null once closed), a server connection's Upstream
+  std::vector<Lane*> lane_of;
+  std::vector<std::vector<Reply*>> queues;
+  std::vector<size_t> heads;
+  std::vector<Upstream*> upstream, up_of;
+  bool has_cwnd_cache = false;
+  long long cwnd_cache = 0;  // fast start on the server leg
+
+  explicit SplitProxy(Session* s_);
+  void grow(size_t n);
+  void attach(Connection* conn);
+  Lane* least_loaded(int side);
+  void data(Endpoint* ep, double t, int32_t pkt);
+  void local_request(Connection* c, double t, int32_t pkt);
+  void remote_request(Lane* lane, double t, int32_t pkt);
+  void to_server(Reply* reply, Ref point);
+  Upstream* open_upstream(Connection* c, Ref point);
+  void opened(Upstream* up, Ref point);
+  void idle_close(double t, Connection* c);
+  void remote_reply(Upstream* up, double t, int32_t pkt);
+  void local_piece(Lane* lane, double t, int32_t pkt);
+  void forward(Reply* reply, double piece, double piece_n, double t, Ref point);
 };
 
 // critical_path.walk: the breakdown (ms per category) and the round trips of one page

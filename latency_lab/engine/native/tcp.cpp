@@ -33,8 +33,8 @@ Endpoint::Endpoint(Connection* c, int side_, long long cwnd_) : conn(c), eng(c->
   dir = c->links[side_];
   mss = static_cast<double>(p->mss);
   mss_n = p->mss;
-  rwnd = static_cast<double>(p->rwnd);
-  rwnd_n = p->rwnd;
+  rwnd_n = q->rwnd_n[c->leg];
+  rwnd = static_cast<double>(rwnd_n);
   profile = p->profile;
   nagle = p->nagle;
   cwnd = cwnd_;
@@ -382,9 +382,7 @@ void Endpoint::receive(double t, int32_t pi, double payload) {  // tcp.Endpoint.
   last_pkt = pi;
   const bool deliver_first = profile.deliver_before_ack;
   Session* s = conn->session;
-  if (deliver_first && on_data != DH_NONE) {
-    if (on_data == DH_SERVER) s->server_data(conn, t, pi); else s->client_data(conn, t, pi);
-  }
+  if (deliver_first && on_data != DH_NONE) s->data(this, t, pi);
   if (eng->packets[pi].fin) {
     // the FIN is acknowledged at once, with the close (see Connection)
   } else if (first_data || dack_ms <= 0 ||
@@ -397,9 +395,7 @@ void Endpoint::receive(double t, int32_t pi, double payload) {  // tcp.Endpoint.
       eng->at_timer(expiry, this, token, first_pkt);
     }
   }
-  if (!deliver_first && on_data != DH_NONE) {
-    if (on_data == DH_SERVER) s->server_data(conn, t, pi); else s->client_data(conn, t, pi);
-  }
+  if (!deliver_first && on_data != DH_NONE) s->data(this, t, pi);
 }
 
 void Endpoint::timer(double t, int32_t tok, int32_t first) {  // tcp.Endpoint._timer
@@ -422,8 +418,11 @@ void Endpoint::timer(double t, int32_t tok, int32_t first) {  // tcp.Endpoint._t
 }
 
 // --------------------------------------------------------------------------------------------- Connection
-Connection::Connection(Session* s, int conn_id) : session(s), eng(&s->eng), id(conn_id) {
-  rto = s->p->rto_ms;
+Connection::Connection(Session* s, int conn_id, int leg_) : session(s), eng(&s->eng), id(conn_id), leg(leg_) {
+  links[0] = 2 * leg_;
+  links[1] = 2 * leg_ + 1;
+  const Params* p = s->p;
+  rto = !p->has_proxy || leg_ == 0 ? p->rto_ms : leg_ == 1 ? p->rto_c : p->rto_s;
   client = std::make_unique<Endpoint>(this, 0, s->p->iw);
   server = std::make_unique<Endpoint>(this, 1, s->p->iw);
   client->peer = server.get();
@@ -436,6 +435,15 @@ static inline long long syn_option_bytes(long long rwnd, bool fast_open) {  // c
 
 void Connection::open(Ref point, int mode) {  // tcp.Connection.open
   const Params* p = eng->q->p;
+  if (mode == HS_WARM) {
+    // open long ago and kept busy: both windows as open as the receive window lets them be, and slow start only once
+    // per connection, so no restart after idle (seed 003, Proxy Servers)
+    for (Endpoint* ep : {client.get(), server.get()}) {
+      ep->cwnd = ep->cwnd_cap;
+      ep->idle_restart = IR_KEEP;
+    }
+    return;
+  }
   double pt_t = eng->point_t(point);
   if (mode == HS_NONE) {
     server->cwnd = p->profile.syn_ack_opens_window ? p->iw + 1 : p->iw;
@@ -486,7 +494,7 @@ void Connection::syn_arrived(double t, int32_t syn) {
   pkt.seq_end = s->nxt;
   pkt.ack = s->rcv;
   eng->transmit(std::move(pkt), t, arrival_cause(syn, CONN_SETUP), client.get());
-  if (n > 0 && s->on_data != DH_NONE) session->server_data(this, t, syn);
+  if (n > 0 && s->on_data != DH_NONE) session->data(s, t, syn);
 }
 
 void Connection::synack_arrived(double t, int32_t synack) {

@@ -7,7 +7,10 @@ namespace ll {
 
 // what the application side (Session) answers to an endpoint: tcp.py calls these through ``conn.session`` and
 // the ``on_data`` / ``on_fin`` callbacks
-enum DataHandler : uint8_t { DH_NONE = 0, DH_SERVER, DH_CLIENT };
+// (on a split-proxy path the proxies' relay answers too, proxy.cpp: a client connection's requests at the local proxy,
+// the long haul's requests at the remote proxy and reply pieces at the local proxy, a server connection's replies at
+// the remote proxy)
+enum DataHandler : uint8_t { DH_NONE = 0, DH_SERVER, DH_CLIENT, DH_LOCAL_REQUEST, DH_REMOTE_REQUEST, DH_LOCAL_PIECE, DH_REMOTE_REPLY };
 enum FinHandler : uint8_t { FH_NONE = 0, FH_SERVER_ACK, FH_CLIENT_CLOSE };
 
 struct Endpoint {
@@ -107,7 +110,7 @@ struct Connection {
   Session* session;
   Engine* eng;
   int id;
-  int leg = 0;
+  int leg = 0;  // core.PATH (the path, or the long haul between split proxies), CLIENT_LEG or SERVER_LEG
   int links[2] = {0, 1};
   double rto;
   std::unique_ptr<Endpoint> client, server;
@@ -128,7 +131,7 @@ struct Connection {
   double syn_t = 0.0;
   double synack_t = -1.0;
 
-  Connection(Session* s, int conn_id);
+  Connection(Session* s, int conn_id, int leg_ = 0);
   void open(Ref point, int mode);
   void syn_arrived(double t, int32_t syn);
   void synack_arrived(double t, int32_t synack);

@@ -11,7 +11,7 @@ import sympy
 from pydantic import ValidationError
 
 from latency_lab import PRESETS
-from latency_lab.analysis import expected_loss, loss_expression
+from latency_lab.analysis import expected_loss, loss_expression, native
 from latency_lab.analysis.predict import predict, simulate
 from latency_lab.analysis.tables import csv_rows
 from latency_lab.mechanisms import loss, loss_recovery, rto
@@ -563,11 +563,15 @@ def test_slow_start_after_a_loss_counts_by_the_profiles_rule() -> None:
     assert fast[0] < slow[0]
 
 
-def test_a_connection_of_many_rounds_runs_the_periods_a_bounded_number_of_times() -> None:
+def test_a_connection_of_many_rounds_runs_the_periods_a_bounded_number_of_times(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
     """A persistent connection of 1,000 lossy 10 KB responses asks for the periods after a loss (after_loss_ms) for
     every round of every response, about 9,000 times; they run once per starting window and grid rest (332 times
     here, 2026-11-27), not once per ask (which took 9.8 s of CPU). The asks themselves are cached too (issue 29:
-    after_loss_ms, by its arguments), so they are counted where they come in."""
+    after_loss_ms, by its arguments), so they are counted where they come in. On the Python costing (the native
+    engine costs in C++, loss_recovery.cpp, with the same cache of the periods by their arguments)."""
+    monkeypatch.setenv(native.ENV, "0")
     loss.after_loss_ms.cache_clear()
     loss._after_loss_cached.cache_clear()
     loss._after_loss_open.cache_clear()

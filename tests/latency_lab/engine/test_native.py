@@ -20,9 +20,9 @@ from latency_lab.scenario.schema import ALL_PROTOCOLS, Scenario
 from tests.latency_lab.scenarios import every_feature
 
 #: The features the native engine does not cover: a scenario with any of them runs on the Python engine. The issue's
-#: goal is none; this one remains (split proxies, seed 003, relay between two connections). Loss runs natively since
-#: issue 29 (the native engine reads its schedule for the loss analysis, latency_lab/engine/native/loss.cpp).
-FALLBACK_FEATURES = {"split_proxy"}
+#: goal is none, and none remain: loss runs natively since issue 29 (the native engine reads its schedule for the loss
+#: analysis, latency_lab/engine/native/loss.cpp), split proxies (seed 003) since the relay's port (latency_lab/engine/native/proxy.cpp).
+FALLBACK_FEATURES: set[str] = set()
 
 
 def _both(doc: dict[str, Any], monkeypatch: pytest.MonkeyPatch, **kw: Any) -> tuple[Any, Any]:
@@ -40,19 +40,47 @@ def test_native_engine_is_built_and_used() -> None:
 
 def test_exactly_these_features_fall_back() -> None:
     seen: set[str] = set()
-    runs_native = 0
+    runs_native = proxies = 0
     for doc in every_feature(800, 20261127):
         s = Scenario.model_validate(doc)
         p = resolve(s)
         reason = limits.fallback_reason(s)
-        expected = "split_proxy" if p.proxy is not None else None
-        assert reason == expected, doc
+        proxies += p.proxy is not None
         if reason is None:
             runs_native += 1
         else:
             seen.add(reason)
     assert seen == FALLBACK_FEATURES
-    assert runs_native > 400  # most of every feature's draws run natively
+    assert runs_native == 800  # every feature's draws run natively
+    assert proxies > 100  # split proxies among them
+
+
+def test_a_split_proxy_scenario_runs_natively(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Split proxies (seed 003) run on the native engine (latency_lab/engine/native/proxy.cpp), lossless and lossy, every
+    protocol they relay: a prediction of one never calls the Python engine's schedule. Their equality with it is
+    ``test_native_proxy.py``'s."""
+    from latency_lab.analysis import predict
+
+    def python_engine(*args: Any, **kwargs: Any) -> Any:
+        raise AssertionError("a split-proxy scenario ran on the Python engine")
+
+    monkeypatch.setattr(predict, "_run", python_engine)
+    ran: list[str] = []
+    native_run = native.run
+    monkeypatch.setattr(
+        native, "run", lambda prep, protocol, packets=False: ran.append(protocol) or native_run(prep, protocol, packets)
+    )
+    for name in ("m98-tt-proxy", "m98-ss-proxy", "m98-st-proxy"):
+        doc = latency_lab.PRESETS[name].document
+        doc = {**doc, "protocols": ["http10", "http10_parallel", "persistent", "pipelined", "getall",
+                                    "persistent_parallel"]}  # fmt: skip
+        s = Scenario.model_validate(doc)
+        assert s.proxy.architecture == "split_proxy" and limits.fallback_reason(s) is None
+        for rate in (0.0, 0.01):
+            out = latency_lab.predict({**doc, "network": {**doc.get("network", {}), "loss_rate": rate}}, packets=True)
+            assert len(out["results"]) == 6 and len(ran) == 6
+            ran.clear()
+            assert all({p["leg"] for p in r["packets"]} == {"client", "long_haul", "server"} for r in out["results"])
 
 
 @pytest.mark.parametrize("name", sorted(latency_lab.PRESETS))

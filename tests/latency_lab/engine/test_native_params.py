@@ -53,7 +53,6 @@ PYTHON_ONLY_PROFILE_FIELDS: dict[str, str] = {
 PYTHON_ONLY_PARAMS_FIELDS: dict[str, str] = {
     "symmetric_delay": "latency_lab.analysis.symbolic's formulas only; the engines read d_up and d_down",
     "symmetric_rate": "latency_lab.analysis.symbolic's formulas only; the engines read k_up and k_down",
-    "proxy": "split-proxy scenarios run on the Python engine (latency_lab.scenario.limits.fallback_reason)",
     "loss": "the loss analysis is Python's (latency_lab.analysis.expected_loss); run() gets only `loss > 0` as its flag",
 }
 #: Members of the C++ Params not copied from the Params field of their own name (member -> the fields they are
@@ -61,6 +60,13 @@ PYTHON_ONLY_PARAMS_FIELDS: dict[str, str] = {
 DIFFERENT_NAMES: dict[str, frozenset[str]] = {
     "has_idle_timeout": frozenset({"idle_timeout"}),
     "quic_profile": frozenset(),
+    # split proxies (seed 003): latency_lab.scenario.params.ProxyParams' numbers, each leg's window resolved with rwnd
+    "has_proxy": frozenset({"proxy"}),
+    **{
+        m: frozenset({"proxy"})
+        for m in ("d_c", "k_c", "d_s", "k_s", "proxy_connections", "proxy_mux", "rto_c", "rto_s")
+    },
+    **{m: frozenset({"proxy", "rwnd"}) for m in ("rwnd_x", "rwnd_c", "rwnd_s")},
 }
 #: The pyx's dictionaries from a Params string to a C++ enum's value -> (the .hpp enum, its members' prefix); a
 #: dictionary key is the member's name without the prefix, lower case, without dots ("1.2" is TLS_12).
@@ -398,7 +404,7 @@ def test_the_parsers_read_every_member() -> None:
     """The parsers see all of them (not an empty agreement): the counts of today's sources."""
     hpp, pyx = HPP.read_text(), PYX.read_text()
     assert len(hpp_struct(hpp, "Profile")) == len(pyx_class(pyx, "Profile")) == len(profile_copy(pyx)) == 20
-    assert len(hpp_struct(hpp, "Params")) == len(pyx_class(pyx, "Params")) == len(params_copy(pyx)) == 48
+    assert len(hpp_struct(hpp, "Params")) == len(pyx_class(pyx, "Params")) == len(params_copy(pyx)) == 60
     assert hpp_struct(hpp, "Params")["objects"] == "std::vector<long long>"
     assert pyx_class(pyx, "Params")["tls_early_data"] == "bool"
 

@@ -197,14 +197,12 @@ def test_a_split_page_is_limited_by_its_relayed_segments() -> None:
 
 def test_split_paths_cost_three_legs_of_work() -> None:
     """The API's work estimate (latency_lab.scenario.limits) counts every segment on each of the three legs, and prices a
-    split path's run as the Python engine's (it runs it: RUN_COSTS["fallback"])."""
+    split path's run as any other (the native engine runs it too, latency_lab/engine/native/proxy.cpp)."""
     from latency_lab.scenario.limits import RUN_COSTS, base_units, run_kind, work_units
 
     direct, split = (Scenario.model_validate(_doc(a)) for a in ("direct", "split_proxy"))
     for protocol in direct.protocols:
         assert base_units(split, protocol) == 3 * base_units(direct, protocol)
-    from latency_lab.analysis import native
-
-    assert run_kind(split) == ("fallback" if native.available() else "plain")
+    assert run_kind(split) == "plain"
     factor, fixed = RUN_COSTS[run_kind(split)]
     assert work_units(split) == sum(3 * base_units(direct, p) * factor + fixed for p in direct.protocols)
