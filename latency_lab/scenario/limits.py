@@ -121,10 +121,14 @@ def page_loads(s: Scenario) -> int:
     return pages if isinstance(pages, int) and pages > 0 else 1
 
 
+#: The legs of a split-proxy path: client to local proxy, the long haul, remote proxy to server.
+SPLIT_PROXY_LEGS = 3
+
+
 def legs(s: Scenario) -> int:
     """The legs every segment crosses: 3 on a split-proxy path (seed 003; each proxy relays it), else 1."""
     proxy = getattr(s, "proxy", None)
-    return 3 if getattr(proxy, "architecture", "direct") == "split_proxy" else 1
+    return SPLIT_PROXY_LEGS if getattr(proxy, "architecture", "direct") == "split_proxy" else 1
 
 
 #: Protocols whose server interleaves responses in DATA frames of ``multiplex.frame_bytes``.
@@ -537,7 +541,7 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
             f"allowed ({name}). Each protocol asked for (and each sweep point) costs one unit per response packet "
             "and up to 5 per object (HTTP/1.0 most), times "
             f"{RUN_COSTS['loss'][0]} plus {RUN_COSTS['loss'][1]} with network.loss_rate over 0 and times "
-            f"{RUN_COSTS['fallback'][0]} on a split-proxy path: ask for fewer protocols, fewer objects, a smaller "
+            f"{SPLIT_PROXY_LEGS} on a split-proxy path (its legs): ask for fewer protocols, fewer objects, a smaller "
             "page or no loss (see /api/docs#limits)"
         ),
     )
