@@ -95,7 +95,7 @@ NATIVE_SOURCES: tuple[str, ...] = (
 
 #: The build's record beside this file (setup.py writes it; git-ignored in a checkout): ``{module: {path: sha256}}``,
 #: each compiled module's build inputs (:func:`build_inputs`) as they were when it was built, paths from the folder
-#: that holds ``model/``.
+#: that holds ``latency_lab/``.
 BUILD_RECORD = "_build_hashes.json"
 #: The start of the warning when the build is stale (bench/bench_grid.py looks for it).
 STALE_WARNING = "compiled engine built from other sources than these"
@@ -158,7 +158,7 @@ def build_inputs(module: str) -> list[Path]:
 
 def source_hashes(module: str) -> dict[str, str]:
     """``{path: sha256}`` of the :func:`build_inputs` of ``module`` that exist (paths from the folder that holds
-    ``model/``, with ``/``): what setup.py records at build time and :func:`_stale` checks at import."""
+    ``latency_lab/``, with ``/``): what setup.py records at build time and :func:`_stale` checks at import."""
     return {
         path.relative_to(_ROOT).as_posix(): hashlib.sha256(path.read_bytes()).hexdigest()
         for path in build_inputs(module)

@@ -130,7 +130,7 @@ def test_the_wheel_carries_what_runs_and_not_the_build(installed: Installed) -> 
         names = set(wheel.namelist())
         (metadata,) = (n for n in names if n.endswith(".dist-info/METADATA"))
         requires = [line for line in wheel.read(metadata).decode().splitlines() if line.startswith("Requires-Dist:")]
-        record = json.loads(wheel.read(f"model/{_backend.BUILD_RECORD}"))
+        record = json.loads(wheel.read(f"latency_lab/{_backend.BUILD_RECORD}"))
     for name in (
         "latency_lab/py.typed",
         "latency_lab_web/py.typed",
