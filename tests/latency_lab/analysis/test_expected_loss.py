@@ -272,6 +272,22 @@ def _number(expr: sympy.Expr, values: dict[sympy.Symbol, float]) -> float:
     return float(expr.xreplace({k: sympy.Float(v) for k, v in values.items()}))
 
 
+#: The sympy form of each structure built so far in this module, by the structure (a frozen dataclass). The loss rate
+#: is a symbol of the form, not a part of the structure: the lossless schedule read at both of
+#: test_symbolic_equals_numeric's rates is the same structure, so its form is built once and each rate's test
+#: substitutes its own numbers and compares them with its own prediction (http10_parallel: 60-75 s of sympy a build
+#: in a fresh process at load 10, less when sympy's own cache holds parts of it; 2026-11-29). A structure that
+#: differs is built anew; a test run alone builds its own.
+_EXPRESSIONS: dict[loss_recovery.Structure, sympy.Expr] = {}
+
+
+def _expression(st: loss_recovery.Structure) -> sympy.Expr:
+    """:func:`loss_expression.expression` of ``st``, built once per distinct structure in this module."""
+    if st not in _EXPRESSIONS:
+        _EXPRESSIONS[st] = loss_expression.expression(st)
+    return _EXPRESSIONS[st]
+
+
 #: Pages smaller than :data:`PAGE` for the symbolic test, by protocol: persistent_parallel's three chains of runs
 #: on persistent connections take sympy over ten minutes to build into their latest-chain expectation on the
 #: 20-object page (110 runs a chain), 6.5 s on 6 objects (47 runs a chain; 2026-11-28). http10_parallel's slots
@@ -291,7 +307,7 @@ def test_symbolic_equals_numeric(protocol: str, rate: float) -> None:
     doc = _doc(rate, (protocol,), tls={"version": "1.3"}, session={"pages": 2}, page=SYMBOLIC_PAGE.get(protocol, {}))
     s = Scenario.model_validate(doc)
     st = expected_loss.structure(simulate(resolve(s), protocol), protocol)
-    expr = loss_expression.expression(st)
+    expr = _expression(st)
     assert {str(x) for x in expr.free_symbols} <= set(loss_expression.SYMBOLS)
     number = _number(expr, loss_expression.substitutions(st, rate))
     assert number == pytest.approx(predict(doc)["results"][0]["expected_with_loss"]["extra_ms"], rel=1e-9)
