@@ -91,7 +91,8 @@ def test_lossy_points_cost_what_the_engine_that_runs_them_and_the_loss_analysis_
             {**lossy.model_dump(), "protocols": ["http10", "persistent"], "proxy": {"architecture": "split_proxy"}}
         )
         split_units = sum(limits.base_units(split, p) for p in split.protocols)
-        assert limits.run_cost(split) == split_units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)
+        # split proxies run natively too (since 2026-11-29): priced as any lossy native run, over their three legs
+        assert limits.run_cost(split) == split_units * limits.NATIVE_LOSS_STEP_COST + per_run * len(split.protocols)
     else:
         assert limits.run_cost(lossy) == units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)
     if native.available():  # every point of a Microscape sweep fits the budget (739 units a point)
