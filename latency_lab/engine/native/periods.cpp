@@ -20,15 +20,6 @@ double log_base(double x, double base) { return std::log(x) / std::log(base); }
 double py_max(double a, double b) { return b > a ? b : a; }
 double py_min(double a, double b) { return b < a ? b : a; }
 
-// loss.timeout_probability
-double timeout_probability(double p, double w) {
-  if (w <= 3 || p <= 0) return w <= 3 ? 1.0 : 0.0;
-  const double lg = std::log1p(-p);
-  const double a3 = std::exp(3 * lg);
-  const double q = (1 - a3 * std::expm1((w - 3) * lg)) * -std::expm1(3 * lg) / -std::expm1(w * lg);
-  return py_min(1.0, q);
-}
-
 // loss.position_timeout_probability
 double position_timeout_probability(double p, long long m) {
   if (m < 3) return 1.0;
