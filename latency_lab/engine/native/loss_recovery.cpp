@@ -32,11 +32,6 @@ using By = std::array<double, 4>;
 
 // Python's x ** y on floats: libm's pow at run time (never folded into a product where y is a constant)
 [[gnu::noinline]] double py_pow(double x, double y) { return std::pow(x, y); }
-// Python's max(a, b) and min(a, b): the first unless the second is strictly greater (smaller)
-double py_max(double a, double b) { return b > a ? b : a; }
-double py_min(double a, double b) { return b < a ? b : a; }
-// math.log(x, base)
-double log_base(double x, double base) { return std::log(x) / std::log(base); }
 // sum(by.values()): 0 + each in order
 double total(const By& b) { return 0.0 + b[0] + b[1] + b[2] + b[3]; }
 

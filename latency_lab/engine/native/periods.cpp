@@ -13,13 +13,6 @@ namespace {
 
 const double INF = std::numeric_limits<double>::infinity();
 
-// math.log(x, base)
-double log_base(double x, double base) { return std::log(x) / std::log(base); }
-
-// Python's max(a, b) and min(a, b): the first unless the second is strictly greater (smaller)
-double py_max(double a, double b) { return b > a ? b : a; }
-double py_min(double a, double b) { return b < a ? b : a; }
-
 // loss.position_timeout_probability
 double position_timeout_probability(double p, long long m) {
   if (m < 3) return 1.0;

@@ -5,7 +5,15 @@
 // statement for statement in the same order, and tests/latency_lab/mechanisms/test_loss_periods.py proves the two equal.
 #pragma once
 
+#include <cmath>
+
 namespace ll {
+
+// Python's rules where C++'s differ, for the loss analysis's closed forms (periods.cpp, loss_recovery.cpp):
+// max(a, b) and min(a, b) keep the first unless the second is strictly greater (smaller); math.log(x, base)
+inline double py_max(double a, double b) { return b > a ? b : a; }
+inline double py_min(double a, double b) { return b < a ? b : a; }
+inline double log_base(double x, double base) { return std::log(x) / std::log(base); }
 
 // loss.py's constants, passed by the caller (declared once, there)
 struct PeriodsConstants {
