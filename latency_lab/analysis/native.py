@@ -26,7 +26,7 @@ from latency_lab.engine import words
 from latency_lab.engine.core import LEG_NAMES
 from latency_lab.engine.tcp import NAMES
 from latency_lab.mechanisms import loss, quic
-from latency_lab.mechanisms.loss_recovery import assemble, expected
+from latency_lab.mechanisms.loss_recovery import CAUSES, assemble, expected
 from latency_lab.scenario import limits
 from latency_lab.scenario.params import Params
 
@@ -96,8 +96,8 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
             # (limits.run_cost likewise)
             limits.charge_loss_analysis(r.steps, limits.NATIVE_LOSS_STEP_COST - 1, limits.NATIVE_LOSS_RUN_STEPS)
             # costed in C++ (loss_recovery.cpp: loss_recovery.expected of expected_loss.from_native's structure)
-            (handshake, timeouts, fast, slower), extra, hol, segments, connections = r.costed
-            by = {"handshake": handshake, "timeouts": timeouts, "fast_retransmit": fast, "slower_sending": slower}
+            causes, extra, hol, segments, connections = r.costed
+            by = dict(zip(CAUSES, causes, strict=True))  # loss_recovery.cpp's Cause: CAUSES' order
             block = assemble(p.loss, page_load_ms, by, extra, hol, connections, segments, protocol == "h3")
             return cast(ExpectedWithLoss, block)
         structure = expected_loss.lossless_from_counts(
