@@ -362,14 +362,10 @@ def points(req: SweepRequest) -> list[tuple[Value, Scenario]]:
         limit = check(least, MAX_WORK_UNITS, "max_work_units", what)
         if limit is not None:
             raise _over(limit, explicit)
-    doc = base_document(req)
-    section, name = req.field.split(".", 1)
-    loc = (section, name)
-    same_cost = req.field in WORK_FREE_FIELDS
     # values out of the field's own range: the sweep is refused for them, so only their points are validated (for
     # pydantic's words), not the valid ones before them (874 receive windows of an h3 page whose last is 0: 90-115 ms)
     doomed = out_of_range(req.field, vals)
-    return _points(req, vals, keys, doc, loc, distinct, explicit, same_cost, only=doomed or None)
+    return _points(req, vals, keys, base_document(req), only=doomed or None)
 
 
 def out_of_range(field: str, vals: Sequence[Value]) -> frozenset[int]:
@@ -390,14 +386,15 @@ def _points(
     vals: Sequence[Value],
     keys: Sequence[str],
     doc: dict[str, Any],
-    loc: tuple[str, str],
-    distinct: int,
-    explicit: bool,
-    same_cost: bool,
     only: frozenset[int] | None,
 ) -> list[tuple[Value, Scenario]]:
-    """:func:`points`' validation of the points, every one or ``only`` those (the points out of range, which the
-    sweep is refused for: the others are not validated, nor their work added up)."""
+    """:func:`points`' validation of the points (``keys``: their values' JSON, ``doc``: :func:`base_document`), every one
+    or ``only`` those (the points out of range, which the sweep is refused for: the others are not validated, nor their
+    work added up)."""
+    loc = tuple(req.field.split(".", 1))
+    explicit = req.values is not None
+    same_cost = req.field in WORK_FREE_FIELDS
+    distinct = len(set(keys))
     out: list[tuple[Value, Scenario]] = []
     found: list[Problem] = []
     bad_points = reported = unchecked = 0
@@ -455,7 +452,7 @@ def _points(
             )
         raise SweepError(found)
     if only is not None:  # the range said they were out, validation let them through: every point is validated
-        return _points(req, vals, keys, doc, loc, distinct, explicit, same_cost, only=None)
+        return _points(req, vals, keys, doc, only=None)
     return out
 
 
