@@ -1,11 +1,11 @@
-"""Build of latency-lab's compiled engine: Cython compiles the engine's own ``.py`` modules.
+"""Build of latency-lab's native engine: Cython binds it (``_native.pyx``), the machine's C++ compiler compiles it.
 
-The list of modules is :data:`latency_lab._backend.COMPILED` (``latency_lab/_backend.py`` loaded on its own, without importing
-the package); each module's ``.pxd`` beside it gives its classes C layouts. A module that fails to compile is left
-out (``optional``): the Python source then runs, and ``latency_lab.engine_backend()`` says so.
+The engine's sources are :data:`latency_lab._backend.NATIVE_SOURCES` (``latency_lab/_backend.py`` loaded on its own,
+without importing the package). The extension is ``optional``: where it fails to build, the Python engine runs, and
+``latency_lab.engine_backend()`` says so.
 
-The build records what each module was built from (:data:`latency_lab._backend.BUILD_RECORD`, the SHA-256 of its
-sources, :func:`latency_lab._backend.source_hashes`) beside the modules: in the wheel, and in the checkout when built in
+The build records what the engine was built from (:data:`latency_lab._backend.BUILD_RECORD`, the SHA-256 of its
+sources, :func:`latency_lab._backend.source_hashes`) beside the package: in the wheel, and in the checkout when built in
 place (``pip install -e .``, ``setup.py build_ext --inplace``). ``import latency_lab`` compares it with the sources present
 and runs the Python engine where they differ (``latency_lab._backend._stale``).
 """
@@ -36,10 +36,6 @@ def _load_backend() -> ModuleType:
 BACKEND = _load_backend()
 
 
-def compiled_modules() -> tuple[str, ...]:
-    return tuple(BACKEND.COMPILED)
-
-
 #: The native engine (C++, latency_lab/engine/native/): its binding and its sources (latency_lab._backend.NATIVE_SOURCES, which
 #: lists its headers too, for the stale-build check: declared once, there).
 NATIVE: str = BACKEND.NATIVE
@@ -52,16 +48,11 @@ BUILT_FROM: dict[str, dict[str, str]] = {}
 def extensions() -> list[Extension]:
     try:
         from Cython.Build import cythonize
-    except ImportError:  # no Cython: the pure-Python engine only
+    except ImportError:  # no Cython: the Python engine only
         return []
-    for name in (*compiled_modules(), NATIVE):
-        BUILT_FROM[name] = BACKEND.source_hashes(name)
-    exts = [
-        Extension(name, [name.replace(".", "/") + ".py"], optional=True, extra_compile_args=["-O2"])
-        for name in compiled_modules()
-    ]
+    BUILT_FROM[NATIVE] = BACKEND.source_hashes(NATIVE)
     native = ROOT / "latency_lab" / "engine" / "native"
-    exts.append(
+    exts = [
         Extension(
             NATIVE,
             [str((native / name).relative_to(ROOT)) for name in NATIVE_SOURCES],
@@ -71,7 +62,7 @@ def extensions() -> list[Extension]:
             # -ffp-contract=off: no fused multiply-add, so every sum rounds as the Python engine's does
             extra_compile_args=["-O2", "-std=c++17", "-ffp-contract=off"],
         )
-    )
+    ]
     return cythonize(
         exts,
         compiler_directives={"language_level": 3, "binding": True, "annotation_typing": False},
@@ -83,7 +74,7 @@ def extensions() -> list[Extension]:
 class BuildExt(build_ext):
     """build_ext that records what each extension was built from (:data:`BUILT_FROM`, for those that built) in
     latency_lab/_build_hashes.json, in the build folder (so in the wheel) and, built in place, beside the sources; and
-    that replaces a compiled module by a new file instead of writing over the old one: a process that has the old
+    that replaces an extension by a new file instead of writing over the old one: a process that has the old
     one loaded keeps its mapping (writing in place can crash it with SIGBUS)."""
 
     def run(self) -> None:
@@ -108,7 +99,6 @@ class BuildExt(build_ext):
         return super().copy_file(infile, outfile, *args, **kwargs)
 
 
-# build_ext compiles the C files on every core (the Cython step above is parallel too)
 setup(
     ext_modules=extensions(),
     cmdclass={"build_ext": BuildExt},

@@ -227,7 +227,7 @@ def check_answers(port: int) -> None:
             detail = ""
         raise SystemExit(
             f"the server answered {exc.code} to {exc.url}: {detail or exc.reason}\n(engine: {engine_text()}; "
-            "the 200-point sweep needs the compiled engine's step budget: pip install -e . builds it)"
+            "the 200-point sweep needs the native engine: pip install -e . builds it)"
         ) from None
 
 

@@ -8,13 +8,13 @@ The scenarios are the validation grid's (``validation.grid.scenarios()``: 320 pl
 
 The CLI: the scenarios are written to a temporary JSON Lines file and a JSON array file, and
 ``python -m latency_lab predict --jsonl FILE`` and ``python -m latency_lab predict FILE`` run as subprocesses over
-the whole file, output to a file (JSON included), for both engines: the default (compiled, if built
+the whole file, output to a file (JSON included), for both engines: the default (native, if built
 and not stale) and ``LATENCY_LAB_ENGINE=python`` (the Python reference). Each command is timed by its
 wall time, the median of R runs. Its start-up (interpreter, imports, the model's set-up) is the same
 command on a one-scenario file of the same format (one protocol, a one-object page: a fraction of a
 millisecond of prediction), also the median of R runs. Raw per-scenario cost: wall / N; net: (wall -
 start-up) / N. The engine each subprocess runs is asked of ``python -m latency_lab --version`` before and
-after, and every timed run's stderr is checked for the warning of a stale compiled build (the Python
+after, and every timed run's stderr is checked for the warning of a stale native build (the Python
 engine then runs; the row says so).
 
 ns-3: one ``validation.sim.Simulator`` worker (``validation/worker.py`` imports ns-3 into cppyy and
@@ -27,7 +27,7 @@ The worker's start-up (about 10-15 s) is reported, not counted.
 When ns-3 runs a subset, the CLI is timed over that subset too, so each ratio compares the same
 scenarios.
 
-Printed: per-scenario milliseconds of ns-3, the CLI compiled and the CLI Python, raw and net, and the
+Printed: per-scenario milliseconds of ns-3, the CLI native and the CLI Python, raw and net, and the
 ratio ns-3 / CLI for each beside the goal (at least 100x, net, JSON included), with the date, the
 number of scenarios, the machine's core count and load average. The goal is stated in wall time; a
 second table gives the same figures in CPU time (user + sys of the processes doing the work: the CLI
@@ -63,7 +63,7 @@ REPO = Path(__file__).resolve().parents[1]
 GOAL_RATIO = 100.0
 #: The start-up file's scenario: one protocol, a one-object page (its prediction costs a fraction of a ms).
 TINY = {"protocols": ["http10"], "page": {"html_bytes": 1000, "object_bytes": []}}
-ENGINES = ("compiled", "python")
+ENGINES = ("native", "python")
 FORMATS = ("jsonl", "json")
 
 
@@ -98,9 +98,9 @@ def write_inputs(folder: Path, name: str, docs: Sequence[dict[str, Any]]) -> dic
     return {"jsonl": jsonl, "json": arr}
 
 
-#: How ``latency_lab._backend``'s warning starts when the compiled engine was built from other sources than the ones
+#: How ``latency_lab._backend``'s warning starts when the native engine was built from other sources than the ones
 #: present (latency_lab._backend.STALE_WARNING; the Python engine then runs).
-STALE = "compiled engine built from other sources than these"
+STALE = "native engine built from other sources than these"
 
 
 def _children_cpu() -> float:
@@ -110,7 +110,7 @@ def _children_cpu() -> float:
 
 def cli_once(path: Path, fmt: str, engine: str, out: Path) -> tuple[float, float, bool]:
     """Wall and CPU seconds of one ``python -m latency_lab predict`` over ``path``, its output written to ``out``,
-    and whether the compiled engine was asked for but found stale (the Python engine ran)."""
+    and whether the native engine was asked for but found stale (the Python engine ran)."""
     cmd = [sys.executable, "-m", "latency_lab", "predict", *(["--jsonl"] if fmt == "jsonl" else []), str(path)]
     with out.open("wb") as f:
         cpu0 = _children_cpu()
@@ -120,7 +120,7 @@ def cli_once(path: Path, fmt: str, engine: str, out: Path) -> tuple[float, float
         cpu = _children_cpu() - cpu0
     if proc.returncode != 0:
         raise SystemExit(f"{' '.join(cmd)} ({engine}) exited {proc.returncode}: {proc.stderr.decode()[-2000:]}")
-    return wall, cpu, engine == "compiled" and STALE in proc.stderr.decode(errors="replace")
+    return wall, cpu, engine == "native" and STALE in proc.stderr.decode(errors="replace")
 
 
 def check_output(out: Path, fmt: str, n: int) -> None:
@@ -170,10 +170,10 @@ def measure_cli(
                 + " s, start-up "
                 + " ".join(f"{s:.2f}" for s in starts)
                 + f" s; CPU {statistics.median(cpus):.2f} s, start-up {statistics.median(cpu_starts):.2f} s"
-                + (f" (Python engine in {stale} of {2 * repeats} runs: compiled build stale)" if stale else ""),
+                + (f" (Python engine in {stale} of {2 * repeats} runs: native build stale)" if stale else ""),
                 file=sys.stderr,
             )
-    same = (folder / f"{name}-compiled.out.jsonl").read_bytes() == (folder / f"{name}-python.out.jsonl").read_bytes()
+    same = (folder / f"{name}-native.out.jsonl").read_bytes() == (folder / f"{name}-python.out.jsonl").read_bytes()
     res["same", "jsonl"] = {"identical": float(same)}
     return res
 
@@ -320,8 +320,8 @@ def main(argv: list[str] | None = None) -> int:
 
     load_before = os.getloadavg()[0]
     engines = {e: engine_used(e) for e in ENGINES}
-    if engines["compiled"] != "compiled":
-        print("warning: the default engine is not the compiled one (missing or stale build)", file=sys.stderr)
+    if engines["native"] != "native":
+        print("warning: the default engine is not the native one (missing or stale build)", file=sys.stderr)
 
     with tempfile.TemporaryDirectory(prefix="bench-grid-") as tmp:
         folder = Path(tmp)
@@ -344,13 +344,13 @@ def main(argv: list[str] | None = None) -> int:
     )
     print(f"CLI: median of {args.repeats} runs, output to a file; net = (time - start-up) / scenarios")
     print(
-        f"engines (python -m latency_lab --version): default {engines['compiled']} at the start, "
-        f"{engine_used('compiled')} at the end; LATENCY_LAB_ENGINE=python {engines['python']}; "
+        f"engines (python -m latency_lab --version): default {engines['native']} at the start, "
+        f"{engine_used('native')} at the end; LATENCY_LAB_ENGINE=python {engines['python']}; "
         f"--jsonl outputs identical across engines: {'yes' if cli['same', 'jsonl']['identical'] else 'NO'}"
     )
     if any(c.get("stale_runs") for c in (*cli.values(), *cli_sub.values())):
         print(
-            "STALE k/n: the compiled build was stale (built from other sources) in k of the n timed runs (the Python engine ran)"
+            "STALE k/n: the native build was stale (built from other sources) in k of the n timed runs (the Python engine ran)"
         )
     pairs: dict[str, tuple[float, float] | None] = {"wall": None, "cpu": None}
     if ns3 is not None:

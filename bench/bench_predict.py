@@ -1,4 +1,4 @@
-"""Benchmark: how long one full prediction takes, on the native engine and on the Python engine, compiled and not.
+"""Benchmark: how long one full prediction takes, on the native engine and on the Python engine.
 
     python bench/bench_predict.py [--runs N]
 
@@ -8,9 +8,9 @@ the median and 90th percentile of ``predict`` over N runs on each engine, beside
 ratio measured/goal, the cost per packet the model schedules and the native engine's speed-up, and the
 median CPU time of the same runs (this process's user + system time: other load on a shared machine
 disturbs it less than the wall time the goals are stated in). The native engine (C++, latency_lab/engine/native)
-runs in this process (``pip install -e .`` builds it); the same cases run in child processes on the Python
-engine compiled by Cython (``LATENCY_LAB_NATIVE=0``, the engine before the native one) and on the Python
-reference (``LATENCY_LAB_ENGINE=python``, :mod:`latency_lab._backend`). All figures come from this one run on this
+runs in this process (``pip install -e .`` builds it); the same cases run in a child process on the Python
+reference (``LATENCY_LAB_ENGINE=python``, :mod:`latency_lab._backend`; until 2026-11-29, issue 29, also on the
+Python engine compiled by Cython). All figures come from this one run on this
 machine; Python's garbage collector is paused while timing.
 """
 
@@ -32,7 +32,6 @@ ROOT = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(ROOT))
 
 from latency_lab import ALL_PROTOCOLS, Scenario, engine_backend, predict, preset  # noqa: E402
-from latency_lab.analysis import native  # noqa: E402
 
 GOALS_MS = {"microscape-43-objects": 2.0, "microscape-1%-loss": 10.0, "one-object": 0.2}
 
@@ -67,10 +66,8 @@ def measure(s: Scenario, runs: int) -> tuple[list[float], list[float]]:
 
 
 def engine_name() -> str:
-    """This process's engine: ``native`` (C++), ``cython`` (the Python engine compiled) or ``python``."""
-    if engine_backend() != "compiled":
-        return "python"
-    return "native" if native.available() else "cython"
+    """This process's engine: ``native`` (C++) or ``python``."""
+    return engine_backend()
 
 
 def figures(runs: int) -> dict[str, Any]:
@@ -91,7 +88,7 @@ def figures(runs: int) -> dict[str, Any]:
 
 def reference(runs: int, **env_vars: str) -> dict[str, Any]:
     """The same figures from another engine, in a child process with ``env_vars`` set: ``LATENCY_LAB_ENGINE=python``
-    for the Python reference, ``LATENCY_LAB_NATIVE=0`` for the Cython-compiled Python engine."""
+    for the Python reference."""
     env = {**os.environ, **env_vars}
     cmd = [sys.executable, str(Path(__file__).resolve()), "--runs", str(runs), "--json"]
     done = subprocess.run(cmd, env=env, cwd=ROOT, capture_output=True, text=True, check=True)
@@ -108,7 +105,6 @@ def main(argv: list[str] | None = None) -> int:
         return 0
     rows = [figures(args.runs)]
     if rows[0]["engine"] == "native":
-        rows.append(reference(args.runs, LATENCY_LAB_NATIVE="0"))
         rows.append(reference(args.runs, LATENCY_LAB_ENGINE="python"))
     else:
         print("the native engine is not built (pip install -e .): this engine only")

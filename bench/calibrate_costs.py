@@ -9,8 +9,8 @@ several times that per unit, plus a fixed part per protocol run. So:
 
     run units = base units x factor + fixed        (limits.run_units; base units: limits.base_units)
 
-with ``factor`` and ``fixed`` per kind of run (:data:`~latency_lab.scenario.limits.RUN_COSTS`: ``plain``, ``fallback``
-(split proxy), ``loss``). This script draws random scenarios of each kind (pages of 0 to 999 objects, 1 to 10 MB
+with ``factor`` and ``fixed`` per kind of run (:data:`~latency_lab.scenario.limits.RUN_COSTS`: ``plain``, ``loss``;
+until 2026-11-29 also ``fallback``, a split-proxy run the native engine handed to the Python one). This script draws random scenarios of each kind (pages of 0 to 999 objects, 1 to 10 MB
 HTML, any protocol), runs each protocol alone in this process the way a request does (``latency_lab.predict`` inside a
 request's step budget) and reports, per kind:
 
@@ -50,15 +50,15 @@ from latency_lab.scenario import limits
 #: CPU µs one work unit stands for: 0.6 s for MAX_WORK_UNITS, which leaves the app's part (parsing, the answer's
 #: JSON, rendering) and a busy machine room under the one-second promise.
 UNIT_US = 0.6e6 / limits.MAX_WORK_UNITS
-KINDS = ("plain", "fallback", "loss")
+KINDS = ("plain", "loss")
 #: Steps the budget charges every run of a kind once, whatever its size (a lossy run on the native engine: the loss
 #: analysis's fixed part), so the estimate's fixed term covers them.
 FIXED_STEPS = {"loss": limits.NATIVE_LOSS_RUN_STEPS}
 
 
 def draw(rng: random.Random, kind: str) -> Scenario | None:
-    """A random one-protocol scenario of ``kind``: ``plain`` (lossless, direct), ``fallback`` (split proxy) or
-    ``loss`` (loss rate over 0, either path)."""
+    """A random one-protocol scenario of ``kind``: ``plain`` (lossless, either path) or ``loss`` (loss rate over 0,
+    either path)."""
     count = int(math.exp(rng.uniform(0, math.log(1000)))) - 1
     size = int(math.exp(rng.uniform(math.log(100), math.log(200_000))))
     html = int(math.exp(rng.uniform(math.log(500), math.log(2_000_000)))) if rng.random() < 0.8 else 6000
@@ -70,7 +70,7 @@ def draw(rng: random.Random, kind: str) -> Scenario | None:
     }
     if kind == "loss":
         doc["network"]["loss_rate"] = round(math.exp(rng.uniform(math.log(1e-4), math.log(0.2))), 5)
-    if kind == "fallback" or (kind == "loss" and rng.random() < 0.3):
+    if rng.random() < 0.3:
         doc["proxy"] = {"architecture": "split_proxy"}
         doc["protocols"] = [rng.choice(["http10", "http10_parallel", "persistent", "pipelined"])]
     try:

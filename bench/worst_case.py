@@ -33,7 +33,7 @@ Times are the CPU seconds the request takes in this process (``time.process_time
 wall-clock times swing with what else runs (at a load of 6 on 2 cores they were 2-3 times the CPU time); on an idle
 machine a request's wall time is about its CPU time. The search compares single timings; the report re-times the
 slowest of each route ``--repeats`` times and gives the median and the maximum CPU time and the median wall time,
-with the date, the load and the engine (compiled or Python).
+with the date, the load and the engine (native or Python).
 
 Run on 2026-11-25 (compiled engine, 75 s of search per route, seed 14; load average 9 to 11 on the 2 cores, so
 wall-clock times were 2 to 3 times the CPU times); the requests are in bench/worst_case.json:

@@ -18,8 +18,8 @@ Public API (everything else is internal):
   many scenarios into a pandas DataFrame and Parquet shards (:mod:`latency_lab.studies.study`; imported on first use:
   pandas and pyarrow take a while to import).
 - :data:`__version__` — the installed package's version.
-- :func:`engine_backend` — which engine runs: ``"compiled"`` (Cython, built by ``pip install -e .``) or
-  ``"python"`` (the readable reference; see :mod:`latency_lab._backend`).
+- :func:`engine_backend` — which engine runs the numbers: ``"native"`` (C++, built by ``pip install -e .``) or
+  ``"python"`` (the readable reference, which runs the formulas either way; see :mod:`latency_lab._backend`).
 """
 
 import importlib.metadata
@@ -28,10 +28,9 @@ from typing import TYPE_CHECKING, Any
 
 from latency_lab import _backend
 
-_backend.install()  # before any engine module is imported: compiled or Python (latency_lab._backend)
+_backend.install()  # before any engine module is imported: native or Python (latency_lab._backend)
 
 from latency_lab._backend import engine_backend  # noqa: E402
-from latency_lab.analysis import native as _native_engine  # noqa: E402
 from latency_lab.analysis import predict as _predict  # noqa: E402
 from latency_lab.analysis import sweep as _sweep  # noqa: E402
 from latency_lab.analysis.result import Prediction, ProtocolResult  # noqa: E402
@@ -134,8 +133,8 @@ def sweep(
     return _sweep.sweep(req)
 
 
-# each engine's step budget (latency_lab.scenario.limits.ENGINE_STEPS): the native engine's where it is built and wanted
-limits.follow_engine("native" if _native_engine.available() else engine_backend())
+# the sweep plot's runs priced by the engine that runs them (latency_lab.scenario.limits.run_cost)
+limits.follow_engine(engine_backend())
 
 __all__ = [
     "ALL_PROTOCOLS",

@@ -48,7 +48,6 @@ from typing import IO, Any
 from pydantic import ValidationError
 
 from latency_lab import engine_backend
-from latency_lab.analysis import native
 from latency_lab.analysis.answer import listed
 from latency_lab.analysis.jsontext import dumps
 from latency_lab.analysis.predict import predict
@@ -571,17 +570,15 @@ def _jobs(text: str) -> int:
 
 
 def version_text() -> str:
-    """``latency-lab VERSION (engine: compiled|python, ...)``: the installed version and the engine that runs."""
+    """``latency-lab VERSION (engine: native|python, ...)``: the installed version and the engine that runs."""
     try:
         version = importlib.metadata.version("latency-lab")
     except importlib.metadata.PackageNotFoundError:  # run from a checkout that was never installed
         version = "(not installed)"
-    if engine_backend() != "compiled":
-        how = "; pip install -e . builds the compiled one"
-    elif native.available():
-        how = ": native C++, and the Python engine compiled by Cython for formulas"
+    if engine_backend() == "native":
+        how = ": C++, and the Python engine for formulas"
     else:
-        how = ": the Python engine compiled by Cython (the native one is off or not built)"
+        how = ": the native one is off or not built; pip install -e . builds it"
     return f"latency-lab {version} (engine: {engine_backend()}{how})"
 
 
@@ -626,7 +623,7 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--version",
         action="version",
         version=version_text(),
-        help="print the version and which engine runs (compiled, or the Python reference) and exit",
+        help="print the version and which engine runs (native, or the Python reference) and exit",
     )
     sub = parser.add_subparsers(dest="command", required=True, metavar="COMMAND")
 

@@ -55,7 +55,7 @@ def test_every_file_of_the_app_folder_is_package_data() -> None:
 
 
 def test_the_model_ships_its_types_and_not_its_build_inputs() -> None:
-    build_inputs = {".pxd", ".pyx", ".cpp", ".hpp"}
+    build_inputs = {".pyx", ".cpp", ".hpp"}
     unpackaged = {p.relative_to(ROOT).as_posix() for p in _data_files("latency_lab") - _packaged("latency_lab")}
     assert {name for name in unpackaged if Path(name).suffix not in build_inputs} == set()
     assert {p.relative_to(ROOT).as_posix() for p in _packaged("latency_lab")} == {

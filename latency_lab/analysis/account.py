@@ -24,7 +24,6 @@ from latency_lab.analysis import native
 from latency_lab.analysis.critical_path import STALL_PARTS
 from latency_lab.analysis.predict import result, simulate
 from latency_lab.analysis.result import Account, Event, PathStall
-from latency_lab.scenario import limits
 from latency_lab.scenario.params import resolve
 from latency_lab.scenario.schema import Scenario
 
@@ -47,7 +46,7 @@ def _overlaps(e: Event, s: PathStall) -> bool:
 def account(scenario: Scenario, protocol: str) -> Account:
     """The result of one protocol (with packets), its stalls on the critical path and its stall events off it."""
     p = resolve(scenario)
-    if native.available() and limits.fallback_reason(scenario) is None:
+    if native.available():
         # the native engine, as predict runs it: its document (packets, events, path stalls) is the Python engine's
         # (tests/latency_lab/engine/test_engine_backends.py)
         out = native.run(native.Prepared(p), protocol, packets=True)

@@ -1,8 +1,7 @@
 """Predictions on the native engine (:mod:`latency_lab.engine.native`): its numbers made into the output document.
 
 The native engine is the Python engine written again in C++ for plain (untraced) runs. It covers every feature, split
-proxies (seed 003) included; :func:`latency_lab.scenario.limits.fallback_reason` would name any it handed to the Python engine
-(the test ``tests/latency_lab/engine/test_native.py`` lists them: none). With a loss rate above 0 it also reads
+proxies (seed 003) included: it runs every numeric prediction where it is built (``tests/latency_lab/engine/test_native.py``). With a loss rate above 0 it also reads
 its schedule for the loss analysis (``latency_lab/engine/native/loss.cpp``, :func:`latency_lab.analysis.expected_loss.structure`
 in C++) and costs it (``latency_lab/engine/native/loss_recovery.cpp``, :func:`latency_lab.mechanisms.loss_recovery.expected` in
 C++; the Python costing of :func:`latency_lab.analysis.expected_loss.from_native`'s ``Structure`` is the reference). The sentences of the events are written
@@ -38,7 +37,7 @@ except ImportError:  # pragma: no cover - the README's commands build it
 if _native is not None and _backend.native_ok:  # the periods after a loss in C++ wherever the engine is built and fresh
     loss.use_periods(_native.periods)
 
-#: The environment variable that turns the native engine off (``0``): the Cython-compiled Python engine runs.
+#: The environment variable that turns the native engine off (``0``) in a running process: the Python engine runs.
 ENV = "LATENCY_LAB_NATIVE"
 SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: ""}
 

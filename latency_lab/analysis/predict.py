@@ -127,7 +127,7 @@ def summaries(scenario: Scenario) -> list[ProtocolSummary]:
     :func:`predict`'s results, equal to them (``tests/latency_lab/analysis/test_predict.py``), made without the objects and
     the events' sentences where the native engine runs."""
     p = resolve(scenario)
-    if native.available() and limits.fallback_reason(scenario) is None:
+    if native.available():
         prep = native.Prepared(p)
         return [_quietly(functools.partial(native.summary, prep, proto)) for proto in scenario.protocols]
     return list(predict(scenario)["results"])
@@ -143,7 +143,7 @@ def _run(p: Params, protocol: str, packets: bool) -> ProtocolResult:
 def _quietly(run: Callable[[], R]) -> R:
     """``run()`` with Python's cyclic garbage collector paused: a schedule allocates thousands of packets and
     tuples, none of them garbage until it ends, and the collector's passes over them took a quarter of the
-    compiled engine's time (perf, 2026-11-25). Cycles left behind are collected at the next pass after it."""
+    Cython-compiled Python engine's time (perf, 2026-11-25). Cycles left behind are collected at the next pass after it."""
     if not gc.isenabled():
         return run()
     gc.disable()
@@ -164,7 +164,7 @@ def predict(scenario: Scenario | dict[str, Any], *, packets: bool = False, formu
     """
     s = scenario if isinstance(scenario, Scenario) else Scenario.model_validate(scenario)
     p = resolve(s)
-    if native.available() and limits.fallback_reason(s) is None:
+    if native.available():
         prep = native.Prepared(p)
         results = [_quietly(functools.partial(native.run, prep, proto, packets)) for proto in s.protocols]
     else:

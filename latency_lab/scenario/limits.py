@@ -344,31 +344,26 @@ def protocols_base_units(s: Scenario, protocols: Sequence[str], with_rounds: boo
 #:
 #: - ``plain``: a lossless run on the native engine: 1.19 µs of CPU a base unit (median; 2.5 at the 80th
 #:   percentile), at most 2.7 budget steps a base unit: a factor of 1 (the estimate's older sense of a unit, kept);
-#: - ``fallback``: a lossless run the native engine hands to the Python engine (a split-proxy path): 10.4 µs a
-#:   base unit (13.4 at the 80th percentile), and the budget charges it :data:`FALLBACK_STEP_COST` a step, at most 60
-#:   steps a base unit: a factor of 3;
 #: - ``loss``: a run with ``network.loss_rate`` over 0: 11.7 µs a base unit (18.4 at the 80th percentile) beyond a
 #:   fixed 0.45 ms a run (least squares), and the budget charges a native run :data:`NATIVE_LOSS_STEP_COST` a step
-#:   plus :data:`NATIVE_LOSS_RUN_STEPS` once (400 units) and a split-proxy one, on the Python engine,
-#:   ``FALLBACK_STEP_COST x (1 + LOSS_STEP_COST)`` a step, at most 111 steps a base unit beyond the fixed part: a
-#:   factor of 6 and 400 a run (the budget's steps decide both; by time alone 2 and 45 would do). Until the periods
-#:   moved to C++ it was 12 and 90 (230 steps a base unit, at 36 a native step).
+#:   plus :data:`NATIVE_LOSS_RUN_STEPS` once (400 units): a factor of 6 and 400 a run (set while a split-proxy run
+#:   still fell back to the Python engine, at most 111 budget steps a base unit then; by time alone 2 and 45 would
+#:   do). Until the periods moved to C++ it was 12 and 90 (230 steps a base unit, at 36 a native step).
+#:
+#: (A third kind, ``fallback``, priced the lossless runs the native engine handed to the Python engine, at a factor of 3,
+#: until it ran every scenario, 2026-11-29.) The kinds price the native engine's runs: where it is not built (or
+#: ``LATENCY_LAB_ENGINE=python``), the Python engine runs the numbers at :data:`PYTHON_STEP_COST` budget steps a step,
+#: and the step budget, not the estimate, stops what it cannot finish.
 #:
 #: Re-measure after a change of what a kind costs and update these; the refusals stay decided by work units, never
 #: by a clock.
-RUN_COSTS: dict[str, tuple[int, int]] = {"plain": (1, 0), "fallback": (3, 0), "loss": (6, 400)}
+RUN_COSTS: dict[str, tuple[int, int]] = {"plain": (1, 0), "loss": (6, 400)}
 
 
 def run_kind(s: Scenario) -> str:
-    """The kind of run ``s`` makes, which :data:`RUN_COSTS` prices: ``"loss"`` (``network.loss_rate`` over 0),
-    ``"fallback"`` (lossless, but the native engine, in charge, hands it to the Python engine, :func:`fallback_reason`:
-    none since split proxies run natively) or ``"plain"`` (a lossless run on the engine in charge: the native one, or without it
-    the compiled or Python engine, whose budget MAX_WORK_UNITS was first sized for)."""
-    if s.network.loss_rate > 0:
-        return "loss"
-    if _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is not None:
-        return "fallback"
-    return "plain"
+    """The kind of run ``s`` makes, which :data:`RUN_COSTS` prices: ``"loss"`` (``network.loss_rate`` over 0) or
+    ``"plain"``."""
+    return "loss" if s.network.loss_rate > 0 else "plain"
 
 
 def run_units(s: Scenario, protocol: str) -> int:
@@ -555,30 +550,28 @@ def check(units: int, maximum: int, name: str, what: str) -> Limit | None:
 # request (one page view, one API call, one CLI scenario) opens one budget with :func:`budget`; every
 # protocol run and sweep point inside it draws from it. Outside any budget each run gets the default.
 
-#: Engine steps one request may take, by the engine that runs (:func:`latency_lab.engine_backend`; an engine not listed gets
-#: the Python engine's). The slowest requests found within the limits (bench/worst_case.json: whole requests through
-#: the app, the answer's JSON included) cost about 8 us of CPU a step on the Python engine and 5 us on the compiled
-#: one (2026-11-27; the engines alone: 2.5 to 4.2 us and 1.4 to 2.5 us a step), so each allowance is about 0.8 s of
-#: CPU on the 2-core reference machine; a search with the compiled engine's (bench/worst_case.py, 45 s a route,
-#: 2026-11-27) found no accepted request over 0.8 s median. The compiled engine's allowance holds the issue's benchmark
-#: sweep (200 points, five protocols, a 10-object page: 125,680 steps, 0.31 s of CPU); the Python engine's refuses it.
-#:
-#: ``native``: the native engine (C++, latency_lab/engine/native) takes 0.08 to 0.23 us of CPU a step on large runs (a
-#: 990-object page, a 14 MB HTML page, Microscape's 43 objects; 0.57 us on a 3-object page, where the document's
-#: assembly is most of it) where the Python engine compiled by Cython takes 1.0 to 1.7 us (2026-11-27, both in one
-#: process), so with it the budget counts native steps: 1,200,000, about 0.3 s of the native engine at its slowest
-#: per step, and a run the native engine hands to the Python one (:func:`fallback_reason`) pays
-#: :data:`FALLBACK_STEP_COST` for each of its steps, which keeps that run at the Python engine's 100,000.
-ENGINE_STEPS: dict[str, int] = {"python": 100_000, "compiled": 150_000, "native": 1_200_000}
-#: With the native engine in charge, what a step of the Python engine (compiled by Cython) costs in native steps: 12,
-#: from their CPU per step on the same large runs (7 to 13 times). 8 (the compiled engine's 150,000) let a lossy
-#: prediction and a lossy formula through at 1.2 s of CPU (bench/worst_case.py, 2026-11-27); 12 gives such runs the
-#: Python engine's 100,000.
-FALLBACK_STEP_COST = 12
-_python_step_cost = 1
-#: Engine steps one request may take with the engine that runs: :data:`ENGINE_STEPS` of it, set by :func:`follow_engine`
-#: (``import latency_lab`` calls it once it has chosen the engine).
-MAX_ENGINE_STEPS = ENGINE_STEPS["python"]
+#: Engine steps one request may take, in the native engine's steps, counted by the engine that runs: a step of the
+#: native engine (C++, latency_lab/engine/native) is one, a step of the Python engine :data:`PYTHON_STEP_COST`. The
+#: native engine takes 0.08 to 0.23 us of CPU a step on large runs (a 990-object page, a 14 MB HTML page, Microscape's
+#: 43 objects; 0.57 us on a 3-object page, where the document's assembly is most of it; 2026-11-27), so 1,200,000 is
+#: about 0.3 s of the native engine at its slowest per step. The Python engine runs the traced runs of the formulas
+#: (and every run where the native engine is not built): its steps' price keeps them within the same second.
+MAX_ENGINE_STEPS = 1_200_000
+#: What a step of the Python engine costs in native steps: 26, from their CPU a step on the same large runs (a
+#: 990-object page, a 14 MB HTML page, an h2 page of 300 objects, an HTTP/1.0 page of 200, the n97-wan preset): 7.5 to
+#: 15 us of CPU a step uncompiled against 0.5 to 2.6 us on the native engine, the document's assembly included
+#: (2026-11-29, load 5-6 on the 2 cores; 2.2 times, 1.7 to 2.9, the 3.1 to 5.9 us of the Python engine compiled by
+#: Cython, whose steps cost 12 until it was removed that day, issue 29). So the Python engine gets 46,000 steps of
+#: MAX_ENGINE_STEPS (about 0.7 s) and a traced run, at :data:`TRACED_STEP_COST` that, 15,400, which is what
+#: :data:`MAX_FORMULA_WORK_UNITS` holds at the plain kind's most steps a unit (3,000 x 5 x 3 x 26 = 1,170,000 of
+#: 1,200,000, so the estimate refuses every formula the budget would stop): 26 is the most that keeps it so. The
+#: largest formulas the estimate accepts (3,000 units, each protocol, many objects or a 4 MB HTML page: 4,000 to 7,500
+#: traced steps) took 170 to 390 ms of CPU through the API uncompiled, 90 to 270 ms compiled (2026-11-29, load 5-6).
+PYTHON_STEP_COST = 26
+#: Engine steps of the teaching panel's run (its ladder draws every packet; a budget of the answer's size, :func:`budget`'s
+#: ``size_only``): the native engine's whole budget would let 330,000 packets through, 1.8 s of drawing
+#: (bench/worst_case.py, 2026-11-27). 150,000, the budget of the Cython-compiled Python engine of then.
+MAX_LADDER_ENGINE_STEPS = 150_000
 #: Engine steps of a prediction that lists every packet (``packets=true``): its answer holds about 500 bytes of JSON
 #: a packet, and writing it costs about what the run does. Within :data:`MAX_ENGINE_STEPS` a search found a 7-protocol
 #: page of 300 tiny objects with 50 KB requests (6,265 work units, under max_packets_work_units): 86,937 packets, a
@@ -588,7 +581,8 @@ MAX_PACKETS_ENGINE_STEPS = 30_000
 TRACED_STEP_COST = 3
 #: The expected cost of random loss (latency_lab.analysis.expected_loss, when network.loss_rate > 0) reads the schedule a run
 #: made; per step of that run it costs about 1.3 steps' time (median), 2 on large schedules and up to 9 on small
-#: ones (40 random lossy scenarios, compiled engine, 2026-11-25). Charged to the request's budget before it runs
+#: ones (40 random lossy scenarios, the Python engine compiled by Cython of then, 2026-11-25; the Python engine's loss
+#: analysis runs only where the native engine is not built). Charged to the request's budget before it runs
 #: (:func:`charge`), so a lossy request's steps are bounded like a lossless one's time: without it a lossy page
 #: within the step budget took up to about 3 times as long (bench/worst_case.py).
 LOSS_STEP_COST = 2
@@ -616,51 +610,41 @@ PLAIN_STEPS_PER_UNIT = 5
 _budget: ContextVar[list[int] | None] = ContextVar("latency_lab_budget", default=None)
 #: The current budget's documented name and size (None outside any budget: each run's default, MAX_ENGINE_STEPS).
 _budget_limit: ContextVar[tuple[str, int] | None] = ContextVar("latency_lab_budget_limit", default=None)
-#: The current budget's cost of a Python engine step, where it is not the engine's own (a size-only budget: 1).
-_budget_python_cost: ContextVar[int | None] = ContextVar("latency_lab_budget_python_cost", default=None)
+#: Whether the current budget bounds the answer's size, not its time (:func:`budget`'s ``size_only``): a Python
+#: engine step then costs 1.
+_size_only: ContextVar[bool] = ContextVar("latency_lab_budget_size_only", default=False)
+#: Whether the native engine runs this process's numeric predictions (set by :func:`follow_engine`): :func:`run_cost`
+#: prices a run by the engine that makes it.
+_native = False
 
 
 def follow_engine(engine: str) -> None:
-    """Size :data:`MAX_ENGINE_STEPS` for ``engine`` (``"native"``, ``"compiled"`` or ``"python"``; any other gets the
-    Python engine's), and with ``native`` charge the Python engine's steps :data:`FALLBACK_STEP_COST` each. Called by
-    ``import latency_lab`` once the engine is chosen (this module, in the scenario layer, imports no engine); budgets opened
-    after it use the new size."""
-    global MAX_ENGINE_STEPS, _python_step_cost
-    MAX_ENGINE_STEPS = ENGINE_STEPS.get(engine, ENGINE_STEPS["python"])
-    _python_step_cost = FALLBACK_STEP_COST if engine == "native" else 1
+    """Price runs for the engine that runs the numbers, ``"native"`` or ``"python"`` (:func:`run_cost`). Called by
+    ``import latency_lab`` once the engine is chosen (this module, in the scenario layer, imports no engine)."""
+    global _native
+    _native = engine == "native"
 
 
 def python_step_cost(traced: bool = False) -> int:
-    """What one step of the Python engine costs from the current budget: 1, :data:`FALLBACK_STEP_COST` with the native
-    engine in charge (1 in a budget of the answer's size, :func:`budget`'s ``size_only``), times
-    :data:`TRACED_STEP_COST` for a traced run."""
-    cost = _budget_python_cost.get()
-    return (_python_step_cost if cost is None else cost) * (TRACED_STEP_COST if traced else 1)
-
-
-def fallback_reason(s: Scenario) -> str | None:
-    """Why ``s`` runs on the Python engine when the native engine is built, or ``None`` if the native one runs it:
-    ``None`` for every scenario since split proxies (seed 003) run natively too (latency_lab/engine/native/proxy.cpp), as a
-    loss rate above 0 does (the native engine reads the schedule for the loss analysis itself,
-    latency_lab/engine/native/loss.cpp). ``tests/latency_lab/engine/test_native.py`` holds the list (empty). The one home of this
-    rule."""
-    del s  # no feature is handed to the Python engine
-    return None
+    """What one step of the Python engine costs from the current budget: :data:`PYTHON_STEP_COST` (1 in a budget of
+    the answer's size, :func:`budget`'s ``size_only``), times :data:`TRACED_STEP_COST` for a traced run."""
+    return (1 if _size_only.get() else PYTHON_STEP_COST) * (TRACED_STEP_COST if traced else 1)
 
 
 def run_cost(s: Scenario) -> int:
     """:func:`base_units` of ``s`` in the native engine's terms, priced by the engine that runs it, as the step budget
-    charges it: where the native engine runs ``s``, the units as they are, with loss :data:`NATIVE_LOSS_STEP_COST` times
-    them plus each protocol run's :data:`NATIVE_LOSS_RUN_STEPS` (in units); where the Python engine does (the native one is not built, or hands ``s`` over), :data:`FALLBACK_STEP_COST`
-    times them, and with loss ``1 + LOSS_STEP_COST`` times that. A budget of such units (the calculator's sweep plot)
-    then stands for about the same time on any engine, with loss or without."""
+    charges it: on the native engine the units as they are, with loss :data:`NATIVE_LOSS_STEP_COST` times them plus
+    each protocol run's :data:`NATIVE_LOSS_RUN_STEPS` (in units); on the Python engine (the native one not built, or
+    ``LATENCY_LAB_ENGINE=python``) :data:`PYTHON_STEP_COST` times them, and with loss ``1 + LOSS_STEP_COST`` times
+    that. A budget of such units (the calculator's sweep plot) then stands for about the same time on either engine,
+    with loss or without."""
     units = sum(protocols_base_units(s, s.protocols).values())
-    if _python_step_cost == FALLBACK_STEP_COST and fallback_reason(s) is None:  # the native engine runs it
+    if _native:
         if s.network.loss_rate > 0:
             return units * NATIVE_LOSS_STEP_COST + len(s.protocols) * (NATIVE_LOSS_RUN_STEPS // PLAIN_STEPS_PER_UNIT)
         return units
     # the loss analysis reads the run's schedule, LOSS_STEP_COST a step more (as the step budget charges it)
-    return units * FALLBACK_STEP_COST * (1 + LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
+    return units * PYTHON_STEP_COST * (1 + LOSS_STEP_COST if s.network.loss_rate > 0 else 1)
 
 
 class WorkLimitExceeded(Exception):
@@ -673,18 +657,18 @@ class WorkLimitExceeded(Exception):
 
 @contextmanager
 def budget(steps: int | None = None, name: str = "max_engine_steps", size_only: bool = False) -> Iterator[None]:
-    """Run the body with ``steps`` engine steps in all (one request's budget; default :data:`MAX_ENGINE_STEPS`, the
-    running engine's), documented as ``name``. ``size_only``: the budget bounds the answer's size, not its time (the
-    packets' budget), so a step of the Python engine costs 1 in it whatever engine is in charge."""
+    """Run the body with ``steps`` engine steps in all (one request's budget; default :data:`MAX_ENGINE_STEPS`),
+    documented as ``name``. ``size_only``: the budget bounds the answer's size, not its time (the packets' budget), so
+    a step of the Python engine costs 1 in it, as a native one does."""
     if steps is None:
         steps = MAX_ENGINE_STEPS
     token = _budget.set([steps])
     named = _budget_limit.set((name, steps))
-    costed = _budget_python_cost.set(1 if size_only else None)
+    costed = _size_only.set(size_only)
     try:
         yield
     finally:
-        _budget_python_cost.reset(costed)
+        _size_only.reset(costed)
         _budget_limit.reset(named)
         _budget.reset(token)
 
@@ -739,7 +723,7 @@ def charge_loss_analysis(steps: int, per_step: int, per_run: int = 0) -> None:
     the work estimate, which prices loss (:data:`RUN_COSTS`). A lossy 6-protocol page with packets was refused by the
     30,000 steps of max_packets_engine_steps once a lossy run was charged 8,000 steps for its fixed part
     (tests/latency_lab/test_cli_json.py, 2026-11-28)."""
-    if _budget_python_cost.get() is not None:  # size_only
+    if _size_only.get():
         return
     charge(per_step * steps + per_run)
 

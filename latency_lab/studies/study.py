@@ -443,8 +443,9 @@ def _digest(design: Design) -> str:
 
 
 def provenance(design: Design, shard: int | None = None, shard_size: int | None = None) -> dict[str, Any]:
-    """What a study's file says of where its numbers came from: latency-lab's version, the engine (``compiled``
-    or ``python``, and whether the native C++ engine ran plain scenarios), the TCP profiles of the base and the
+    """What a study's file says of where its numbers came from: latency-lab's version, the engine that ran the
+    numbers (``native`` or ``python``; ``native_engine`` says the same as a flag, as files from before issue 29 have it,
+    whose ``engine`` was ``compiled`` or ``python``), the TCP profiles of the base and the
     design, the design itself and its digest, and (for a shard) its number, size and scenarios."""
     base = _base_document(design)
     profiles = {str(base.get("tcp", {}).get("profile", "bsd"))}

@@ -31,7 +31,6 @@ from latency_lab.api_schema import (
 )
 from latency_lab.scenario.json_input import MAX_JSON_DEPTH
 from latency_lab.scenario.limits import (
-    ENGINE_STEPS,
     LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
     MAX_EXPLAIN_WORK_UNITS,
@@ -46,6 +45,7 @@ from latency_lab.scenario.limits import (
     NATIVE_LOSS_STEP_COST,
     OBJECT_UNITS,
     OBJECTS_PER_POINT_UNIT,
+    PYTHON_STEP_COST,
     RUN_COSTS,
     RUN_FIXED_UNITS,
     SWEEP_POINT_UNITS,
@@ -96,8 +96,7 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             + "; times the session's page loads and, on a split-proxy path, 3 legs. A run's units are then priced by "
             "its kind: "
             + ", ".join(f"{kind} times {f} plus {c}" for kind, (f, c) in RUN_COSTS.items())
-            + " (loss: network.loss_rate above 0; fallback: a scenario the native engine hands to the Python one, "
-            "none since split proxies run natively). About 0.6 s of "
+            + " (loss: network.loss_rate above 0). About 0.6 s of "
             "model time on the 2-core reference machine, whatever the kind. Checked before anything runs; over it: "
             "422 limit-exceeded.",
         },
@@ -146,13 +145,12 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "name": "max_engine_steps",
             "value": MAX_ENGINE_STEPS,
             "what": "Steps the model's engine may take for one request, counted while it runs: every packet and "
-            "timer it schedules and every application write, in every protocol run and sweep point (a run on "
-            f"linear forms, for a formula, counts each step {TRACED_STEP_COST} times; with network.loss_rate above "
+            "timer it schedules and every application write, in every protocol run and sweep point, in the native "
+            f"(C++) engine's steps: a step of the Python engine, which runs the formulas, counts {PYTHON_STEP_COST} "
+            f"(a run on linear forms, for a formula, {TRACED_STEP_COST} times that); with network.loss_rate above "
             f"0 the expected cost of loss reads the run's schedule: on the native engine a lossy run counts each step "
-            f"{NATIVE_LOSS_STEP_COST} times and {NATIVE_LOSS_RUN_STEPS:,} once, on the others {LOSS_STEP_COST} more "
-            "per step). The backstop behind the estimates above: over it: 422 limit-exceeded. The value is the running "
-            f"engine's: {ENGINE_STEPS['native']:,} for the native (C++) engine, {ENGINE_STEPS['compiled']:,} for the "
-            f"compiled one, {ENGINE_STEPS['python']:,} for the Python one.",
+            f"{NATIVE_LOSS_STEP_COST} times and {NATIVE_LOSS_RUN_STEPS:,} once, on the Python one {LOSS_STEP_COST} "
+            "more per step. The backstop behind the estimates above: over it: 422 limit-exceeded.",
         },
         {
             "name": "max_packets_engine_steps",

@@ -498,11 +498,11 @@ def panel_context(
     """Everything the panel template shows."""
     one = _one(doc, protocol)
     units = work_units(one)
-    # the ladder lists every packet: at most the compiled engine's step budget of them, whichever engine runs (the
-    # native one's budget would let 330,000 packets through, 1.8 s of drawing; bench/worst_case.py, 2026-11-27).
+    # the ladder lists every packet: at most limits.MAX_LADDER_ENGINE_STEPS of them, whichever engine runs (the
+    # request's budget would let 330,000 packets through, 1.8 s of drawing; bench/worst_case.py, 2026-11-27).
     # One run and one walk of its critical path give the breakdown, the stalls and the ladder's stall marks
     # (latency_lab.analysis.account); the formula is the same walk, traced.
-    with limits.budget(limits.ENGINE_STEPS["compiled"], size_only=True):
+    with limits.budget(limits.MAX_LADDER_ENGINE_STEPS, size_only=True):
         acct = account(one, protocol)
     result = acct["result"]
     events = result["events"]
@@ -643,7 +643,7 @@ def explain_pcap() -> Response | tuple[str, int]:
     try:
         doc, _, protocol, _, _ = read_query()
         one = _one(doc, protocol)
-        with limits.budget(limits.ENGINE_STEPS["compiled"], size_only=True):
+        with limits.budget(limits.MAX_LADDER_ENGINE_STEPS, size_only=True):
             result = predict(one, packets=True)["results"][0]
     except WorkLimitExceeded as exc:
         problem = Problem(path="", message=exc.limit.message, type="limit_exceeded")

@@ -773,8 +773,9 @@ def test_benchmark_sweep_is_within_the_limits() -> None:
 SWEEP_200 = {"field": "network.rtt_ms", "start": 10, "stop": 1000, "steps": 200, "spacing": "log", "scenario": TEN}
 
 
-def test_the_benchmark_sweep_takes_more_steps_than_the_python_engines_budget() -> None:
-    """125,680 engine steps: over the Python engine's allowance, within the compiled engine's (limits.ENGINE_STEPS)."""
+def test_the_benchmark_sweep_takes_more_steps_than_the_python_engine_may() -> None:
+    """125,680 engine steps: within the budget on the native engine, over it at the Python engine's price a step
+    (limits.PYTHON_STEP_COST)."""
     from latency_lab.scenario import limits
 
     big = 10**9
@@ -782,31 +783,28 @@ def test_the_benchmark_sweep_takes_more_steps_than_the_python_engines_budget() -
         out = sweep(SweepRequest.model_validate(SWEEP_200))
         steps = big - limits.allowance()
     assert len(out["values"]) == 200 and len(out["series"]) == 5
-    assert limits.ENGINE_STEPS["python"] < steps <= limits.ENGINE_STEPS["compiled"]
+    assert steps <= limits.MAX_ENGINE_STEPS < steps * limits.PYTHON_STEP_COST
 
 
-@pytest.mark.parametrize("engine", ["native", "compiled", "python"])
-def test_the_benchmark_sweep_with_each_engines_budget(
-    client: FlaskClient, monkeypatch: pytest.MonkeyPatch, engine: str
-) -> None:
-    """The API gives each request the running engine's step budget: the benchmark sweep is answered within the
-    compiled engine's and refused with the Python engine's, as a 422 limit problem naming max_engine_steps and its
+@pytest.mark.parametrize("flag", ["1", "0"])
+def test_the_benchmark_sweep_on_each_engine(client: FlaskClient, monkeypatch: pytest.MonkeyPatch, flag: str) -> None:
+    """One step budget, counted by the engine that runs: the benchmark sweep is answered on the native engine and
+    refused on the Python engine (``LATENCY_LAB_NATIVE=0``), as a 422 limit problem naming max_engine_steps and its
     size."""
+    from latency_lab.analysis import native
     from latency_lab.scenario import limits
 
-    monkeypatch.setattr(limits, "MAX_ENGINE_STEPS", limits.MAX_ENGINE_STEPS)  # restored after the test
-    monkeypatch.setattr(limits, "_python_step_cost", limits._python_step_cost)
-    limits.follow_engine(engine)
+    monkeypatch.setenv(native.ENV, flag)
     response = client.post(S, json=SWEEP_200)
-    if engine != "python":
+    if flag == "1":
         assert response.status_code == 200, response.get_data(as_text=True)[:500]
         assert len(response.get_json()["values"]) == 200
         return
     body = problem(response, 422)
     assert body["type"] == type_uri("limit-exceeded")
     assert body["limit"]["name"] == "max_engine_steps"
-    assert body["limit"]["maximum"] == limits.ENGINE_STEPS["python"] < body["limit"]["actual"]
-    assert f"{limits.ENGINE_STEPS['python']:,} model steps" in body["errors"][0]["message"]
+    assert body["limit"]["maximum"] == limits.MAX_ENGINE_STEPS < body["limit"]["actual"]
+    assert f"{limits.MAX_ENGINE_STEPS:,} model steps" in body["errors"][0]["message"]
 
 
 # --- presets, formulas, documents ---------------------------------------------------------------------

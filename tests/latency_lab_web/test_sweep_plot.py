@@ -94,7 +94,7 @@ def test_lossy_points_cost_what_the_engine_that_runs_them_and_the_loss_analysis_
         # split proxies run natively too (since 2026-11-29): priced as any lossy native run, over their three legs
         assert limits.run_cost(split) == split_units * limits.NATIVE_LOSS_STEP_COST + per_run * len(split.protocols)
     else:
-        assert limits.run_cost(lossy) == units * limits.FALLBACK_STEP_COST * (1 + limits.LOSS_STEP_COST)
+        assert limits.run_cost(lossy) == units * limits.PYTHON_STEP_COST * (1 + limits.LOSS_STEP_COST)
     if native.available():  # every point of a Microscape sweep fits the budget (739 units a point)
         microscape = Scenario.model_validate(PRESETS["n97-wan"].document)
         assert SWEEP_WORK_BUDGET >= SWEEP_POINTS * limits.run_cost(microscape)

@@ -1,7 +1,7 @@
-"""The compiled engine equals the Python one (the Speed issue's differential test).
+"""The native engine equals the Python one (the Speed issue's differential test).
 
-This process predicts with the compiled engine (``pip install -e .`` builds it; the test fails without it);
-ONE subprocess with ``LATENCY_LAB_ENGINE=python`` predicts the same documents with the Python sources
+This process predicts with the native engine (``pip install -e .`` builds it; the test fails without it);
+ONE subprocess with ``LATENCY_LAB_ENGINE=python`` predicts the same documents with the Python engine
 (``tests/latency_lab/differential.py``). Compared, document by document: ``page_load_ms`` and every breakdown
 part (and every other float) within a relative 1e-9, the counts, objects, events and packets identical,
 and an exception on one side only, or a different one, is a difference too. The cases:
@@ -15,7 +15,7 @@ and an exception on one side only, or a different one, is a difference too. The 
   for the loss analysis itself (latency_lab/engine/native/loss.cpp), so ``expected_with_loss`` is compared run by run
   (the presets' and the grid's lossy scenarios are among the cases above too).
 
-The compiled side runs every case twice in this process (the second pass in reverse order): a result
+The native side runs every case twice in this process (the second pass in reverse order): a result
 that changes between two runs of the same engine is reported as flaky. The reference subprocess runs
 meanwhile, on the other core.
 """
@@ -59,14 +59,14 @@ GROUPS = ("presets", "grid", "random", "lossy")
 SHOWN = 20
 
 REBUILD = (
-    "this process runs the {backend!r} engine, not the compiled one: build it with `pip install -e .` "
-    "(the README's commands) so the compiled engine can be compared with the Python reference"
+    "this process runs the {backend!r} engine, not the native one: build it with `pip install -e .` "
+    "(the README's commands) so the native engine can be compared with the Python reference"
 )
 
 
-def _require_compiled() -> None:
+def _require_native() -> None:
     backend = latency_lab.engine_backend()
-    if backend != "compiled":
+    if backend != "native":
         pytest.fail(REBUILD.format(backend=backend))
 
 
@@ -148,7 +148,7 @@ class Runs:
             for name, g in self.groups.items()
         ]
         times = ", ".join(f"{k} {v:.1f} s" for k, v in self.seconds.items())
-        return f"engine differential (compiled vs {self.reference_backend}): " + "; ".join(parts) + f" [{times}]"
+        return f"engine differential (native vs {self.reference_backend}): " + "; ".join(parts) + f" [{times}]"
 
 
 def _show(group: str, label: str, i: int, doc: dict[str, Any], what: str, diffs: list[str]) -> str:
@@ -159,7 +159,7 @@ def _show(group: str, label: str, i: int, doc: dict[str, Any], what: str, diffs:
 @pytest.fixture(scope="module")
 def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
     """Every case through both engines, compared (one reference subprocess for all groups)."""
-    _require_compiled()
+    _require_native()
     all_cases = cases()
     tmp = tmp_path_factory.mktemp("differential")
     docs_path, out_path, err_path = tmp / "docs.jsonl", tmp / "reference.jsonl", tmp / "reference.stderr"
@@ -177,7 +177,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
             stderr=err,
         )
         try:
-            # The compiled side, twice (the second pass in reverse order), while the reference runs.
+            # The native side, twice (the second pass in reverse order), while the reference runs.
             groups = {name: Group() for name in GROUPS}
             first: list[bytes] = []
             for i, (group, _, doc) in enumerate(all_cases):
@@ -190,17 +190,15 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
                 else:
                     g.results += len(rec["doc"]["results"])
                     g.packets += sum(len(r["packets"]) for r in rec["doc"]["results"])
-            seconds["compiled pass 1"] = time.perf_counter() - t0
+            seconds["native pass 1"] = time.perf_counter() - t0
             t1 = time.perf_counter()
             for i in reversed(range(len(all_cases))):
                 group, label, doc = all_cases[i]
                 if _digest(_as_reference(differential.record(i, doc))) != first[i]:
                     again = [_roundtrip(differential.record(i, doc)) for _ in range(2)]
                     diffs = differential.compare(*again) or ["the record's text changed between runs"]
-                    groups[group].differences.append(
-                        _show(group, label, i, doc, "compiled engine not repeatable", diffs)
-                    )
-            seconds["compiled pass 2"] = time.perf_counter() - t1
+                    groups[group].differences.append(_show(group, label, i, doc, "native engine not repeatable", diffs))
+            seconds["native pass 2"] = time.perf_counter() - t1
             proc.wait(timeout=3600)
         finally:
             if proc.poll() is None:
@@ -230,7 +228,7 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
                 reference_backend = "python"
             diffs = differential.compare(_roundtrip(differential.record(i, doc)), ref)
             if diffs:
-                groups[group].differences.append(_show(group, label, i, doc, "compiled (a) vs python (b)", diffs))
+                groups[group].differences.append(_show(group, label, i, doc, "native (a) vs python (b)", diffs))
             else:
                 groups[group].within_tolerance += 1
     seconds["compare"] = time.perf_counter() - t2
@@ -239,10 +237,10 @@ def runs(tmp_path_factory: pytest.TempPathFactory) -> Runs:
 
 
 @pytest.mark.parametrize("group", GROUPS)
-def test_compiled_engine_equals_python_engine(
+def test_native_engine_equals_python_engine(
     group: str, request: pytest.FixtureRequest, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    _require_compiled()
+    _require_native()
     r: Runs = request.getfixturevalue("runs")
     assert r.reference_backend == "python", f"the reference subprocess ran {r.reference_backend or 'no'} engine"
     g = r.groups[group]
@@ -258,72 +256,68 @@ def test_compiled_engine_equals_python_engine(
         pytest.fail(f"{len(g.differences)} of {g.scenarios} {group} scenarios differ between the engines:\n{shown}")
 
 
-#: The modules :func:`latency_lab.analysis.predict.simulate` and :func:`latency_lab.analysis.predict.result` run through, the engine proper.
-SIMULATE_PATH = (
+#: The Python engine's schedule: the modules :func:`latency_lab.analysis.predict.simulate` runs through, which the native
+#: engine replaces.
+SCHEDULE = (
     "latency_lab.engine.core",
     "latency_lab.engine.tcp",
     *(f"latency_lab.protocols.{m.name}" for m in pkgutil.iter_modules(latency_lab.protocols.__path__)),  # type: ignore[attr-defined]
-    "latency_lab.protocols.multiplex",
-    "latency_lab.protocols.secure_setup",
-    "latency_lab.protocols.proxy",
     "latency_lab.mechanisms.slow_start",
     "latency_lab.mechanisms.delayed_ack",
     "latency_lab.mechanisms.nagle",
     "latency_lab.mechanisms.connection_setup",
     "latency_lab.mechanisms.rto",
-    "latency_lab.analysis.critical_path",
-    "latency_lab.analysis.expected_loss",
-    "latency_lab.analysis.predict",
+    "latency_lab.mechanisms.quic",
+    "latency_lab.mechanisms.tls",
 )
 
 
 @pytest.fixture(scope="module")
 def python_functions() -> set[tuple[str, str]]:
-    """The Python functions of the ``latency_lab`` package that run while the compiled engine predicts every feature."""
-    _require_compiled()
+    """The Python functions of the ``latency_lab`` package that run while the native engine predicts every feature."""
+    _require_native()
     return _python_functions_run(every_feature(150, 3))
 
 
 def test_features_handed_to_the_python_engine_none(request: pytest.FixtureRequest) -> None:
-    """No feature of the engine falls back to the Python sources: every module on the simulate path is in
-    ``COMPILED`` and imported here as a compiled extension, and running every feature (every_feature's
-    scenarios) executes no Python function of those modules."""
-    _require_compiled()
-    not_listed = [m for m in SIMULATE_PATH if m not in _backend.COMPILED]
-    assert not_listed == [], f"on the simulate path but not compiled: {not_listed}"
-    not_compiled = {m: importlib.import_module(m).__file__ for m in SIMULATE_PATH}
-    not_compiled = {m: f for m, f in not_compiled.items() if not (f or "").endswith(".so")}
-    assert not_compiled == {}, f"imported from Python sources: {not_compiled}"
-
+    """No feature of the engine falls back to the Python engine: running every feature (every_feature's scenarios,
+    split proxies and loss among them) executes no function of the Python engine's schedule."""
+    _require_native()
     ran: set[tuple[str, str]] = request.getfixturevalue("python_functions")
-    engine_sources = {str(_backend.source_path(m)) for m in _backend.COMPILED}
-    handed = sorted(name for name, filename in ran if filename in engine_sources)
+    handed = sorted(name for name, _ in ran if name.split(":")[0] in SCHEDULE)
     assert handed == [], f"features handed to the Python engine: {handed}"
 
 
-#: Model modules outside :data:`latency_lab._backend.COMPILED` whose Python functions run while the compiled engine
-#: predicts (measured with a profiler over every_feature's scenarios): helpers, not the engine. Listed so
-#: that a new call from the compiled engine into Python code is noticed (and can be compiled too).
+#: Model modules whose Python functions run while the native engine predicts (measured with a profiler over
+#: every_feature's scenarios): the document's assembly and what the engines share, not the schedule. Listed so that a
+#: new call from the native path into Python code is noticed.
 PYTHON_HELPERS = (
+    "latency_lab.analysis.critical_path",  # path_stalls, stall_counts: the stalls from the engine's walk
+    "latency_lab.analysis.document",  # document: the output document, the engines' shared assembler
+    "latency_lab.analysis.expected_loss",  # lossless_from_counts
+    "latency_lab.analysis.native",  # run: the native engine's numbers made into the document
+    "latency_lab.analysis.predict",  # predict, _quietly
+    "latency_lab.engine.lin",  # value
+    "latency_lab.engine.words",  # the events' sentences
+    "latency_lab.mechanisms.loss",  # handshake_extra_ms
+    "latency_lab.mechanisms.loss_recovery",  # assemble, expected: the loss analysis's closed forms
     "latency_lab.scenario.content",  # effective_page, from Scenario.page.transferred in resolve
-    "latency_lab.scenario.limits",  # allowance, spend: the step budget
+    "latency_lab.scenario.limits",  # allowance, spend, charge: the step budget
     "latency_lab.scenario.params",  # resolve: the scenario's numbers, once per prediction
     "latency_lab.scenario.schema",  # Page.sizes and Page.transferred, from resolve
 )
 
 
-def test_python_helpers_the_compiled_engine_calls_are_known(request: pytest.FixtureRequest) -> None:
-    _require_compiled()
+def test_python_helpers_the_native_engine_calls_are_known(request: pytest.FixtureRequest) -> None:
+    _require_native()
     ran: set[tuple[str, str]] = request.getfixturevalue("python_functions")
     modules = sorted({name.split(":")[0] for name, _ in ran})
-    assert modules == sorted(PYTHON_HELPERS), (
-        f"the compiled engine now calls these model modules written in Python: {modules}"
-    )
+    assert modules == sorted(PYTHON_HELPERS), f"the native path now calls these model modules: {modules}"
 
 
 def _python_functions_run(docs: list[dict[str, Any]]) -> set[tuple[str, str]]:
-    """Every Python function of the ``model`` package that runs while ``docs`` are predicted (compiled
-    functions make no Python frames), as ``("module:function", filename)``; validation excluded."""
+    """Every Python function of the ``latency_lab`` package that runs while ``docs`` are predicted (the native engine
+    makes no Python frames), as ``("module:function", filename)``; validation excluded."""
     scenarios = [Scenario.model_validate(doc) for doc in docs]
     model_dir = str(ROOT / "latency_lab")
     ran: set[tuple[str, str]] = set()
@@ -334,7 +328,7 @@ def _python_functions_run(docs: list[dict[str, Any]]) -> set[tuple[str, str]]:
             if code.co_filename.startswith(model_dir):
                 ran.add((f"{frame.f_globals.get('__name__')}:{code.co_name}", code.co_filename))
 
-    engine_predict = importlib.import_module("latency_lab.analysis.predict").predict  # the compiled seam itself: the
+    engine_predict = importlib.import_module("latency_lab.analysis.predict").predict  # the engines' seam itself: the
     # public latency_lab.predict is a Python wrapper (its strict checks) around it, called by the user, not by the engine
     sys.setprofile(profile)
     try:

@@ -2,7 +2,7 @@
 reference's (:func:`latency_lab.analysis.expected_loss.structure`) field by field, exactly: every run's window, follow,
 penalties, rest and timeout, the other connections' slack, the SYN exchanges page by page.
 
-Both sides run in this process on the same resolved scenario: the Python engine's session (compiled by Cython) read
+Both sides run in this process on the same resolved scenario: the Python engine's session read
 by ``expected_loss.structure``, and the native run's numbers made into a ``Structure`` by
 ``expected_loss.from_native``. The whole documents, lossy ones included, are compared with the Python reference in a
 subprocess by ``test_engine_backends.py``.
@@ -55,8 +55,6 @@ def _diff(a: expected_loss.Structure, b: expected_loss.Structure) -> list[str]:
 
 def _check(doc: dict[str, Any]) -> int:
     s = Scenario.model_validate(doc)
-    if limits.fallback_reason(s) is not None:  # a scenario the Python engine runs (none since split proxies moved)
-        return 0
     p = resolve(s)
     n = 0
     for protocol in s.protocols:

@@ -78,10 +78,8 @@ class TestNativeCosting:
         return out
 
     def check(self, doc: dict[str, Any]) -> int:
-        """Protocols compared in one scenario (0 where the Python engine runs it: split proxies)."""
+        """Protocols compared in one scenario."""
         s = Scenario.model_validate(doc)
-        if limits.fallback_reason(s) is not None:
-            return 0
         p = resolve(s)
         n = 0
         for protocol in s.protocols:

@@ -66,44 +66,25 @@ def test_a_traced_run_costs_more_steps() -> None:
     assert traced == plain * limits.python_step_cost(traced=True)
 
 
-@pytest.fixture
-def engine_steps(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Lets a test size the budget for either engine (limits.follow_engine); the running engine's size comes back."""
-    monkeypatch.setattr(limits, "MAX_ENGINE_STEPS", limits.MAX_ENGINE_STEPS)
-    monkeypatch.setattr(limits, "_python_step_cost", limits._python_step_cost)
+def test_one_budget_counted_by_the_engine_that_runs() -> None:
+    """One step budget, in native steps; a step of the Python engine (the formulas' traced runs, and every run where
+    the native engine is not built) costs PYTHON_STEP_COST of them (issue 29: no per-engine budgets)."""
+    assert limits.allowance() == limits.MAX_ENGINE_STEPS  # outside a budget: each run's default
+    with limits.budget():
+        assert limits.allowance() == limits.MAX_ENGINE_STEPS
+    with limits.budget(10):
+        assert limits.allowance() == 10
+    assert limits.python_step_cost() == limits.PYTHON_STEP_COST > 1
+    with limits.budget(10, size_only=True):  # a budget of the answer's size counts each step once
+        assert limits.python_step_cost() == 1 and limits.python_step_cost(traced=True) == limits.TRACED_STEP_COST
 
 
-def test_the_budget_is_the_running_engines() -> None:
-    from latency_lab import engine_backend
+@pytest.mark.parametrize("flag", ["1", "0"])
+def test_a_runaway_is_refused_on_either_engine(flag: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from latency_lab.analysis import native
 
-    running = "native" if native.available() else engine_backend()
-    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS[running]
-    assert limits.allowance() == limits.MAX_ENGINE_STEPS
-
-
-@pytest.mark.usefixtures("engine_steps")
-def test_each_engine_has_its_own_step_budget() -> None:
-    assert limits.ENGINE_STEPS["native"] > limits.ENGINE_STEPS["compiled"] > limits.ENGINE_STEPS["python"]
-    # the Python engine's runs get the same allowance of their own steps whichever engine is in charge
-    assert limits.ENGINE_STEPS["native"] // limits.FALLBACK_STEP_COST == limits.ENGINE_STEPS["python"]
-    for engine in ("native", "compiled", "python"):
-        limits.follow_engine(engine)
-        assert limits.python_step_cost() == (limits.FALLBACK_STEP_COST if engine == "native" else 1)
-        assert limits.allowance() == limits.ENGINE_STEPS[engine]  # outside a budget: each run's default
-        with limits.budget():
-            assert limits.allowance() == limits.ENGINE_STEPS[engine]
-        with limits.budget(10):  # a given size is that size, whatever the engine
-            assert limits.allowance() == 10
-    limits.follow_engine("some-new-engine")  # an engine without its own figure gets the Python engine's
-    assert limits.MAX_ENGINE_STEPS == limits.ENGINE_STEPS["python"]
-
-
-@pytest.mark.usefixtures("engine_steps")
-@pytest.mark.parametrize("engine", ["native", "compiled", "python"])
-def test_a_runaway_is_refused_naming_the_engines_budget(engine: str) -> None:
-    limits.follow_engine(engine)
-    steps = limits.ENGINE_STEPS[engine]
+    monkeypatch.setenv(native.ENV, flag)  # 0: the Python engine runs it
+    steps = limits.MAX_ENGINE_STEPS
     with pytest.raises(limits.WorkLimitExceeded) as caught, limits.budget():
         predict(RUNAWAYS[0])
     assert (caught.value.limit.name, caught.value.limit.maximum) == ("max_engine_steps", steps)
@@ -112,6 +93,46 @@ def test_a_runaway_is_refused_naming_the_engines_budget(engine: str) -> None:
     with pytest.raises(limits.WorkLimitExceeded) as outside:  # outside a budget: the same default
         predict(RUNAWAYS[0])
     assert outside.value.limit.maximum == steps
+
+
+def test_the_formula_estimate_stays_within_the_budget() -> None:
+    """Every formula the estimate accepts (MAX_FORMULA_WORK_UNITS, at the plain kind's most steps a unit) fits the
+    step budget at the traced Python engine's price, so the budget never stops one the estimate let through."""
+    per_traced_step = limits.PYTHON_STEP_COST * limits.TRACED_STEP_COST
+    assert limits.MAX_FORMULA_WORK_UNITS * limits.PLAIN_STEPS_PER_UNIT * per_traced_step <= limits.MAX_ENGINE_STEPS
+
+
+@pytest.mark.parametrize(
+    ("protocol", "page"),
+    [
+        ("http10_parallel", {"object_size_bytes": 2000}),
+        ("pipelined", {"object_size_bytes": 2000}),
+        ("h3", {"object_count": 1, "object_size_bytes": 1000, "html_bytes": 1}),
+    ],
+)
+def test_the_largest_formula_accepted_runs_within_the_budget(protocol: str, page: dict[str, Any]) -> None:
+    """The largest page the formula estimate accepts, of many objects or a large HTML document, runs its traced run
+    (the Python engine) to the end within one request's budget."""
+    from latency_lab import expression
+
+    field = "object_count" if "object_count" not in page else "html_bytes"
+    low, high = 1, 1000 if field == "object_count" else 10**8
+
+    def scenario(n: int) -> Scenario:
+        return Scenario.model_validate({"protocols": [protocol], "page": {**page, field: n}})
+
+    while low < high:
+        mid = (low + high + 1) // 2
+        try:
+            fits = limits.work_units(scenario(mid)) <= limits.MAX_FORMULA_WORK_UNITS
+        except ValueError:
+            fits = False
+        low, high = (mid, high) if fits else (low, mid - 1)
+    s = scenario(low)
+    assert limits.work_units(s) > limits.MAX_FORMULA_WORK_UNITS * 0.95
+    with limits.budget():
+        expression(s, protocol)
+        assert limits.allowance() >= 0
 
 
 # --- the estimate refuses up front what the budget would stop (issue 26) ---------------------------------------
@@ -150,14 +171,12 @@ def _largest_accepted(doc: dict[str, Any]) -> Scenario:
     return scenario(low)
 
 
-@pytest.mark.skipif(
-    limits.MAX_ENGINE_STEPS != limits.ENGINE_STEPS["native"], reason="RUN_COSTS is calibrated with the native engine"
-)
+@pytest.mark.skipif(not limits._native, reason="RUN_COSTS is calibrated with the native engine")
 @pytest.mark.parametrize("doc", UP_FRONT_CASES)
 def test_what_the_estimate_accepts_the_budget_never_stops(doc: dict[str, Any]) -> None:
     """The largest page of each kind the work estimate accepts runs to the end within one request's step budget: a
-    refusal is decided before anything runs, never by the budget while running (with the native engine in charge,
-    the README's setup, for which RUN_COSTS is calibrated)."""
+    refusal is decided before anything runs, never by the budget while running (on the native engine, the README's
+    setup, for which RUN_COSTS is calibrated)."""
     s = _largest_accepted(doc)
     assert limits.work_units(s) <= limits.MAX_WORK_UNITS
     with limits.budget():
