@@ -34,11 +34,18 @@ META = ("i", "backend")
 
 
 def record(i: int, doc: dict[str, Any]) -> dict[str, Any]:
-    """Predict ``doc`` with this process's engine: the record the command line writes for input line ``i``."""
+    """Predict ``doc`` with this process's engine: the record the command line writes for input line ``i``.
+
+    Within a budget of MAX_ENGINE_STEPS counted a step a step on either engine (``size_only``: no price for the Python
+    engine's slower steps nor for the loss analysis), so both engines stop at the same step if at all: the records
+    compare the engines' numbers, not their prices (a request's budget charges a Python step 26 native ones, and a
+    lossy scenario the native engine finishes, lossy[1008], was stopped on the Python side, 2026-11-29)."""
     import latency_lab
+    from latency_lab.scenario import limits
 
     try:
-        out = latency_lab.predict(doc, packets=True)
+        with limits.budget(limits.MAX_ENGINE_STEPS, size_only=True):
+            out = latency_lab.predict(doc, packets=True)
     except Exception as exc:  # every exception is part of the outcome and must match the other engine's
         return {"i": i, "error": error_text(exc)}
     return {"i": i, "backend": latency_lab.engine_backend(), "doc": out}
