@@ -107,6 +107,11 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
     return loss
 
 
+#: The kind of a session event meaning a slow-start restart after idle (session.hpp's ``EventKind``: ``E_IDLE``,
+#: ``E_RESTART``; :mod:`tests.latency_lab.engine.test_native_layouts` holds them equal).
+RESTART = 1
+
+
 def _steps(prep: Prepared, r: Any) -> list[list[tuple[str, float, int, str | None]]]:
     """Each page's walk of its critical path as :func:`latency_lab.analysis.critical_path.walk`'s ``steps``."""
     return [[(CATEGORIES[c], x, conn, prep.name(obj)) for c, x, conn, obj in page] for page in r.walk_steps]
@@ -117,7 +122,7 @@ def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
     numbers :func:`run` gives, without the objects, the events' sentences and the breakdown."""
     r = _schedule(prep, protocol, False)
     path = path_stalls(_steps(prep, r), [pg[4] for pg in r.pages])
-    stalls = stall_counts(path, sum(1 for e in r.events if e[0] == 1))  # kind 1: a restart
+    stalls = stall_counts(path, sum(1 for e in r.events if e[0] == RESTART))
     return summarize(protocol, [(load, trips) for load, _, trips, _, _ in r.pages], stalls, r.counts,
                      _loss(prep, protocol, r))  # fmt: skip
 
@@ -150,7 +155,7 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
         after,
     ) in r.events:
         name = prep.name(obj)
-        if kind == 1:  # a restart after idle (latency_lab.protocols.base.Session.record_restart)
+        if kind == RESTART:  # a restart after idle (latency_lab.protocols.base.Session.record_restart)
             why = words.restart_why(ends[legs[conn]][side], gap, rto, before, after)  # the sender's name
             events.append(words.event("slow_start_restart", t, 0.0, conn, name, why))
             continue

@@ -29,6 +29,7 @@ from latency_lab.engine.core import LEG_NAMES, Quantities, Traced
 from latency_lab.engine.lin import value
 from latency_lab.protocols import SCHEDULES
 from latency_lab.protocols.base import Session
+from latency_lab.protocols.proxy import SplitProxy
 from latency_lab.scenario import limits
 from latency_lab.scenario.params import Params, resolve
 from latency_lab.scenario.schema import Scenario
@@ -39,7 +40,7 @@ R = TypeVar("R")
 def simulate(p: Params, protocol: str, traced: bool = False) -> Session:
     """Run one protocol's schedule for resolved parameters; the :class:`Session` holds the result."""
     q: Quantities = Traced(p) if traced else Quantities(p)
-    s = Session(q)
+    s = Session(q, relay=SplitProxy)
     s.run(SCHEDULES[protocol])
     for rec in s.objects.values():
         if rec.end_pkt is None:  # pragma: no cover - every object completes (tests/latency_lab/analysis/test_fuzz.py)

@@ -15,14 +15,13 @@ path (seed 003) the client's connections end at the local proxy, which relays (:
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Protocol
 
 from latency_lab.engine import words
 from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
 from latency_lab.engine.lin import value
 from latency_lab.engine.tcp import Connection, Endpoint
 from latency_lab.protocols import secure_setup
-from latency_lab.protocols.proxy import SplitProxy
 
 DoneFn = Callable[[str, Any, Packet], None]
 
@@ -43,10 +42,21 @@ class ObjectRecord:
 Driver = Callable[["Session", list[str], Point], None]
 
 
-class Session:
-    """A browsing session: the engine, its connections, the pages' objects and the idle periods seen."""
+class Relay(Protocol):
+    """What a session asks of a split proxy's relay (:class:`latency_lab.protocols.proxy.SplitProxy`): the session is
+    given the relay's constructor and does not import it (issue 29: no import circle between the two modules)."""
 
-    def __init__(self, q: Quantities) -> None:
+    def attach(self, conn: Connection) -> None: ...
+
+    def idle_close(self, t: Any, conn: Connection) -> None: ...
+
+
+class Session:
+    """A browsing session: the engine, its connections, the pages' objects and the idle periods seen.
+
+    ``relay`` builds the split proxies' relay for a path with ``network.proxy`` (``SplitProxy``; required there)."""
+
+    def __init__(self, q: Quantities, relay: Callable[[Session], Relay] | None = None) -> None:
         self.q = q
         self.p = p = q.p
         self.eng = Engine(q)
@@ -73,7 +83,9 @@ class Session:
         self.driver: Driver | None = None
         self.cwnd_cache: int | None = None  # fast start: the window of the last connection used
         # split proxies (seed 003): the client's connections go to the local proxy, which relays
-        self.relay = SplitProxy(self) if p.proxy is not None else None
+        if p.proxy is not None and relay is None:
+            raise ValueError("a path with split proxies needs the relay (latency_lab.protocols.proxy.SplitProxy)")
+        self.relay: Relay | None = relay(self) if p.proxy is not None and relay is not None else None
         self.client_leg = CLIENT_LEG if self.relay is not None else PATH
         self.tls_handshakes = 0
         self.tls_bytes = 0  # TLS handshake bytes written, both ways
