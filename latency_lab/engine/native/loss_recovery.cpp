@@ -30,8 +30,6 @@ constexpr PeriodsConstants PERIODS{3, 8.0, 1.25, 1e-4, 2.0};
 enum Cause { HANDSHAKE = 0, TIMEOUTS, FAST_RETRANSMIT, SLOWER_SENDING };  // loss_recovery.CAUSES
 using By = std::array<double, 4>;
 
-// Python's x ** y on floats: libm's pow at run time (never folded into a product where y is a constant)
-[[gnu::noinline]] double py_pow(double x, double y) { return std::pow(x, y); }
 // sum(by.values()): 0 + each in order
 double total(const By& b) { return 0.0 + b[0] + b[1] + b[2] + b[3]; }
 
@@ -53,22 +51,6 @@ double timeout_probability(double p, double w) {
   const double a3 = std::exp(3 * lg);
   const double q = (1 - a3 * std::expm1((w - 3) * lg)) * -std::expm1(3 * lg) / -std::expm1(w * lg);
   return py_min(1.0, q);
-}
-
-// loss.position_timeout_probability (math.comb(m, j) for j = 0, 1, 2)
-double position_timeout_probability(double p, long long m) {
-  if (m < 3) return 1.0;
-  const double comb[3] = {1.0, static_cast<double>(m), static_cast<double>(m * (m - 1) / 2)};
-  double s = 0.0;
-  for (int j = 0; j < 3; ++j)
-    s += comb[j] * py_pow(1 - p, static_cast<double>(j)) * py_pow(p, static_cast<double>(m - j));
-  return s;
-}
-
-// loss.repair_timeout_probability
-double repair_timeout_probability(double p, long long m) {
-  const double q = position_timeout_probability(p, m);
-  return 1 - (1 - q) * (1 - p);
 }
 
 // the f(p) of loss.timeout_ms and loss.steady_throughput: 1 + p + 2p^2 + 4p^3 + 8p^4 + 16p^5 + 32p^6

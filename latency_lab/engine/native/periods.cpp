@@ -9,17 +9,17 @@
 #include <vector>
 
 namespace ll {
-namespace {
 
-const double INF = std::numeric_limits<double>::infinity();
+// Python's x ** y on floats: libm's pow at run time (never folded into a product where y is a constant)
+[[gnu::noinline]] double py_pow(double x, double y) { return std::pow(x, y); }
 
-// loss.position_timeout_probability
+// loss.position_timeout_probability (math.comb(m, j) for j = 0, 1, 2)
 double position_timeout_probability(double p, long long m) {
   if (m < 3) return 1.0;
-  const double md = static_cast<double>(m);
-  const double comb[3] = {1.0, md, static_cast<double>(m * (m - 1) / 2)};
+  const double comb[3] = {1.0, static_cast<double>(m), static_cast<double>(m * (m - 1) / 2)};
   double s = 0.0;
-  for (int j = 0; j < 3; ++j) s += comb[j] * std::pow(1 - p, static_cast<double>(j)) * std::pow(p, static_cast<double>(m - j));
+  for (int j = 0; j < 3; ++j)
+    s += comb[j] * py_pow(1 - p, static_cast<double>(j)) * py_pow(p, static_cast<double>(m - j));
   return s;
 }
 
@@ -28,6 +28,10 @@ double repair_timeout_probability(double p, long long m) {
   const double q = position_timeout_probability(p, m);
   return 1 - (1 - q) * (1 - p);
 }
+
+namespace {
+
+const double INF = std::numeric_limits<double>::infinity();
 
 // loss.window_timeout_probability
 double window_timeout_probability(double p, double w) {

@@ -14,6 +14,12 @@ namespace ll {
 inline double py_max(double a, double b) { return b > a ? b : a; }
 inline double py_min(double a, double b) { return b < a ? b : a; }
 inline double log_base(double x, double base) { return std::log(x) / std::log(base); }
+// Python's x ** y on floats (periods.cpp: libm's pow at run time, never folded)
+double py_pow(double x, double y);
+
+// loss.position_timeout_probability and loss.repair_timeout_probability (periods.cpp), for both files
+double position_timeout_probability(double p, long long m);
+double repair_timeout_probability(double p, long long m);
 
 // loss.py's constants, passed by the caller (declared once, there)
 struct PeriodsConstants {
