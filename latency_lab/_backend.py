@@ -93,6 +93,21 @@ def source_hashes(module: str = NATIVE) -> dict[str, str]:
     }
 
 
+#: The start of the warning when compiled modules of the deleted Cython tier are left beside the sources.
+LEFTOVER_WARNING = "compiled modules from before the Cython tier's removal (2026-11-29)"
+
+
+def leftover_extensions() -> list[Path]:
+    """Extension modules under ``latency_lab/`` other than the native engine's: the Cython-compiled tier's builds,
+    left by a checkout upgraded in place. Python imports an extension before the source of the same name, so they
+    would run instead of the sources."""
+    suffixes = tuple(importlib.machinery.EXTENSION_SUFFIXES)
+    out = []
+    for folder, _, files in os.walk(_ROOT / "latency_lab"):
+        out += [Path(folder) / f for f in files if f.endswith(suffixes) and not f.startswith("_native.")]
+    return sorted(out)
+
+
 def _stale() -> list[str]:
     """``[NATIVE]`` if the native engine is built and its sources present here differ from the ones recorded when it
     was built (:data:`BUILD_RECORD`), or the record does not name it; else ``[]``."""
@@ -143,6 +158,14 @@ def install() -> None:
     native_ok, warning = choose(wanted, _stale() if wanted != "python" else [])
     if warning is not None:
         warnings.warn(warning, stacklevel=2)
+    if leftovers := leftover_extensions():
+        names = ", ".join(path.relative_to(_ROOT).as_posix() for path in leftovers[:3])
+        more = f" and {len(leftovers) - 3} more" if len(leftovers) > 3 else ""
+        warnings.warn(
+            f"{LEFTOVER_WARNING} run instead of the sources: {names}{more}; delete them "
+            "(find latency_lab -name '*.so' ! -name '_native.*' -delete) or clone afresh",
+            stacklevel=2,
+        )
 
 
 def build_stamp() -> str:

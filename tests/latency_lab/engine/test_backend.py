@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib.machinery
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -140,3 +141,21 @@ def test_the_variable_chooses_and_native_runs_a_stale_build() -> None:
     use, warning = _backend.choose("native", [NATIVE])
     assert use and warning is not None
     assert warning.startswith(_backend.STALE_WARNING) and NATIVE in warning and "running it anyway" in warning
+
+
+def test_compiled_modules_left_from_the_deleted_tier_are_named(checkout: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A checkout upgraded in place keeps the Cython-compiled tier's builds beside the sources, and Python would import
+    them instead of the sources: ``import latency_lab`` names them in a warning (the native engine's own is not one)."""
+    assert _backend.leftover_extensions() == []
+    old = checkout / "latency_lab" / "analysis" / ("predict" + SUFFIX)
+    old.parent.mkdir(parents=True)
+    old.write_bytes(b"")
+    assert _backend.leftover_extensions() == [old]
+    monkeypatch.setattr(_backend, "_installed", False)
+    monkeypatch.setattr(_backend, "native_ok", _backend.native_ok)
+    monkeypatch.delenv(_backend.ENV, raising=False)
+    with pytest.warns(
+        UserWarning,
+        match=re.escape(f"{_backend.LEFTOVER_WARNING} run instead of the sources: latency_lab/analysis/predict"),
+    ):
+        _backend.install()
