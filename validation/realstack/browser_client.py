@@ -3,7 +3,7 @@ client namespace.
 
     python browser_client.py '{"url": ..., "chromium": "/usr/bin/chromium", "timeout_s": 60}'
 
-Launches a new Chromium for the one load (a fresh temporary profile: no HTTP cache, no socket, no learned
+Launches a new Chromium for the one load (a fresh temporary profile, network prediction off in its preferences: no HTTP cache, no socket, no learned
 preconnect survives from an earlier load), loads the page up to its load event and prints one JSON document: the
 Navigation Timing entry and every Resource Timing entry (times in ms from the navigation's start, as the browser
 reports them), and the wall time of the launch and the load. Needs Playwright for Python (requirements-dev.txt);
@@ -14,7 +14,9 @@ from __future__ import annotations
 
 import json
 import sys
+import tempfile
 import time
+from pathlib import Path
 from typing import Any
 
 #: Chromium's switches: as root inside ``ip netns exec`` the sandbox cannot start (--no-sandbox); nothing may
@@ -41,6 +43,10 @@ FLAGS = [
     "OptimizationHints,MediaRouter,Translate",
 ]
 
+#: The new profile's preferences: no network prediction (Chromium's "preload pages" setting: its loading predictor
+#: would otherwise preconnect to the navigation's origin beside the navigation's own connection)
+PREFERENCES = {"net": {"network_prediction_options": 2}}
+
 TIMINGS = """() => {
   const keys = ['name', 'initiatorType', 'startTime', 'fetchStart', 'connectStart', 'connectEnd', 'secureConnectionStart',
                 'requestStart', 'responseStart', 'responseEnd', 'transferSize', 'encodedBodySize', 'nextHopProtocol'];
@@ -60,12 +66,17 @@ def main() -> None:
     spec: dict[str, Any] = json.loads(sys.argv[1])
     with sync_playwright() as pw:
         t = time.monotonic()
-        browser = pw.chromium.launch(
-            executable_path=spec.get("chromium", "/usr/bin/chromium"), args=FLAGS + spec.get("flags", [])
+        profile = tempfile.TemporaryDirectory(prefix="llrs-chromium-")
+        (Path(profile.name) / "Default").mkdir()
+        (Path(profile.name) / "Default" / "Preferences").write_text(json.dumps(PREFERENCES))
+        browser = pw.chromium.launch_persistent_context(
+            profile.name,
+            executable_path=spec.get("chromium", "/usr/bin/chromium"),
+            args=FLAGS + spec.get("flags", []),
+            service_workers="block",
         )
         try:
-            context = browser.new_context(service_workers="block")
-            page = context.new_page()
+            page = browser.pages[0] if browser.pages else browser.new_page()
             launched = time.monotonic() - t
             t = time.monotonic()
             page.goto(spec["url"], wait_until="load", timeout=spec.get("timeout_s", 60) * 1000)
@@ -75,6 +86,7 @@ def main() -> None:
             out = page.evaluate(TIMINGS)
         finally:
             browser.close()
+            profile.cleanup()
     out["launch_s"] = launched
     out["load_s"] = loaded
     json.dump(out, sys.stdout)

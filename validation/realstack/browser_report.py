@@ -16,6 +16,7 @@ import argparse
 import json
 import math
 import os
+import signal
 import statistics
 import sys
 import time
@@ -68,14 +69,18 @@ def stats(rows: Sequence[dict[str, Any]], key: str = "error", model: str = "mode
     }
 
 
-def measure(out: Path, repeats: int, only: set[str] | None = None) -> dict[str, Any]:
+def measure(out: Path, repeats: int, only: set[str] | None = None, resume: bool = False) -> dict[str, Any]:
     from validation.realstack.stack import Stack
 
-    rows = []
+    rows: list[dict[str, Any]] = []
     started = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    if resume and out.exists():  # the runs already stored are kept, the others loaded
+        old = json.loads(out.read_text())
+        rows, started = old["runs"], old["measured"]
+    done = {r["id"] for r in rows}
     with Stack() as stack:
         for spec in browser.runs():
-            if only and spec["id"] not in only:
+            if (only and spec["id"] not in only) or spec["id"] in done:
                 continue
             rec = browser.run(stack, spec, repeats=repeats)
             rows.append(rec)
@@ -88,6 +93,7 @@ def measure(out: Path, repeats: int, only: set[str] | None = None) -> dict[str, 
                 flush=True,
             )
             data = {"measured": started, "load": os.getloadavg(), "repeats": repeats, "runs": rows}
+            data["finished"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
             out.write_text(json.dumps(data, indent=1))
     return data
 
@@ -96,7 +102,7 @@ def table(data: dict[str, Any]) -> str:
     rows = data["runs"]
     lines = [
         "| run | browser load (ms) | model (ms) | error | Chromium's own (ms): discovery + load lag | model + own: error "
-        "| last byte (ms) | connections (browser/model) |",
+        "| last byte (ms) | connections: used/opened/model |",
         "|---|---|---|---|---|---|---|---|",
     ]
     for r in rows:
@@ -104,7 +110,7 @@ def table(data: dict[str, Any]) -> str:
         lines.append(
             f"| {r['id']} | {x['load_ms']:.1f} | {r['model_ms']:.1f} | {100 * r['error']:+.1f} % | "
             f"{x['discovery_ms']:.1f} + {x['load_lag_ms']:.1f} | {100 * r['accounted_error']:+.1f} % | "
-            f"{x['net_ms']:.1f} | {x['connections']}/{r['model_connections']} |"
+            f"{x['net_ms']:.1f} | {x['connections']}/{x['connections_opened']}/{r['model_connections']} |"
         )
     return "\n".join(lines)
 
@@ -138,11 +144,14 @@ def main(argv: list[str] | None = None) -> int:
     m.add_argument("--repeats", type=int, default=3)
     m.add_argument("--out", type=Path, default=RESULTS)
     m.add_argument("--only", nargs="*")
+    m.add_argument("--resume", action="store_true", help="keep the runs already in --out, load the others")
     r = sub.add_parser("report")
     r.add_argument("--results", type=Path, default=RESULTS)
     a = ap.parse_args(argv)
     if a.cmd == "measure":
-        data = measure(a.out, a.repeats, set(a.only) if a.only else None)
+        # a measurement started in the background (SIGINT ignored) stops on SIGTERM with the namespaces removed
+        signal.signal(signal.SIGTERM, lambda *_: sys.exit(143))
+        data = measure(a.out, a.repeats, set(a.only) if a.only else None, a.resume)
     else:
         data = json.loads(a.results.read_text())
     print(summary(data))
