@@ -184,3 +184,22 @@ def test_tolerance_refuses_a_round_trip() -> None:
     on a short load the floor holds."""
     assert within(245.0, 235.0) and not within(235.0 + 20.0, 235.0) and not within(235.0 - 20.0, 235.0)
     assert within(64.9, 60.0) and not within(65.1, 60.0)
+
+
+def test_stored_comparison_meets_the_goals_with_chromiums_own_time() -> None:
+    """No root needed: the stored 40 runs (validation/realstack/browser_results.json) are the runs as defined now, and
+    the model as it is now, on each run's stored median load, meets the issue's goals (median |error| <= 5 %, p95 <=
+    15 %) against the load event once Chromium's measured own time is added; alone it is short of the load event on
+    most runs (it has no renderer)."""
+    import json
+
+    data = json.loads(browser_report.RESULTS.read_text())
+    assert [(r["id"], r["doc"]) for r in data["runs"]] == [(s["id"], s["doc"]) for s in browser.runs()]
+    assert len(data["runs"]) >= 40
+    rows = [{**r, **browser.compare(r)} for r in data["runs"]]
+    acc = browser_report.stats(rows, "accounted_error", "accounted_ms")
+    raw = browser_report.stats(rows)
+    assert acc["median_abs_error"] <= 0.05 and acc["p95_abs_error"] <= 0.15, acc
+    assert acc["spearman_rho"] >= 0.95 and raw["spearman_rho"] >= 0.95, (acc, raw)
+    assert raw["mean_error"] < -0.03, raw
+    assert "Spearman's rho | 0.81 |" in browser_report.summary({"runs": rows})
