@@ -23,7 +23,8 @@ Times are from the first SYN in the capture (the browser's clock is aligned on i
 
 Known differences (docs/measurements.md, 2026-11-29): Chromium binds a request to the first connection free (late
 binding: on a 4-image page it opens 4 connections, as the model, and may use 3), and on h2 it holds image requests
-beyond about 10 in flight until earlier ones end, which the model's h2 does not.
+beyond 10 in flight until earlier ones end (the network service's ResourceScheduler,
+kDefaultMaxNumDelayableRequestsPerClient), which the model's h2 does not.
 """
 
 from __future__ import annotations
