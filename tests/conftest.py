@@ -17,6 +17,7 @@ import pytest
 SERIAL_FILES = frozenset(
     {
         "tests/validation/test_realstack_ci.py",
+        "tests/validation/test_browser_ci.py",
         "tests/latency_lab_web/test_server.py",
         "tests/latency_lab_web/test_memory.py",
     }

@@ -39,6 +39,11 @@ PORT_H1 = 80
 PORT_H2 = 8080
 PORT_TLS = 443
 PORT_TFO = 81
+#: The browser's ports (issue 28, :mod:`validation.realstack.browser`): HTTP/1.1 over TLS and h2 over TLS (ALPN), in a
+#: server block of their own that names the types a browser needs (text/html, text/css, image/png) so that the
+#: other ports' responses keep their headers byte for byte
+PORT_BROWSER_H1 = 4443
+PORT_BROWSER_H2 = 8443
 #: Set in both namespaces (each is per network namespace since Linux 4.15): no TCP timestamps (so a full segment carries the MSS of 1460 bytes and every
 #: packet 40 bytes of headers, the model's packet_overhead_bytes), no cached metrics between connections
 #: (an ssthresh saved by one connection would start the next in congestion avoidance), no ECN, buffers
@@ -199,6 +204,12 @@ http {{
         listen {tls_port} ssl;
         root {root};
     }}
+    server {{
+        listen {browser_h1} ssl;
+        listen {browser_h2} ssl http2;
+        root {root};
+        types {{ text/html html; text/css css; image/png png; application/javascript js; }}
+    }}
 }}
 """
 
@@ -287,6 +298,8 @@ class Stack:
                 h2_chunk=h2_chunk,
                 tfo=PORT_TFO,
                 tls_port=PORT_TLS,
+                browser_h1=PORT_BROWSER_H1,
+                browser_h2=PORT_BROWSER_H2,
                 tls=f"TLSv{tls}",
                 cert=self.cert,
                 key=self.key,
@@ -321,7 +334,10 @@ class Stack:
                 err = self.nginx.stderr.read() if self.nginx.stderr else ""
                 raise RuntimeError(f"nginx exited: {err} {(self.work / 'nginx-error.log').read_text()[-2000:]}")
             r = _run("ss", "-Htln", ns=self.server_ns, check=False)
-            if all(f":{port} " in r.stdout for port in (PORT_H1, PORT_H2, PORT_TFO, PORT_TLS)):
+            if all(
+                f":{port} " in r.stdout
+                for port in (PORT_H1, PORT_H2, PORT_TFO, PORT_TLS, PORT_BROWSER_H1, PORT_BROWSER_H2)
+            ):
                 return
             time.sleep(0.05)
         raise RuntimeError("nginx did not start listening within 10 s")
@@ -386,9 +402,10 @@ class Stack:
             out[side] = vals
         return out
 
-    def in_client(self, *args: str, timeout: float = 300) -> str:
-        """Run a client in the client namespace (SCHED_FIFO, as nginx); its standard output."""
-        r = _run("chrt", "-f", RT_PRIORITY, *args, ns=self.client_ns, check=False, timeout=timeout)
+    def in_client(self, *args: str, timeout: float = 300, priority: str = RT_PRIORITY) -> str:
+        """Run a client in the client namespace (SCHED_FIFO at ``priority``, as nginx's by default); its standard
+        output."""
+        r = _run("chrt", "-f", priority, *args, ns=self.client_ns, check=False, timeout=timeout)
         if r.returncode != 0:
             raise RuntimeError(f"{' '.join(args[:3])} failed in the client namespace: {r.stderr.strip()[-2000:]}")
         return r.stdout
