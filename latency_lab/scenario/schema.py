@@ -468,6 +468,15 @@ class Page(_Strict):
     image_size_ratio: float = Field(
         1.0, gt=0, le=4, description="Every image's size times this, e.g. PNG in place of GIF (seed 004)."
     )
+    object_parents: list[Annotated[int, Strict()]] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        strict=False,
+        description="For each embedded object, the object whose arrival reveals it (issue 28): 0 the HTML, k the "
+        "k-th embedded object (1 to the object's own position - 1), so a style sheet can name a font and a script "
+        "an image; its request leaves only once that object has fully arrived. Omitted: every object is named by "
+        "the HTML. GETALL is not delayed (the server sends the page's objects in one response).",
+    )
 
     @model_validator(mode="after")
     def _one_way_to_give_objects(self) -> Page:
@@ -481,13 +490,39 @@ class Page(_Strict):
             raise ValueError("object_count and object_size_bytes go together")
         elif self.object_count is None:
             object.__setattr__(self, "object_bytes", [DEFAULT_OBJECT_BYTES] * DEFAULT_OBJECT_COUNT)
+        if self.object_parents is not None:
+            self._check_parents(self.object_parents)
         return self
+
+    def _check_parents(self, parents: list[int]) -> None:
+        """``object_parents``: one parent per embedded object, each an earlier object (a tree in request order)."""
+        n = len(self.sizes())
+        if len(parents) != n:
+            raise ValueError(
+                f"object_parents must give one parent per embedded object: {n} objects, {len(parents)} parents"
+            )
+        for k, parent in enumerate(parents, start=1):
+            if not 0 <= parent <= k - 1:
+                raise ValueError(
+                    f"object_parents[{k - 1}] ({parent}) must be between 0 and {k - 1}: embedded object {k} is revealed "
+                    "by the HTML (0) or by an earlier embedded object"
+                )
+        for name in ("css_bytes", "css_replaces_images"):
+            if getattr(self, name) > 0:
+                raise ValueError(
+                    f"object_parents cannot be used with page.{name} above 0 (it adds or drops embedded objects, so "
+                    f"the parents would name other objects); allowed: page.{name} 0"
+                )
 
     def sizes(self) -> list[int]:
         """The embedded objects' sizes (bytes), in request order, as the page was given."""
         if self.object_bytes is not None:
             return list(self.object_bytes)
         return [self.object_size_bytes or 0] * (self.object_count or 0)
+
+    def parents(self) -> tuple[int, ...]:
+        """Each embedded object's parent (0 the HTML, k the k-th embedded object); ``()``: every one the HTML's."""
+        return tuple(self.object_parents) if self.object_parents is not None else ()
 
     def transferred(self, html_compression_ratio: float = 1.0) -> tuple[int, list[int]]:
         """The HTML's and objects' body bytes on the wire after the content what-ifs (:mod:`latency_lab.scenario.content`)."""
