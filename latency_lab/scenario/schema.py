@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails
 
 from latency_lab.scenario.content import effective_page
@@ -490,13 +499,25 @@ class Page(_Strict):
             raise ValueError("object_count and object_size_bytes go together")
         elif self.object_count is None:
             object.__setattr__(self, "object_bytes", [DEFAULT_OBJECT_BYTES] * DEFAULT_OBJECT_COUNT)
-        if self.object_parents is not None:
-            self._check_parents(self.object_parents)
         return self
 
-    def _check_parents(self, parents: list[int]) -> None:
-        """``object_parents``: one parent per embedded object, each an earlier object (a tree in request order)."""
-        n = len(self.sizes())
+    @field_validator("object_parents")
+    @classmethod
+    def _parents_form_a_tree(cls, parents: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        """One parent per embedded object, each an earlier object (a tree in request order), checked here so that a
+        refusal names ``page.object_parents`` (the fields before it are validated by now; one that failed is
+        reported on its own)."""
+        data = info.data
+        if parents is None or any(
+            name not in data for name in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
+        ):
+            return parents
+        if data["object_bytes"] is not None:
+            n = len(data["object_bytes"])
+        elif data["object_count"] is not None:
+            n = data["object_count"]
+        else:
+            n = DEFAULT_OBJECT_COUNT
         if len(parents) != n:
             raise ValueError(
                 f"object_parents must give one parent per embedded object: {n} objects, {len(parents)} parents"
@@ -508,11 +529,12 @@ class Page(_Strict):
                     "by the HTML (0) or by an earlier embedded object"
                 )
         for name in ("css_bytes", "css_replaces_images"):
-            if getattr(self, name) > 0:
+            if data[name] > 0:
                 raise ValueError(
                     f"object_parents cannot be used with page.{name} above 0 (it adds or drops embedded objects, so "
                     f"the parents would name other objects); allowed: page.{name} 0"
                 )
+        return parents
 
     def sizes(self) -> list[int]:
         """The embedded objects' sizes (bytes), in request order, as the page was given."""

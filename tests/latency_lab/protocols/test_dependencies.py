@@ -167,6 +167,10 @@ def test_a_lossy_tree_runs_natively_as_in_python(protocol: str, sections: dict[s
     _, got = _both(doc, protocol)
     _, base = _both(flat, protocol)
     assert got["expected_with_loss"]["page_load_ms"] > got["page_load_ms"]
+    objects = {o["name"]: o for o in got["objects"]}
+    for prefix in ("", "p2:"):  # every page's font is asked for once its style sheet has arrived (getall: one request)
+        if protocol != "getall":
+            assert objects[prefix + "obj2"]["start_ms"] >= objects[prefix + "obj1"]["end_ms"]
     if protocol in ("http10", "persistent", "getall"):
         assert got == base
     else:  # the font waits for the style sheet: never sooner than the flat page
