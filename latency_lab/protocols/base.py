@@ -6,7 +6,9 @@ when ``header_flush`` is set (seed 000, 2.2; with ``header_flush_persistent_only
 it closes after the response), and the rest in ``server_write_bytes`` writes (seed
 000, 2.3: Apache writes in 4 KB chunks). A server that closes after its response (HTTP/1.0) sends
 its FIN with the last data. The client waits its think time before each request. An object is
-complete when its last byte reaches the client; a page when all its objects are. A session loads
+complete when its last byte reaches the client; a page when all its objects are. An embedded object is
+discovered when its parent (``page.object_parents``: the HTML, or an earlier embedded object such as the style
+sheet that names a font) has arrived, and its request leaves only then (:attr:`Session.reveals`). A session loads
 the page ``session.pages`` times, each after the user's think time (seed 000, 2.4; seed 001, 5.2):
 a persistent connection carries over unless the server's idle timeout closed it. On a split-proxy
 path (seed 003) the client's connections end at the local proxy, which relays (:mod:`latency_lab.protocols.proxy`).
@@ -64,12 +66,18 @@ class Session:
         sizes = [p.html, *p.objects]
         self.objects: dict[str, ObjectRecord] = {}
         self.page_names: list[list[str]] = []
+        # the objects each object's arrival reveals, in index order (page.object_parents; issue 28), every page alike
+        self.reveals: dict[str, list[str]] = {}
+        parents = p.object_parents or (0,) * len(p.objects)
         for k in range(p.pages):
             prefix = "" if k == 0 else f"p{k + 1}:"
             names = [f"{prefix}html"] + [f"{prefix}obj{i}" for i in range(1, len(p.objects) + 1)]
             self.page_names.append(names)
             for name, size in zip(names, sizes, strict=True):
                 self.objects[name] = ObjectRecord(name, size, k)
+                self.reveals[name] = []
+            for i, parent in enumerate(parents, start=1):
+                self.reveals[names[parent]].append(names[i])
         self.events: list[dict[str, Any]] = []
         self.restarts = 0
         self.start = Point(q.zero, None, None, "request")

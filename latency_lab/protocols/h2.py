@@ -18,12 +18,14 @@ from latency_lab.protocols.multiplex import Mux
 
 
 def load(s: Session, conn: Connection, names: list[str], point: Point) -> None:
-    """Fetch a page's objects on a connection with streams: the HTML, then all the others in one go."""
+    """Fetch a page's objects on a connection with streams: the HTML, then the objects each arrival reveals, in
+    one go (every other object, after the HTML, unless ``page.object_parents`` says otherwise)."""
     mux: Mux = conn.mux if conn.mux is not None else Mux(s, conn)
 
     def done(name: str, t: Any, pkt: Packet) -> None:
-        if name == names[0] and len(names) > 1:
-            mux.requests(names[1:], s.think(Point(t, pkt, None, "request")), done)
+        found = s.reveals[name]  # the HTML's objects, or those a style sheet or script names (page.object_parents)
+        if found:
+            mux.requests(found, s.think(Point(t, pkt, None, "request")), done)
 
     mux.requests([names[0]], s.think(point), done)
 

@@ -4,7 +4,8 @@ Seed 002, section 3 (figure 3-1): each object costs a connection setup round tri
 request round trip, so the first inlined image cannot start before four round trips and every
 further one needs at least two more. The client asks for the embedded objects only after the HTML
 has fully arrived; the server closes each connection after its response, which also sends what
-Nagle holds (seed 000, 2.3).
+Nagle holds (seed 000, 2.3). One object at a time in index order: every parent ``page.object_parents`` can
+name comes earlier, so it has arrived before its child is asked for and the tree changes nothing.
 """
 
 from __future__ import annotations

@@ -3,7 +3,9 @@
 Seed 004 (the HTTP/1.0 browsers it measures open several connections at once; seed 001, 5.5
 notes Navigator's limit of 6). The HTML comes on its own connection; once it has arrived the client
 opens ``parallel_connections`` connections, one object each, and opens the next as each finishes.
-Live connections share the link first come, first served.
+Live connections share the link first come, first served. With ``page.object_parents`` an object is
+discovered when its parent arrives and queues behind those discovered before it (ties in index order); a
+free slot takes the first waiting object.
 """
 
 from __future__ import annotations
@@ -15,18 +17,16 @@ from latency_lab.protocols.base import Session
 
 
 def run(s: Session, names: list[str], start: Point) -> None:
-    pending = list(names[1:])
-
-    def launch(point: Point) -> None:
-        name = pending.pop(0)
-        s.fetch_on_new_connection([name], point, done)
+    pending: list[str] = []  # discovered objects no connection has asked for yet, in discovery order
+    busy = [0]  # object connections open
 
     def done(name: str, t: Any, pkt: Packet) -> None:
         point = Point(t, pkt, None, "request")
-        if name == names[0]:
-            for _ in range(min(s.p.parallel, len(pending))):
-                launch(point)
-        elif pending:
-            launch(point)
+        pending.extend(s.reveals[name])
+        if name != names[0]:
+            busy[0] -= 1
+        while pending and busy[0] < s.p.parallel:
+            busy[0] += 1
+            s.fetch_on_new_connection([pending.pop(0)], point, done)
 
     s.fetch_on_new_connection([names[0]], start, done)

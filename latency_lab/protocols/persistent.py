@@ -3,7 +3,8 @@
 Seed 002, section 4 (a long-lived connection: the first image arrives after two round trips, not
 four) and seed 001, 5.2; seed 000 measures this mode (P-HTTP) and its delayed-ACK and Nagle
 stalls. Each request leaves only after the previous response has fully arrived, so every object
-still costs a round trip.
+still costs a round trip. One object at a time in index order: every parent ``page.object_parents`` can
+name comes earlier, so it has arrived before its child is asked for and the tree changes nothing.
 """
 
 from __future__ import annotations

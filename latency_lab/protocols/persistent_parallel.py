@@ -6,7 +6,9 @@ client asks for the objects, each on the first free connection: the HTML's own c
 connections already open and idle the next ones in the order they were opened, and while objects wait and
 fewer than ``parallel_connections`` are open the client opens a new connection for each waiting object (its
 request leaves when the connection is ready). When an object's response has fully arrived its connection
-takes the next waiting object (one request at a time: no pipelining). The connections stay open across the
+takes the next waiting object (one request at a time: no pipelining). With ``page.object_parents`` an object
+is discovered when its parent has arrived: it joins the waiting objects (in discovery order, ties in index order)
+and is taken as the HTML's objects are. The connections stay open across the
 session's pages; the server's idle timeout closes them all (:meth:`latency_lab.protocols.base.Session._object_done`).
 
 With ``http.preconnect`` the client opens the other ``parallel_connections - 1`` connections at the click, beside
@@ -32,25 +34,24 @@ class Pool:
     def __init__(self, s: Session) -> None:
         self.s = s
         self.free: list[Connection] = []
-        self.pending: list[str] = []  # the objects the arrived HTML named that no connection has asked for yet
+        self.pending: list[str] = []  # the discovered objects no connection has asked for yet, in discovery order
 
     def done(self, name: str, t: Any, pkt: Packet) -> None:
         """An object's last byte arrived: its connection takes the next waiting object, or idles."""
         s = self.s
         conn = s.conns[s.objects[name].connection]
         point = Point(t, pkt, None, "request")
-        html = name == s.names[0]
-        if html:  # the objects are known once the HTML has arrived
-            self.pending = list(s.names[1:])
+        found = s.reveals[name]  # the objects are known once their parent (the HTML, or page.object_parents') arrived
+        self.pending.extend(found)
         if self.pending:
             s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
         else:
             self.free.append(conn)
-        if html:
+        if found:
             self.dispatch(point)
 
     def dispatch(self, point: Point) -> None:
-        """The HTML has arrived: idle connections take the waiting objects, then new connections open."""
+        """Objects were discovered: idle connections take the waiting objects, then new connections open."""
         s = self.s
         while self.pending and self.free:
             conn = self.free.pop(0)

@@ -7,6 +7,8 @@ request: with ``http.pipeline_writes`` ``each`` back to back, each its own write
 ones until an ACK returns (seed 004: Nagle should be off for pipelined HTTP/1.1); with ``one`` all in one
 write of ``n q`` bytes, so the requests share full segments (seed 004, Persistent Connections: "multiple
 requests and responses can be contained in a single TCP segment"; libwww buffers its requests).
+With ``page.object_parents`` the requests of the objects an object reveals are written, the same way, when
+its last byte arrives (after the responses already asked for, on the same connection).
 """
 
 from __future__ import annotations
@@ -21,12 +23,13 @@ from latency_lab.protocols.base import Session
 def run(s: Session, names: list[str], start: Point) -> None:
     def opened(conn: Connection, point: Point) -> None:
         def done(name: str, t: Any, pkt: Packet) -> None:
-            if name == names[0]:
+            found = s.reveals[name]
+            if found:
                 after = s.think(Point(t, pkt, None, "request"))
-                if s.p.pipeline_one_write and len(names) > 2:
-                    s.requests_in_one_write(conn, [[other] for other in names[1:]], after, done)
+                if s.p.pipeline_one_write and len(found) > 1:
+                    s.requests_in_one_write(conn, [[other] for other in found], after, done)
                     return
-                for other in names[1:]:
+                for other in found:
                     s.request(conn, [other], after, done)
 
         s.request(conn, [names[0]], s.think(point), done)

@@ -82,6 +82,9 @@ class Params:
     rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; latency_lab.mechanisms.rto)
     pipeline_one_write: bool = False  # http.pipeline_writes "one": the pipelined requests in one write
     preconnect: bool = False  # http.preconnect: persistent_parallel opens its connections at the click
+    # each embedded object's parent, the object whose last byte reveals it (0 the HTML, k the k-th embedded object;
+    # page.object_parents); (): every one the HTML's, as when all are zero
+    object_parents: tuple[int, ...] = ()
     loss: float = (
         0.0  # probability each packet is lost (network.loss_rate); only latency_lab.analysis.expected_loss uses it
     )
@@ -140,6 +143,7 @@ def resolve(s: Scenario) -> Params:
         parallel=h.parallel_connections,
         html=html,
         objects=tuple(objects),
+        object_parents=s.page.parents(),
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,

@@ -19,7 +19,16 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, Strict, ValidationError, model_validator
+from pydantic import (
+    BaseModel,
+    ConfigDict,
+    Field,
+    Strict,
+    ValidationError,
+    ValidationInfo,
+    field_validator,
+    model_validator,
+)
 from pydantic_core import InitErrorDetails
 
 from latency_lab.scenario.content import effective_page
@@ -468,6 +477,15 @@ class Page(_Strict):
     image_size_ratio: float = Field(
         1.0, gt=0, le=4, description="Every image's size times this, e.g. PNG in place of GIF (seed 004)."
     )
+    object_parents: list[Annotated[int, Strict()]] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        strict=False,
+        description="For each embedded object, the object whose arrival reveals it (issue 28): 0 the HTML, k the "
+        "k-th embedded object (1 to the object's own position - 1), so a style sheet can name a font and a script "
+        "an image; its request leaves only once that object has fully arrived. Omitted: every object is named by "
+        "the HTML. GETALL is not delayed (the server sends the page's objects in one response).",
+    )
 
     @model_validator(mode="after")
     def _one_way_to_give_objects(self) -> Page:
@@ -483,11 +501,50 @@ class Page(_Strict):
             object.__setattr__(self, "object_bytes", [DEFAULT_OBJECT_BYTES] * DEFAULT_OBJECT_COUNT)
         return self
 
+    @field_validator("object_parents")
+    @classmethod
+    def _parents_form_a_tree(cls, parents: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        """One parent per embedded object, each an earlier object (a tree in request order), checked here so that a
+        refusal names ``page.object_parents`` (the fields before it are validated by now; one that failed is
+        reported on its own)."""
+        data = info.data
+        if parents is None or any(
+            name not in data for name in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
+        ):
+            return parents
+        if data["object_bytes"] is not None:
+            n = len(data["object_bytes"])
+        elif data["object_count"] is not None:
+            n = data["object_count"]
+        else:
+            n = DEFAULT_OBJECT_COUNT
+        if len(parents) != n:
+            raise ValueError(
+                f"object_parents must give one parent per embedded object: {n} objects, {len(parents)} parents"
+            )
+        for k, parent in enumerate(parents, start=1):
+            if not 0 <= parent <= k - 1:
+                raise ValueError(
+                    f"object_parents[{k - 1}] ({parent}) must be between 0 and {k - 1}: embedded object {k} is revealed "
+                    "by the HTML (0) or by an earlier embedded object"
+                )
+        for name in ("css_bytes", "css_replaces_images"):
+            if data[name] > 0:
+                raise ValueError(
+                    f"object_parents cannot be used with page.{name} above 0 (it adds or drops embedded objects, so "
+                    f"the parents would name other objects); allowed: page.{name} 0"
+                )
+        return parents
+
     def sizes(self) -> list[int]:
         """The embedded objects' sizes (bytes), in request order, as the page was given."""
         if self.object_bytes is not None:
             return list(self.object_bytes)
         return [self.object_size_bytes or 0] * (self.object_count or 0)
+
+    def parents(self) -> tuple[int, ...]:
+        """Each embedded object's parent (0 the HTML, k the k-th embedded object); ``()``: every one the HTML's."""
+        return tuple(self.object_parents) if self.object_parents is not None else ()
 
     def transferred(self, html_compression_ratio: float = 1.0) -> tuple[int, list[int]]:
         """The HTML's and objects' body bytes on the wire after the content what-ifs (:mod:`latency_lab.scenario.content`)."""

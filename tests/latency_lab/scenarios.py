@@ -160,6 +160,15 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         page["css_replaces_images"] = rng.choice([0, 1, 3, 20])
         page["css_bytes"] = rng.choice([0, 0, 500, 4000])
         page["image_size_ratio"] = rng.choice([1.0, 0.05, 0.6, 1.3, 4.0])
+    if rng.random() < 0.35:  # a tree of dependencies (issue 28): chains, fans and the HTML's own
+        count = len(page["object_bytes"]) if "object_bytes" in page else page.get("object_count", 3)
+        shape = rng.random()
+        page["object_parents"] = [
+            (k - 1 if shape < 0.3 else rng.randint(0, k - 1) if shape < 0.8 else rng.choice([0, k - 1]))
+            for k in range(1, count + 1)
+        ]
+        if rng.random() < 0.9:  # the what-ifs that add or drop objects cannot go with it (the rest a refused draw)
+            page["css_bytes"] = page["css_replaces_images"] = 0
 
     doc: dict[str, Any] = {"network": network, "tcp": tcp, "http": http, "page": page}
     if rng.random() < 0.35:  # sessions of several page loads
@@ -217,8 +226,8 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
 def every_feature(n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` valid scenario documents that together exercise every section and field of the schema
     (profiles, handshakes, idle restarts, Nagle, delayed ACKs, TLS 1.2/1.3 with resumption and early
-    data, DNS, h2 and h3 with their frame and QUIC fields, split proxies, sessions, loss, content what-ifs,
-    asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
+    data, DNS, h2 and h3 with their frame and QUIC fields, split proxies, sessions, loss, content what-ifs, trees
+    of dependencies, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
     most 12 KB, HTML up to 16 KB) so each predicts in milliseconds; a draw the schema refuses is drawn again."""
     from pydantic import ValidationError
 

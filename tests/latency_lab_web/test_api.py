@@ -1352,3 +1352,23 @@ def test_packets_have_their_own_step_budget(client: FlaskClient) -> None:
 
     with pytest.raises(UserError, match="max_packets_work_units"):
         predict_document(doc, packets=True)
+
+
+def test_object_parents_reach_the_api(client: FlaskClient) -> None:
+    """Issue 28's page.object_parents goes through the one schema: a query parameter of the OpenAPI document, a
+    comma-separated list in the query string that delays the font behind its style sheet, and a bad tree is a 422
+    whose message names the field and its range."""
+    doc = client.get("/api/openapi.json").get_json()
+    params = {p["name"]: p for p in doc["paths"]["/api/v1/predict"]["get"]["parameters"]}
+    assert "page.object_parents" in params
+    query = P + "?protocols=h2&page.object_count=2&page.object_size_bytes=1000"
+    flat = client.get(query)
+    tree = client.get(query + "&page.object_parents=0,1")
+    assert flat.status_code == tree.status_code == 200
+    assert tree.json["scenario"]["page"]["object_parents"] == [0, 1]
+    rtt = tree.json["scenario"]["network"]["rtt_ms"]
+    later = tree.json["results"][0]["page_load_ms"] - flat.json["results"][0]["page_load_ms"]
+    assert later >= rtt  # the font's request leaves after the style sheet's last byte: a round trip more at least
+    bad = client.get(query + "&page.object_parents=0,2")
+    assert bad.status_code == 422
+    assert "object_parents[1] (2) must be between 0 and 1" in json.dumps(bad.json)

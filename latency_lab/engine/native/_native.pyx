@@ -40,6 +40,7 @@ cdef extern from "params.hpp" namespace "ll":
         double server_think, client_think, conn_overhead
         long long parallel, html
         vector[long long] objects
+        vector[long long] object_parents
         long long pages
         double user_think
         cbool has_idle_timeout
@@ -195,6 +196,9 @@ cdef class Prepared:
         c.objects.clear()
         for size in p.objects:
             c.objects.push_back(size)
+        c.object_parents.clear()
+        for parent in p.object_parents:
+            c.object_parents.push_back(parent)
         c.pages = p.pages
         c.user_think = p.user_think
         c.has_idle_timeout = p.idle_timeout is not None

@@ -56,6 +56,7 @@ struct Params {
   long long parallel;
   long long html;
   std::vector<long long> objects;
+  std::vector<long long> object_parents;  // each embedded object's parent (0 the HTML); empty: every one the HTML's
   long long pages;
   double user_think;
   bool has_idle_timeout;

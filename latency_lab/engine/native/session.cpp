@@ -15,6 +15,12 @@ Session::Session(const Params& params, int protocol_, long long allowance)
       objects.push_back(ObjectRecord{size, static_cast<int>(k)});
       names.push_back(id++);
     }
+    reveals.resize(objects.size());
+    size_t n = p->objects.size();
+    for (size_t i = 1; i <= n; ++i) {
+      size_t parent = p->object_parents.empty() ? 0 : static_cast<size_t>(p->object_parents[i - 1]);
+      reveals[static_cast<size_t>(names[parent])].push_back(names[i]);
+    }
     page_names.push_back(std::move(names));
   }
   start = eng.point(0.0, NIL, false, 0.0, REQUEST);
@@ -339,15 +345,15 @@ struct Pool {
   void done(int name, double t, int32_t pkt) {
     Connection* conn = s->conns[static_cast<size_t>(s->objects[name].connection)].get();
     Ref point = s->eng.point(t, pkt, false, 0.0, REQUEST);
-    const std::vector<int>& names = s->page_names[static_cast<size_t>(s->page)];
-    bool html = name == names[0];
-    if (html) pending.assign(names.begin() + 1, names.end());  // the objects are known once the HTML has arrived
+    // the objects are known once their parent (the HTML, or page.object_parents') has arrived
+    const std::vector<int>& found = s->reveals[static_cast<size_t>(name)];
+    pending.insert(pending.end(), found.begin(), found.end());
     if (!pending.empty()) {
       take(conn, point);
     } else {
       free.push_back(conn);
     }
-    if (html) dispatch(point);
+    if (!found.empty()) dispatch(point);
   }
 
   void dispatch(Ref point) {

@@ -59,6 +59,7 @@ struct Session {
   std::vector<std::unique_ptr<Connection>> conns;
   std::vector<ObjectRecord> objects;
   std::vector<std::vector<int>> page_names;
+  std::vector<std::vector<int>> reveals;  // by object: the objects its arrival reveals, in index order (base.py)
   std::vector<EventRec> events;
   long long restarts = 0;
   Ref start;

@@ -123,11 +123,9 @@ void Session::h2_load(Connection* conn, const std::vector<int>& names, Ref point
   auto st = std::make_shared<DoneFn>();
   drivers.push_back(st);
   std::weak_ptr<DoneFn> self = st;
-  *st = [this, mux, names, self](int name, double t, int32_t pkt) {
-    if (name == names[0] && names.size() > 1) {
-      std::vector<int> rest(names.begin() + 1, names.end());
-      mux->requests(rest, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
-    }
+  *st = [this, mux, self](int name, double t, int32_t pkt) {
+    const std::vector<int>& found = reveals[static_cast<size_t>(name)];
+    if (!found.empty()) mux->requests(found, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
   };
   mux->requests({names[0]}, think(point), *st);
 }
@@ -147,24 +145,26 @@ void Session::driver(const std::vector<int>& names, Ref st) {
       break;
     }
     case P_HTTP10_PARALLEL: {  // http10_parallel.run
-      auto pending = std::make_shared<std::vector<int>>(names.begin() + 1, names.end());
+      // discovered objects no connection has asked for yet (discovery order), and the object connections open
+      auto pending = std::make_shared<std::vector<int>>();
+      auto busy = std::make_shared<long long>(0);
       auto done = std::make_shared<DoneFn>();
       drivers.push_back(done);
       drivers.push_back(pending);
+      drivers.push_back(busy);
       std::weak_ptr<DoneFn> self = done;
       std::vector<int>* pend = pending.get();
-      *done = [this, names, self, pend](int name, double t, int32_t pkt) {
+      long long* live = busy.get();
+      *done = [this, names, self, pend, live](int name, double t, int32_t pkt) {
         Ref point = eng.point(t, pkt, false, 0.0, REQUEST);
-        auto launch = [this, pend, &self](Ref pt) {
+        const std::vector<int>& found = reveals[static_cast<size_t>(name)];
+        pend->insert(pend->end(), found.begin(), found.end());
+        if (name != names[0]) *live -= 1;
+        while (!pend->empty() && *live < p->parallel) {
+          *live += 1;
           int next = pend->front();
           pend->erase(pend->begin());
-          fetch_on_new_connection({next}, pt, *self.lock());
-        };
-        if (name == names[0]) {
-          long long n = std::min(p->parallel, static_cast<long long>(pend->size()));
-          for (long long i = 0; i < n; ++i) launch(point);
-        } else if (!pend->empty()) {
-          launch(point);
+          fetch_on_new_connection({next}, point, *self.lock());
         }
       };
       fetch_on_new_connection({names[0]}, st, *done);
@@ -188,17 +188,18 @@ void Session::driver(const std::vector<int>& names, Ref st) {
         auto done = std::make_shared<DoneFn>();
         drivers.push_back(done);
         std::weak_ptr<DoneFn> self = done;
-        *done = [this, names, conn, self](int name, double t, int32_t pkt) {
-          if (name != names[0]) return;
+        *done = [this, conn, self](int name, double t, int32_t pkt) {
+          const std::vector<int> found = reveals[static_cast<size_t>(name)];
+          if (found.empty()) return;
           Ref after = think(eng.point(t, pkt, false, 0.0, REQUEST));
           DoneFn me = *self.lock();
-          if (p->pipeline_one_write && names.size() > 2) {
+          if (p->pipeline_one_write && found.size() > 1) {
             std::vector<std::vector<int>> reqs;
-            for (size_t i = 1; i < names.size(); ++i) reqs.push_back({names[i]});
+            for (int other : found) reqs.push_back({other});
             requests_in_one_write(conn, reqs, after, me);
             return;
           }
-          for (size_t i = 1; i < names.size(); ++i) request(conn, {names[i]}, after, me);
+          for (int other : found) request(conn, {other}, after, me);
         };
         request(conn, {names[0]}, think(point), *done);
       });

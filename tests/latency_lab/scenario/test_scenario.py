@@ -5,6 +5,7 @@ from __future__ import annotations
 import subprocess
 import sys
 from pathlib import Path
+from typing import Any
 
 import pytest
 from pydantic import ValidationError
@@ -121,3 +122,42 @@ def test_a_page_over_the_segment_cap_is_named_by_its_field_in_words() -> None:
     with pytest.raises(ValidationError) as caught:
         Scenario.model_validate({"page": {"object_bytes": [10_000_000, 10_000_000]}})
     assert "page.object_bytes makes the page too large" in str(caught.value)
+
+
+# ------------------------------------------------------------------ page.object_parents (issue 28)
+@pytest.mark.parametrize(
+    ("page", "message"),
+    [
+        ({"object_count": 3, "object_size_bytes": 10, "object_parents": [0, 0]}, "3 objects, 2 parents"),
+        ({"object_bytes": [1, 2], "object_parents": [0, 0, 0]}, "2 objects, 3 parents"),
+        (
+            {"object_count": 3, "object_size_bytes": 10, "object_parents": [0, 2, 0]},
+            "object_parents[1] (2) must be between 0 and 1",
+        ),
+        ({"object_parents": [1, 0, 0]}, "object_parents[0] (1) must be between 0 and 0"),
+        ({"object_parents": [0, 0, -1]}, "object_parents[2] (-1) must be between 0 and 2"),
+        ({"object_parents": [0, 0, 0], "css_bytes": 100}, "object_parents cannot be used with page.css_bytes above 0"),
+        (
+            {"object_parents": [0, 0, 0], "css_replaces_images": 1},
+            "object_parents cannot be used with page.css_replaces_images above 0",
+        ),
+    ],
+)
+def test_object_parents_refused_with_the_allowed_range(page: dict[str, Any], message: str) -> None:
+    with pytest.raises(ValidationError) as info:
+        Scenario.model_validate({"page": page})
+    assert message in str(info.value)
+
+
+def test_object_parents_resolved_as_a_tuple() -> None:
+    """Given: each object's parent, in Params as a tuple; left out: (), every object the HTML's (as all zeros)."""
+    given = Scenario.model_validate({"page": {"object_bytes": [1, 2, 3, 4], "object_parents": [0, 1, 1, 0]}})
+    assert resolve(given).object_parents == (0, 1, 1, 0)
+    assert resolve(Scenario()).object_parents == ()
+    assert resolve(Scenario.model_validate({"page": {"object_parents": [0, 0, 0]}})).object_parents == (0, 0, 0)
+    assert (
+        resolve(
+            Scenario.model_validate({"page": {"object_count": 0, "object_size_bytes": 1, "object_parents": []}})
+        ).object_parents
+        == ()
+    )
