@@ -575,7 +575,7 @@ def cmd_har(args: argparse.Namespace) -> int:
     try:
         page = load_har(_read_har_bytes(args.file))
         with limits.request_budget():
-            doc = answer(page, what_if)
+            doc = answer(page, what_if).model_dump(mode="json")
     except HarError as exc:
         raise UserError("\n".join(f"{name}: {p.text}" for p in exc.problems)) from None
     except limits.WorkLimitExceeded as exc:

@@ -42,8 +42,8 @@ from urllib.parse import urlsplit
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from latency_lab.scenario.errors import Problem, did_you_mean, field_path
-from latency_lab.scenario.json_input import JsonInputError, loads_strict
-from latency_lab.scenario.limits import MAX_HAR_BYTES, MAX_HAR_DEPTH, MAX_HAR_ENTRIES, Limit
+from latency_lab.scenario.json_input import BRACKET_TOKEN, JsonInputError, loads_strict, location_in_text
+from latency_lab.scenario.limits import MAX_HAR_BYTES, MAX_HAR_CONTAINERS, MAX_HAR_DEPTH, MAX_HAR_ENTRIES, Limit
 from latency_lab.scenario.schema import MAX_LOSS_RATE, MAX_OBJECT_BYTES, MAX_OBJECTS, Protocol
 
 #: Longest time a HAR may give (ms): an hour. Past it a timing is refused as out of range.
@@ -78,9 +78,24 @@ class HarError(ValueError):
         self.limit = limit
 
 
+#: Each refusal's problem type: a page the model cannot take (``har_page``: no HTML entry, a URL not http, an origin
+#: to remove the page has not...), not JSON (``json_invalid``), over a limit (``limit_exceeded``).
+PROBLEM_TYPES: dict[Kind, str] = {
+    "invalid": "har_page",
+    "not_json": "json_invalid",
+    "too_large": "limit_exceeded",
+    "limit": "limit_exceeded",
+}
+
+
+#: The path of a problem of the whole HAR (its size, its JSON).
+WHOLE = "HAR"
+
+
 def _refuse(path: str, message: str, allowed: str | None = None, kind: Kind = "invalid", value: Any = None) -> HarError:
-    loc = tuple(path.split(".")) if path else ()
-    return HarError([Problem(path=path, message=message, allowed=allowed, value=value, type=kind, loc=loc)], kind)
+    loc = tuple(path.split(".")) if path and path != WHOLE else ()
+    problem = Problem(path=path, message=message, allowed=allowed, value=value, type=PROBLEM_TYPES[kind], loc=loc)
+    return HarError([problem], kind)
 
 
 # --- the parts of a HAR read (HAR 1.2, and the browsers' own fields) ------------------------------------
@@ -220,6 +235,31 @@ def _problems(exc: ValidationError) -> list[Problem]:
     return out
 
 
+def _check_depth(text: str) -> None:
+    """:class:`HarError` at the first array or object nested past :data:`MAX_HAR_DEPTH`: a scan of the text that
+    stops there (5 MB of brackets is refused in microseconds, where a scan to the end takes seconds)."""
+    if text.count("[") + text.count("{") <= MAX_HAR_DEPTH:
+        return
+    depth = 0
+    for m in BRACKET_TOKEN.finditer(text):
+        c = text[m.start()]
+        if c == "[" or c == "{":
+            depth += 1
+            if depth > MAX_HAR_DEPTH:
+                path = field_path(location_in_text(text, m.start())) or WHOLE
+                message = (
+                    f"level {MAX_HAR_DEPTH + 1} of nested arrays and objects; at most {MAX_HAR_DEPTH} levels "
+                    "allowed (max_har_depth)"
+                )
+                error = _refuse(path, message, f"at most {MAX_HAR_DEPTH} levels of nesting", "limit")
+                error.limit = Limit(
+                    "max_har_depth", MAX_HAR_DEPTH, MAX_HAR_DEPTH + 1, f"{path or 'the HAR'}: {message}"
+                )
+                raise error
+        elif c == "]" or c == "}":
+            depth -= 1
+
+
 def read_har(data: bytes | str) -> HarDocument:
     """The HAR in ``data`` (its bytes, or text), checked: :class:`HarError` before any other work if it is over
     :data:`MAX_HAR_BYTES`, not UTF-8, not strict JSON (:func:`latency_lab.scenario.json_input.loads_strict`), nested
@@ -228,7 +268,9 @@ def read_har(data: bytes | str) -> HarDocument:
     size = len(data.encode() if isinstance(data, str) else data)
     if size > MAX_HAR_BYTES:
         message = f"the HAR is {size:,} bytes, at most {MAX_HAR_BYTES:,} allowed (max_har_bytes)"
-        error = _refuse("", message, f"a HAR of at most {MAX_HAR_BYTES:,} bytes (saved without contents)", "too_large")
+        error = _refuse(
+            WHOLE, message, f"a HAR of at most {MAX_HAR_BYTES:,} bytes (saved without contents)", "too_large"
+        )
         error.limit = Limit("max_har_bytes", MAX_HAR_BYTES, size, message)
         raise error
     if isinstance(data, bytes):
@@ -240,17 +282,27 @@ def read_har(data: bytes | str) -> HarDocument:
             ) from None
     else:
         text = data.removeprefix("\ufeff")  # HAR 1.2: readers ignore a byte order mark
+    containers = text.count("{") + text.count("[")
+    if containers > MAX_HAR_CONTAINERS:
+        message = (
+            f"the HAR holds {containers:,} objects and arrays ({{ and [ characters), at most {MAX_HAR_CONTAINERS:,} "
+            f"allowed (max_har_containers: 200 an entry)"
+        )
+        error = _refuse(WHOLE, message, f"at most {MAX_HAR_CONTAINERS:,} objects and arrays", "limit")
+        error.limit = Limit("max_har_containers", MAX_HAR_CONTAINERS, containers, message)
+        raise error
+    _check_depth(text)
     try:
-        raw = loads_strict(text, max_depth=MAX_HAR_DEPTH)
+        raw = loads_strict(text, max_depth=len(text))  # the nesting is checked: loads_strict need not scan again
     except json.JSONDecodeError as exc:
         where = f"line {exc.lineno} column {exc.colno}"
-        raise _refuse("", f"not JSON: {exc.msg} at {where}", "a HAR: a JSON object", "not_json") from None
+        raise _refuse(WHOLE, f"not JSON: {exc.msg} at {where}", "a HAR: a JSON object", "not_json") from None
     except JsonInputError as exc:
-        if exc.limit is not None:
+        if exc.limit is not None:  # pragma: no cover - the nesting is checked first
             raise HarError(exc.problems, "limit", exc.limit) from None
         raise HarError(exc.problems, "not_json" if exc.not_json else "invalid") from None
     except RecursionError:  # pragma: no cover - the depth is checked on the text first
-        raise _refuse("", f"nested too deep: at most {MAX_HAR_DEPTH} levels", None, "limit") from None
+        raise _refuse(WHOLE, f"nested too deep: at most {MAX_HAR_DEPTH} levels", None, "limit") from None
     if not isinstance(raw, dict) or not isinstance(raw.get("log"), dict):
         raise _refuse("log", "a HAR is a JSON object with a log object", "an object with log.entries", value=None)
     entries = raw["log"].get("entries")
