@@ -102,9 +102,10 @@ def _refuse(path: str, message: str, allowed: str | None = None, kind: Kind = "i
 
 
 class _Har(BaseModel):
-    """A part of a HAR: the fields read are checked; every other field is ignored (HARs carry many)."""
+    """A part of a HAR: the fields read are checked, with JSON's types as they are (a size is a whole number, not
+    ``"200"`` nor ``200.0``; a time any number); every other field is ignored (HARs carry many)."""
 
-    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, populate_by_name=True)
+    model_config = ConfigDict(extra="ignore", allow_inf_nan=False, populate_by_name=True, strict=True)
 
 
 # Sizes are bytes and times ms; -1 is HAR's "not known".
@@ -636,6 +637,7 @@ class WhatIf(BaseModel):
         min_length=1,
         max_length=8,
         strict=False,
+        json_schema_extra={"uniqueItems": True},  # to_scenario refuses a repeat
         description="The protocols to predict (each once); default: persistent_parallel (HTTP/1.1 as browsers), "
         "h2 and h3, and the one the HAR's document came over among them.",
     )

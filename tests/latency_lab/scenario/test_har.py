@@ -316,7 +316,7 @@ def test_deep_nesting_is_refused_from_the_text() -> None:
         ("headersSize", 1.5, "log.entries[2].response.headersSize", "a whole number of bytes"),
         ("_transferSize", -2, "log.entries[2].response._transferSize", "bytes from -1"),
         ("status", 1000, "log.entries[2].response.status", "from 0 to 999"),
-        ("status", "200", None, None),  # lax: a numeric string is read (HAR writers differ)
+        ("status", "200", "log.entries[2].response.status", "from 0 to 999"),  # strict JSON types
     ],
 )
 def test_sizes_out_of_range_are_refused_by_path(field: str, value: Any, path: str | None, words: str | None) -> None:
