@@ -510,8 +510,12 @@ def har_page(har: HarDocument) -> HarPage:
     if not indexed:
         raise _refuse("log.entries", "the HAR has no entries", "a page's entries: its HTML document and its objects")
     for i, e in indexed:
-        scheme = urlsplit(e.request.url).scheme.lower()
-        if scheme not in ("http", "https") or not urlsplit(e.request.url).hostname:
+        try:
+            parts = urlsplit(e.request.url)
+            good = parts.scheme.lower() in ("http", "https") and bool(parts.hostname) and parts.port != 0
+        except ValueError:  # a bad port ("http://a:x/", past 65535) or a bad IPv6 address ("http://[::1/")
+            good = False
+        if not good:
             raise _refuse(
                 f"log.entries[{i}].request.url",
                 f"not an http or https URL: {e.request.url[:80]!r}",

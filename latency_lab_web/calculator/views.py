@@ -74,7 +74,7 @@ from latency_lab_web.web.form import (
     unit_of,
     validate_doc,
 )
-from latency_lab_web.web.har import calculator_query
+from latency_lab_web.web.har import UPLOAD_FRAMING_BYTES, calculator_query
 from latency_lab_web.web.query import SCENARIO_PARAMS
 from latency_lab_web.web.units import EXAMPLES, readable
 from latency_lab_web.web.words import FRIENDLY_NAMES, LOSS_PART_NAMES, PROTOCOL_NAMES, part_name, why
@@ -1059,10 +1059,6 @@ def sweep_points() -> Response:
         "next": fill_url(state, chart, number + 1) if number + 1 < len(fill.slices) else None,
     }
     return Response(json.dumps(body, allow_nan=False), mimetype="application/json")
-
-
-#: Bytes of an upload's form beside the HAR itself (the multipart framing).
-UPLOAD_FRAMING_BYTES = 64 * 1024
 
 
 def _har_refused(problems: list[str], status: int) -> Response:

@@ -17,6 +17,12 @@ from latency_lab_web.web.form import query_text
 from latency_lab_web.web.problems import ApiError, invalid
 from latency_lab_web.web.query import repeated, unknown
 
+#: Bytes of an upload's form beside the HAR itself (the calculator's multipart framing).
+UPLOAD_FRAMING_BYTES = 64 * 1024
+#: The paths whose bodies are HARs, held to ``MAX_HAR_BYTES`` (and the upload's framing), not ``API_MAX_BODY_BYTES``:
+#: the API's and the calculator's upload (the server bounds a chunked body by it: latency_lab_web/serving.py).
+HAR_PATHS = ("/api/v1/har", "/har")
+
 #: The what-if query parameters: WhatIf's fields. Lists are comma-separated, booleans true or false.
 WHAT_IF_PARAMS = tuple(WhatIf.model_fields)
 _LISTS = ("protocols", "remove_origins")

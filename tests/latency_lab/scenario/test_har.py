@@ -355,7 +355,20 @@ def test_no_page_entries_or_no_html() -> None:
     assert page.on_load_ms is None and page.objects
 
 
-@pytest.mark.parametrize("url", ["data:text/css,a{}", "ftp://files.example/a.css", "javascript:alert(1)", "http://"])
+@pytest.mark.parametrize(
+    "url",
+    [
+        "data:text/css,a{}",
+        "ftp://files.example/a.css",
+        "javascript:alert(1)",
+        "http://",
+        "http://a:x/",
+        "http://a:99999/",
+        "https://[::1/",
+        "http://a:0/",
+        "",
+    ],
+)
 def test_non_http_urls_are_refused(url: str) -> None:
     doc = raw("firefox")
     doc["log"]["entries"][3]["request"]["url"] = url
@@ -374,6 +387,7 @@ def _mutations(doc: Any, rng: random.Random) -> Any:
     """``doc`` with one value somewhere replaced by a hostile one."""
     out = copy.deepcopy(doc)
     hostile = [None, -1, -(10**20), 10**30, 1e308, "", "x" * 10_000, [], {}, [[[[]]]], True, "-1", 0.5, {"a": 1}]
+    hostile += ["http://a:99999/", "https://[::1/", "text/html", "h3", "2026-13-45T99:00:00Z"]
     node = out
     path: list[Any] = []
     while isinstance(node, dict | list) and node and rng.random() < 0.85:
