@@ -36,10 +36,11 @@ import statistics
 from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 from urllib.parse import urlsplit
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from annotated_types import Ge, Le
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationError
 
 from latency_lab.scenario.errors import Problem, did_you_mean, field_path
 from latency_lab.scenario.json_input import BRACKET_TOKEN, JsonInputError, loads_strict, location_in_text
@@ -102,17 +103,29 @@ def _refuse(path: str, message: str, allowed: str | None = None, kind: Kind = "i
 
 
 class _Har(BaseModel):
-    """A part of a HAR: the fields read are checked, with JSON's types as they are (a size is a whole number, not
-    ``"200"`` nor ``200.0``; a time any number); every other field is ignored (HARs carry many)."""
+    """A part of a HAR: the fields read are checked, with JSON's types as they are (a size is a whole number, ``200``
+    or ``200.0``, not ``"200"``; a time any number); every other field is ignored (HARs carry many)."""
 
     model_config = ConfigDict(extra="ignore", allow_inf_nan=False, populate_by_name=True, strict=True)
 
+
+def _whole(value: Any) -> Any:
+    """A whole float (``1234.0``) as its integer, as JSON Schema's ``integer`` takes it; anything else as given."""
+    if isinstance(value, float) and value.is_integer() and abs(value) < 2**53:
+        return int(value)
+    return value
+
+
+#: An integer field: a JSON integer, or a whole number written as a float.
+Whole = Annotated[int, BeforeValidator(_whole)]
+#: A size that may be left out (the browsers' own fields), its range on the type so the schema says it.
+OptionalSize = Annotated[int, Ge(-1), Le(MAX_OBJECT_BYTES), BeforeValidator(_whole)] | None
 
 # Sizes are bytes and times ms; -1 is HAR's "not known".
 
 
 class HarContent(_Har):
-    size: int = Field(-1, ge=-1, le=MAX_OBJECT_BYTES, description="The body's bytes, decoded (HAR 1.2 content.size).")
+    size: Whole = Field(-1, ge=-1, le=MAX_OBJECT_BYTES, description="The body's bytes, decoded (HAR 1.2 content.size).")
     mimeType: str = Field("", max_length=MAX_TEXT_CHARS)
 
 
@@ -122,12 +135,12 @@ class HarRequest(_Har):
 
 
 class HarResponse(_Har):
-    status: int = Field(ge=0, le=999)
+    status: Whole = Field(ge=0, le=999)
     httpVersion: str = Field("", max_length=MAX_TEXT_CHARS)
-    headersSize: int = Field(-1, ge=-1, le=MAX_OBJECT_BYTES)
-    bodySize: int = Field(-1, ge=-1, le=MAX_OBJECT_BYTES)
+    headersSize: Whole = Field(-1, ge=-1, le=MAX_OBJECT_BYTES)
+    bodySize: Whole = Field(-1, ge=-1, le=MAX_OBJECT_BYTES)
     content: HarContent = Field(default_factory=HarContent)
-    transferSize: int | None = Field(None, alias="_transferSize", ge=-1, le=MAX_OBJECT_BYTES)
+    transferSize: OptionalSize = Field(None, alias="_transferSize")
 
 
 class HarTimings(_Har):
@@ -167,7 +180,7 @@ class HarEntry(_Har):
     timings: HarTimings = Field(default_factory=HarTimings)
     initiator: ChromeInitiator | str | None = Field(None, alias="_initiator", union_mode="left_to_right")
     protocol: str | None = Field(None, alias="_protocol", max_length=MAX_TEXT_CHARS)  # WebPageTest
-    bytes_in: int | None = Field(None, alias="_bytesIn", ge=-1, le=MAX_OBJECT_BYTES)  # WebPageTest
+    bytes_in: OptionalSize = Field(None, alias="_bytesIn")  # WebPageTest
 
 
 class PageTimings(_Har):

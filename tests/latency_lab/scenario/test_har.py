@@ -314,6 +314,7 @@ def test_deep_nesting_is_refused_from_the_text() -> None:
         ("bodySize", -5, "log.entries[2].response.bodySize", "from -1 (not known) to 100,000,000"),
         ("bodySize", 10**12, "log.entries[2].response.bodySize", "bytes from -1"),
         ("headersSize", 1.5, "log.entries[2].response.headersSize", "a whole number of bytes"),
+        ("headersSize", 300.0, None, None),  # a whole float is its integer, as JSON Schema's integer
         ("_transferSize", -2, "log.entries[2].response._transferSize", "bytes from -1"),
         ("status", 1000, "log.entries[2].response.status", "from 0 to 999"),
         ("status", "200", "log.entries[2].response.status", "from 0 to 999"),  # strict JSON types
