@@ -1,4 +1,4 @@
-"""The model's command line: ``python -m latency_lab predict``, ``study``, ``exercise`` and ``presets`` (installed, the
+"""The model's command line: ``python -m latency_lab predict``, ``har``, ``study``, ``exercise`` and ``presets`` (installed, the
 ``latency-lab`` command: each message names the command as it was called).
 
 ``predict FILE`` reads a scenario (a JSON object) or a what-if batch (a JSON array of them) and
@@ -18,6 +18,11 @@ are done; a bad line is recorded (on stderr, naming the line, and in its place i
 ``--jobs N`` predicts in N worker processes; ``--omit events,objects`` leaves those lists out of each result.
 :func:`predict_document` is the one-scenario entry for distributed runs (a Dask bag over JSON Lines files:
 docs/dask.md).
+
+``har FILE`` reads a HAR (:mod:`latency_lab.scenario.har`) and prints its page (origins, objects, bytes, the initiator
+tree's depth) and the model's prediction for it, with what-ifs (``--protocols``, ``--rtt-ms``, ``--bandwidth-bps``,
+``--loss-rate``, ``--remove-origin``, ``--preconnect``), beside the HAR's own measured onLoad; ``--json`` prints the
+answer :func:`latency_lab.studies.har.answer` gives (the API's).
 
 ``study DESIGN --out DIR`` runs a study (:mod:`latency_lab.studies.study`) into Parquet shards in DIR, resuming from
 the shards already there.
@@ -54,8 +59,10 @@ from latency_lab.analysis.predict import predict
 from latency_lab.analysis.result import Prediction
 from latency_lab.analysis.tables import csv_rows
 from latency_lab.scenario import limits
-from latency_lab.scenario.errors import allowed, did_you_mean, problems, validate_scenario
+from latency_lab.scenario.errors import allowed, did_you_mean, field_path, problems, validate_scenario
+from latency_lab.scenario.har import HarError, WhatIf, load_har
 from latency_lab.scenario.json_input import MAX_JSON_DEPTH, JsonInputError, check_depth, loads_strict
+from latency_lab.scenario.limits import MAX_HAR_BYTES
 from latency_lab.scenario.overlay import overlay
 from latency_lab.scenario.schema import Scenario
 from latency_lab.studies.presets import PRESETS
@@ -486,6 +493,100 @@ def cmd_predict_jsonl(args: argparse.Namespace) -> int:
     return 2 if count else 0
 
 
+def _read_har_bytes(path: str) -> bytes:
+    """At most one byte more than ``MAX_HAR_BYTES`` of the file (``-``: standard input): the reader refuses more."""
+    name = "<stdin>" if path == "-" else path
+    try:
+        if path == "-":
+            return sys.stdin.buffer.read(MAX_HAR_BYTES + 1)
+        with open(path, "rb") as f:
+            return f.read(MAX_HAR_BYTES + 1)
+    except OSError as exc:
+        raise UserError(f"{name}: cannot read: {exc.strerror or exc}") from None
+
+
+#: The ``har`` command's what-if options and the WhatIf fields they give.
+HAR_OPTIONS = {
+    "protocols": "--protocols",
+    "rtt_ms": "--rtt-ms",
+    "bandwidth_bps": "--bandwidth-bps",
+    "loss_rate": "--loss-rate",
+    "remove_origins": "--remove-origin",
+    "preconnect": "--preconnect",
+}
+
+
+def _what_if(args: argparse.Namespace) -> WhatIf:
+    given: dict[str, Any] = {"preconnect": args.preconnect, "remove_origins": args.remove_origin}
+    for name in ("protocols", "rtt_ms", "bandwidth_bps", "loss_rate"):
+        if getattr(args, name) is not None:
+            given[name] = getattr(args, name)
+    try:
+        return WhatIf.model_validate(given)
+    except ValidationError as exc:
+        lines = []
+        for err in exc.errors(include_url=False):
+            loc = tuple(err["loc"])
+            option = HAR_OPTIONS.get(str(loc[0]), field_path(loc)) if loc else "the what-if"
+            lines.append(f"{option}: {err['msg']} (got {err.get('input')!r})")
+        raise UserError("\n".join(lines)) from None
+
+
+def _har_text(doc: dict[str, Any], name: str) -> str:
+    page = doc["page"]
+    lines = [
+        f"HAR {name} ({page['creator'] or 'creator not given'})",
+        f"document: {page['document']} ({page['html_bytes']:,} bytes)",
+        f"{page['objects']:,} objects, {page['wire_bytes']:,} bytes on the wire (HTML included), "
+        f"initiator tree depth {page['tree_depth']}",
+        "origins:",
+    ]
+    for o in page["origins"]:
+        rtt = f"rtt {o['rtt_ms']:g} ms" if o["rtt_ms"] is not None else "rtt not shown"
+        lines.append(f"  {o['origin']}  {o['protocol']}  {o['objects']:,} responses  {o['wire_bytes']:,} bytes  {rtt}")
+    lines.extend(f"note: {n}" for n in doc["notes"])
+    net = doc["scenario"].get("network", {})
+    lines.append(
+        "modelled: "
+        + ", ".join(f"{k} {v:,.10g}" for k, v in net.items() if isinstance(v, int | float))
+        + f", tls {doc['scenario']['tls']['version']}, {len(doc['scenario']['page']['object_bytes']):,} objects"
+    )
+    lines.append("predicted page load (ms):")
+    measured = doc["measured"]
+    for r in doc["results"]:
+        line = f"  {r['protocol']:<20} {r['page_load_ms']:10.1f}"
+        if r["expected_with_loss_ms"] != r["page_load_ms"]:
+            line += f"  (with loss, expected {r['expected_with_loss_ms']:.1f})"
+        if r["protocol"] == measured["protocol"]:
+            on_load = measured["on_load_ms"]
+            line += "  the HAR's protocol; measured onLoad " + (
+                f"{on_load:.1f}" if on_load is not None else "not given"
+            )
+        lines.append(line)
+    return "\n".join(lines) + "\n"
+
+
+def cmd_har(args: argparse.Namespace) -> int:
+    """``har``: a HAR's page, and the model's prediction for it with what-ifs, beside the HAR's measured onLoad."""
+    from latency_lab.studies.har import answer
+
+    what_if = _what_if(args)
+    name = "<stdin>" if args.file == "-" else args.file
+    try:
+        page = load_har(_read_har_bytes(args.file))
+        with limits.request_budget():
+            doc = answer(page, what_if).model_dump(mode="json")
+    except HarError as exc:
+        raise UserError("\n".join(f"{name}: {p.text}" for p in exc.problems)) from None
+    except limits.WorkLimitExceeded as exc:
+        raise UserError(f"{name}: {exc.limit.message}") from None
+    if args.json:
+        _print_json(doc)
+    else:
+        sys.stdout.write(_har_text(doc, name))
+    return 0
+
+
 def cmd_study(args: argparse.Namespace) -> int:
     """``study``: run a design (latency_lab.studies.study) into Parquet shards in ``--out``; a summary line on stdout."""
     from latency_lab.studies import study  # pandas, pyarrow: imported for this command only
@@ -701,6 +802,41 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="include each result's formula (text, LaTeX, MathML, with numbers) and the glossary (JSON only)",
     )
     p.set_defaults(handler=cmd_predict, parser=p)
+
+    ph = sub.add_parser(
+        "har",
+        help="read a HAR (DevTools, WebPageTest, Firefox) and predict its page, with what-ifs",
+        description="Read the HAR FILE (HTTP Archive 1.2, at most "
+        f"{MAX_HAR_BYTES:,} bytes: save it without contents) and print its page (origins, objects, bytes on the "
+        "wire, the initiator tree's depth) and the model's page load time for it, beside the HAR's own onLoad. "
+        "Today the model has one origin: every origin's objects are served by the document's. A malformed HAR, or "
+        "a bad what-if, exits with status 2 naming the field.",
+        epilog="examples:\n"
+        f"  {prog} har page.har\n"
+        f"  {prog} har page.har --protocols h2,h3 --rtt-ms 150 --loss-rate 0.01\n"
+        f"  {prog} har page.har --remove-origin https://ads.example:443 --preconnect --json",
+        formatter_class=argparse.RawDescriptionHelpFormatter,
+    )
+    ph.add_argument("file", metavar="FILE", help="the HAR file (- reads standard input)")
+    ph.add_argument(
+        "--protocols",
+        type=lambda text: [t.strip() for t in text.split(",") if t.strip()],
+        metavar="LIST",
+        help="protocols to predict, comma-separated (default: persistent_parallel,h2,h3)",
+    )
+    ph.add_argument("--rtt-ms", type=float, metavar="MS", help="round trip (default: the HAR's connect times)")
+    ph.add_argument("--bandwidth-bps", type=float, metavar="BPS", help="bottleneck rate (default: the HAR's estimate)")
+    ph.add_argument("--loss-rate", type=float, metavar="P", help="packet loss probability, 0 to 0.2 (default 0)")
+    ph.add_argument(
+        "--remove-origin",
+        action="append",
+        default=[],
+        metavar="ORIGIN",
+        help="drop this origin's objects and what they initiated (scheme://host:port as listed); repeatable",
+    )
+    ph.add_argument("--preconnect", action="store_true", help="open the browser's connections at the click")
+    ph.add_argument("--json", action="store_true", help="print the answer as JSON (the API's)")
+    ph.set_defaults(handler=cmd_har, parser=ph)
 
     st = sub.add_parser(
         "study",

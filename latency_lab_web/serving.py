@@ -38,7 +38,9 @@ from gunicorn.http.body import ChunkedReader  # type: ignore[import-untyped]
 from gunicorn.workers.ggevent import GeventWorker  # type: ignore[import-untyped]
 from werkzeug.exceptions import RequestEntityTooLarge
 
+from latency_lab.scenario.limits import MAX_HAR_BYTES
 from latency_lab_web import SECURITY_HEADERS
+from latency_lab_web.web.har import HAR_PATHS, UPLOAD_FRAMING_BYTES
 from latency_lab_web.web.problems import KINDS, PROBLEM_JSON, type_uri
 
 #: gunicorn's status -> the problem kind the answer names (others: ``about:blank`` with gunicorn's reason).
@@ -140,6 +142,8 @@ class ProblemGeventWorker(GeventWorker):
     def handle_request(self, listener_name: Any, req: Any, sock: Any, addr: Any) -> Any:
         most = getattr(self.wsgi, "config", {}).get("API_MAX_BODY_BYTES")
         if most is not None:
+            if getattr(req, "path", None) in HAR_PATHS:  # a HAR: its own limit (the views check it again)
+                most = max(int(most), MAX_HAR_BYTES + UPLOAD_FRAMING_BYTES)
             bound_chunked_body(req, int(most))
         keep_alive = super().handle_request(listener_name, req, sock, addr)
         gevent.idle()  # the worker's other connections with a request waiting go first (the module's docstring)

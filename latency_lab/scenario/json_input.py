@@ -30,6 +30,8 @@ MAX_JSON_DEPTH_NAME = "max_json_depth"
 #: it) or a structural character. A linear scan: the string's body is the "unrolled loop" form.
 _TOKEN = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|[\[\]{},:]')
 _BRACKET = re.compile(r'"[^"\\]*(?:\\[\s\S][^"\\]*)*"?|[\[\]{}]')
+#: A JSON string or a bracket, for a scan of the nesting (the HAR import's: :mod:`latency_lab.scenario.har`).
+BRACKET_TOKEN = _BRACKET
 #: Most problems of one JSON input listed (the rest are counted in one more).
 MAX_JSON_PROBLEMS_LISTED = 20
 
@@ -123,6 +125,11 @@ def _location(text: str, end: int) -> tuple[str | int, ...]:
             frames[-1][1] = _key(last)
         last = None
     return tuple("?" if key is None else key for _, key in frames)
+
+
+def location_in_text(text: str, end: int) -> tuple[str | int, ...]:
+    """Where in the JSON ``text`` the array or object opened at ``end`` is: the keys and indexes around it."""
+    return _location(text, end)
 
 
 def check_depth_of_text(text: str, max_depth: int = MAX_JSON_DEPTH) -> None:

@@ -36,7 +36,7 @@ from contextlib import AbstractContextManager, contextmanager
 from contextvars import ContextVar
 from dataclasses import dataclass
 
-from latency_lab.scenario.schema import QUIC_PACKET_OVERHEAD_BYTES, Scenario
+from latency_lab.scenario.schema import MAX_OBJECTS, QUIC_PACKET_OVERHEAD_BYTES, Scenario
 
 #: Work units one object costs a protocol run, beside its segments (fitted with ``--calibrate``).
 OBJECT_UNITS: dict[str, int] = {
@@ -93,6 +93,22 @@ MAX_SWEEP_FIXED_UNITS = 36_000
 #: events and 58,000 path stalls, a 50-57 MB answer whose JSON took 1.6 s of CPU to write beside the model's 0.87 s
 #: (bench/worst_case.py seed 27, 2026-11-28). 500, as the teaching panel shows (the app's ``MAX_EVENTS_SHOWN``).
 MAX_LISTED = 500
+
+
+#: Largest HAR file the HAR import reads (:mod:`latency_lab.scenario.har`: the command line, ``POST /api/v1/har`` and
+#: the calculator's upload), in bytes: checked before it is parsed. A DevTools HAR saved without contents is a few KB
+#: an entry; 5 MB holds a page at the model's :data:`~latency_lab.scenario.schema.MAX_OBJECTS` with room to spare.
+#: Strict parsing (:func:`latency_lab.scenario.json_input.loads_strict`) of a 5 MB HAR takes about 0.1 s.
+MAX_HAR_BYTES = 5_000_000
+#: Most entries a HAR may hold: the document and :data:`~latency_lab.scenario.schema.MAX_OBJECTS` embedded objects.
+MAX_HAR_ENTRIES = MAX_OBJECTS + 1
+#: Most objects and arrays a HAR may hold, counted as its ``{`` and ``[`` characters before it is parsed (strings
+#: included: a bound, not a count): 200 an entry (a DevTools entry holds 30 to 100: its headers are objects). Parsing
+#: 1.67 million empty objects took 1.6 s of CPU; this many, about 0.2 s.
+MAX_HAR_CONTAINERS = 200 * MAX_HAR_ENTRIES
+#: Deepest nesting of a HAR's arrays and objects (a Chrome ``_initiator`` carries its call stacks, each stack's
+#: ``parent`` one level deeper): deeper is refused from the text, before it is parsed.
+MAX_HAR_DEPTH = 64
 
 
 @dataclass(frozen=True, slots=True)

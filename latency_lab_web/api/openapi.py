@@ -29,12 +29,17 @@ from latency_lab.api_schema import (
     ProblemDetails,
     SweepOutput,
 )
+from latency_lab.scenario.har import HarDocument, WhatIf
 from latency_lab.scenario.json_input import MAX_JSON_DEPTH
 from latency_lab.scenario.limits import (
     LOSS_STEP_COST,
     MAX_ENGINE_STEPS,
     MAX_EXPLAIN_WORK_UNITS,
     MAX_FORMULA_WORK_UNITS,
+    MAX_HAR_BYTES,
+    MAX_HAR_CONTAINERS,
+    MAX_HAR_DEPTH,
+    MAX_HAR_ENTRIES,
     MAX_LISTED,
     MAX_PACKETS_ENGINE_STEPS,
     MAX_PACKETS_WORK_UNITS,
@@ -54,6 +59,7 @@ from latency_lab.scenario.limits import (
 )
 from latency_lab.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
 from latency_lab.studies.exercises import TEMPLATES as EXERCISE_TEMPLATES
+from latency_lab.studies.har import HarAnswer
 from latency_lab_web.web.problems import KINDS, type_uri
 from latency_lab_web.web.query import SCENARIO_PARAMS
 
@@ -134,6 +140,29 @@ def limits(max_body: int = DEFAULT_MAX_BODY_BYTES, max_query: int = DEFAULT_MAX_
             "what": "Events, and path stalls, an answer of /api/v1/predict lists per protocol result: the first in "
             "time order; events_total and path_stalls_total say how many there are in all, and page_load_ms, "
             "breakdown_ms and the counts are read off all of them. Not a refusal: a long answer is cut, not refused.",
+        },
+        {
+            "name": "max_har_bytes",
+            "value": MAX_HAR_BYTES,
+            "what": "Size of a HAR (POST /api/v1/har's body, the command line's har FILE, the calculator's upload; "
+            "save it without contents), in place of max_body_bytes; over it: 413.",
+        },
+        {
+            "name": "max_har_entries",
+            "value": MAX_HAR_ENTRIES,
+            "what": "Entries of a HAR: the document and max_objects objects; over it: 422 limit-exceeded.",
+        },
+        {
+            "name": "max_har_containers",
+            "value": MAX_HAR_CONTAINERS,
+            "what": "Objects and arrays of a HAR, counted as its { and [ characters before it is parsed (200 an "
+            "entry); over it: 422 limit-exceeded.",
+        },
+        {
+            "name": "max_har_depth",
+            "value": MAX_HAR_DEPTH,
+            "what": "Nesting of a HAR (Chrome's initiator stacks nest), in place of max_json_depth; checked on the "
+            "text before it is parsed; over it: 422 limit-exceeded naming the path.",
         },
         {
             "name": "max_json_depth",
@@ -231,6 +260,12 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
         "type": "points",
         "rule": "That more of a sweep's points are invalid than the first ones' problems list (points after the next "
         "invalid one are not checked).",
+    },
+    {
+        "type": "har_page",
+        "rule": "A HAR valid by its schema whose page the model cannot take: no entry of its first page, no HTML "
+        "entry among them, a URL that is not http or https, a startedDateTime that is not an ISO 8601 time, or "
+        "remove_origins naming an origin the page has not (or the document's own).",
     },
     *({"type": kind, "rule": f"Exercises: {rule}"} for kind, rule in EXERCISE_RULES.items()),
 ]
@@ -410,6 +445,51 @@ def _exercise_paths() -> dict[str, Any]:
     }
 
 
+def _har_paths(defs: dict[str, Any]) -> dict[str, Any]:
+    """POST /api/v1/har: the HAR as the body (HarDocument: the parts read), the what-ifs (WhatIf's fields) as query
+    parameters, lists comma-separated."""
+    what_if = defs["WhatIf"]["properties"]
+    params = []
+    for name, schema in what_if.items():
+        schema = copy.deepcopy(schema)
+        description = schema.pop("description", "")
+        schema.pop("default", None)
+        options = schema.pop("anyOf", None)
+        if options:  # "X or null": a query parameter is left out for null
+            schema.update(next(o for o in options if o.get("type") != "null"))
+        param: dict[str, Any] = {"name": name, "in": "query", "required": False, "description": description}
+        if schema.get("type") == "array":
+            param.update(style="form", explode=False)
+        params.append({**param, "schema": schema})
+    return {
+        "/api/v1/har": {
+            "post": {
+                "operationId": "harPost",
+                "summary": "Predict a HAR's page (DevTools, WebPageTest, Firefox), with what-ifs",
+                "description": "The body is a HAR 1.2 file (Content-Type: application/json; at most max_har_bytes: "
+                "save it without contents). Its first page becomes a scenario: the HTML document, each object's size "
+                "on the wire, the protocol the document came over, the RTT from the connect times. One origin "
+                "today: every origin's objects are served by the document's (merged_origins names them); the "
+                "initiator tree is answered (object_parents) but not yet modelled. The answer puts the HAR's own "
+                "onLoad beside the model's time for the HAR's protocol.",
+                "parameters": params,
+                "requestBody": {
+                    "required": True,
+                    "content": {"application/json": {"schema": {"$ref": REF.format(model="HarDocument")}}},
+                },
+                "responses": {
+                    "200": {
+                        "description": "OK",
+                        "content": {"application/json": {"schema": {"$ref": REF.format(model="HarAnswer")}}},
+                    },
+                    **ERRORS_POST,
+                    "413": _problem("The HAR is over max_har_bytes."),
+                },
+            }
+        }
+    }
+
+
 @functools.cache
 def _document() -> dict[str, Any]:
     models = [
@@ -424,6 +504,9 @@ def _document() -> dict[str, Any]:
         (ExerciseTemplates, "serialization"),
         (ExerciseVariant, "serialization"),
         (ExerciseSet, "serialization"),
+        (HarDocument, "validation"),
+        (WhatIf, "validation"),
+        (HarAnswer, "serialization"),
     ]
     _, top = models_json_schema(models, ref_template=REF)  # type: ignore[arg-type]
     defs: dict[str, Any] = top["$defs"]
@@ -513,6 +596,7 @@ def _document() -> dict[str, Any]:
             },
         },
     }
+    paths.update(_har_paths(defs))
     paths.update(_exercise_paths())
     return {
         "openapi": "3.1.0",

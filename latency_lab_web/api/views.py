@@ -6,6 +6,8 @@
 - ``GET /api/v1/presets``, ``GET /api/v1/presets/{name}``: the seeds' setups.
 - ``GET|POST /api/v1/formulas/{protocol}``: a protocol's page load time as a formula (text, LaTeX,
   MathML) with the glossary of its symbols.
+- ``POST /api/v1/har``: a HAR file (the body) and what-ifs (query parameters) in, the HAR's page, the scenario made of
+  it and its predictions beside the HAR's own onLoad out (:func:`latency_lab.studies.har.answer`).
 - ``GET /api/openapi.json`` (OpenAPI 3.1, from the pydantic models) and ``GET /api/docs``.
 
 Predict and sweep answer CSV for ``?format=csv`` or ``Accept: text/csv``. Every error is a problem
@@ -29,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from flask import Response, current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 from pydantic import ValidationError
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from latency_lab import ALL_PROTOCOLS, PRESETS, Scenario, predict
 from latency_lab.analysis.answer import listed
@@ -38,16 +41,20 @@ from latency_lab.analysis.sweep import csv_rows as sweep_csv_rows
 from latency_lab.analysis.tables import csv_rows
 from latency_lab.scenario import limits
 from latency_lab.scenario.errors import Problem, allowed, whole_number, whole_numbers
+from latency_lab.scenario.har import HarError, load_har
 from latency_lab.scenario.limits import (
     MAX_FORMULA_WORK_UNITS,
+    MAX_HAR_BYTES,
     MAX_PACKETS_WORK_UNITS,
     MAX_WORK_UNITS,
     check,
     costly_fields,
     work_units,
 )
+from latency_lab.studies.har import answer as har_answer
 from latency_lab_web.api import bp
 from latency_lab_web.web.cache import Entry, ResponseCache
+from latency_lab_web.web.har import har_problem, what_if_of
 from latency_lab_web.web.problems import ApiError, invalid
 from latency_lab_web.web.query import only_options
 from latency_lab_web.web.request import (
@@ -56,6 +63,7 @@ from latency_lab_web.web.request import (
     bool_option,
     check_query_size,
     json_body,
+    json_media_type,
     output_format,
     problem_at,
     scenario_input,
@@ -209,6 +217,40 @@ def sweep_endpoint() -> Response:
         return Entry(_encode(out), JSON)
 
     return cached(key, make)
+
+
+def _har_bytes() -> bytes:
+    """The body, a HAR: at most ``MAX_HAR_BYTES`` (max_har_bytes, not the scenarios' max_body_bytes), else 413."""
+    json_media_type()
+    size = request.content_length
+    message = f"the HAR is over {MAX_HAR_BYTES:,} bytes (max_har_bytes); save it without contents"
+    too_large = ApiError(
+        "body-too-large",
+        message,
+        [Problem(path="", message=message, allowed=f"a HAR of at most {MAX_HAR_BYTES:,} bytes", type="limit_exceeded")],
+        limits.Limit("max_har_bytes", MAX_HAR_BYTES, size or MAX_HAR_BYTES + 1, message),
+        headers={"Connection": "close"},
+    )
+    if size is not None and size > MAX_HAR_BYTES:
+        raise too_large
+    request.max_content_length = MAX_HAR_BYTES  # this endpoint's own limit (a chunked body is cut past it: 413)
+    try:
+        return request.get_data(cache=False)
+    except RequestEntityTooLarge:
+        raise too_large from None
+
+
+@bp.post("/v1/har")
+def har_endpoint() -> Response:
+    """A HAR's page predicted with what-ifs, beside the HAR's own onLoad."""
+    check_query_size()
+    what_if = what_if_of(request.args)
+    data = _har_bytes()
+    try:
+        out = har_answer(load_har(data), what_if)
+    except HarError as exc:
+        raise har_problem(exc) from None
+    return Response(_encode(out.model_dump(mode="json")), mimetype=JSON)
 
 
 def _preset_summary(name: str) -> dict[str, Any]:

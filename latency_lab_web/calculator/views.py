@@ -34,13 +34,22 @@ from flask import Response, current_app, redirect, render_template, request, url
 from flask.blueprints import BlueprintSetupState
 from pydantic import ValidationError
 from werkzeug.datastructures import MultiDict
+from werkzeug.exceptions import RequestEntityTooLarge
 
 from latency_lab import ALL_PROTOCOLS, PRESETS, ProtocolResult, Scenario, predict
 from latency_lab.analysis import leading
 from latency_lab.analysis.leading import head_of_line_ms, leading_ms, lossless_ms, parts_ms
 from latency_lab.analysis.sweep import SweepRequest, SweepResult, SweepSeries, base_document, point, sweep
 from latency_lab.analysis.sweep import csv_rows as sweep_csv_rows
-from latency_lab.scenario.limits import PLAIN_STEPS_PER_UNIT, WORK_FREE_FIELDS, WorkLimitExceeded, run_cost
+from latency_lab.scenario.errors import problems
+from latency_lab.scenario.har import HarError, load_har, to_scenario
+from latency_lab.scenario.limits import (
+    MAX_HAR_BYTES,
+    PLAIN_STEPS_PER_UNIT,
+    WORK_FREE_FIELDS,
+    WorkLimitExceeded,
+    run_cost,
+)
 from latency_lab.scenario.limits import budget as budget_of
 from latency_lab.scenario.overlay import overlay
 from latency_lab_web.calculator import bp
@@ -65,6 +74,7 @@ from latency_lab_web.web.form import (
     unit_of,
     validate_doc,
 )
+from latency_lab_web.web.har import UPLOAD_FRAMING_BYTES, calculator_query
 from latency_lab_web.web.query import SCENARIO_PARAMS
 from latency_lab_web.web.units import EXAMPLES, readable
 from latency_lab_web.web.words import FRIENDLY_NAMES, LOSS_PART_NAMES, PROTOCOL_NAMES, part_name, why
@@ -920,7 +930,9 @@ def index() -> Response:
         "last_url": _address(state) if valid else (_address(stale) if stale is not None else ""),
         "stale_url": _address(stale) if stale is not None else None,
     }
-    html = render_template("calculator/form.html" if fragment else "calculator/index.html", **context)
+    html = render_template(
+        "calculator/form.html" if fragment else "calculator/index.html", **context, max_har_bytes=MAX_HAR_BYTES
+    )
     response = Response(html, status=200 if valid else 400, mimetype="text/html")
     address = url_for("calculator.index") + ("?" + context["query"] if context["query"] else "")
     if fragment:
@@ -1047,6 +1059,36 @@ def sweep_points() -> Response:
         "next": fill_url(state, chart, number + 1) if number + 1 < len(fill.slices) else None,
     }
     return Response(json.dumps(body, allow_nan=False), mimetype="application/json")
+
+
+def _har_refused(problems: list[str], status: int) -> Response:
+    html = render_template("calculator/har.html", problems=problems, max_har_bytes=MAX_HAR_BYTES)
+    return Response(html, status=status, mimetype="text/html")
+
+
+@bp.post("/har")
+def har_upload() -> Response:
+    """The calculator from a HAR: the uploaded file (``har``) becomes a scenario (:mod:`latency_lab.scenario.har`),
+    and the browser is sent (303) to the calculator's shareable address of it; a refused HAR is a page naming why."""
+    request.max_content_length = MAX_HAR_BYTES + UPLOAD_FRAMING_BYTES
+    try:
+        upload = request.files.get("har")
+    except RequestEntityTooLarge:
+        return _har_refused(
+            [f"The file is over {MAX_HAR_BYTES:,} bytes (max_har_bytes): save the HAR without contents."], 413
+        )
+    if upload is None or not upload.filename:
+        return _har_refused(["Choose a HAR file to upload."], 400)
+    try:
+        built = to_scenario(load_har(upload.stream.read(MAX_HAR_BYTES + 1)))
+        validate_doc(built.document)
+    except HarError as exc:
+        status = {"too_large": 413, "not_json": 400}.get(exc.kind, 422)
+        return _har_refused([p.text for p in exc.problems], status)
+    except ValidationError as exc:
+        return _har_refused([p.text for p in problems(exc, at=("scenario",))], 422)
+    address = url_for("calculator.index") + "?" + urlencode(calculator_query(built.document))
+    return redirect(address, 303)  # type: ignore[return-value]
 
 
 @bp.get("/healthz")

@@ -20,7 +20,7 @@ from flask import Flask, Response, current_app, request
 from werkzeug.exceptions import HTTPException
 
 from latency_lab.scenario.errors import Problem
-from latency_lab.scenario.limits import Limit, WorkLimitExceeded
+from latency_lab.scenario.limits import MAX_HAR_BYTES, Limit, WorkLimitExceeded
 
 PROBLEM_JSON = "application/problem+json"
 
@@ -201,10 +201,14 @@ def _http_error(exc: HTTPException) -> Response | HTTPException:
     elif status == 404:
         detail = f"no endpoint {request.path}; see /api/docs"
     elif status == 413:
-        most = int(current_app.config["API_MAX_BODY_BYTES"])
-        detail = f"the body is over {most:,} bytes (max_body_bytes); send a smaller scenario"
+        from latency_lab_web.web.har import HAR_PATHS  # a HAR's own limit (web.har imports this module)
+
+        most, name, what = int(current_app.config["API_MAX_BODY_BYTES"]), "max_body_bytes", "send a smaller scenario"
+        if request.path in HAR_PATHS:
+            most, name, what = MAX_HAR_BYTES, "max_har_bytes", "save the HAR without contents"
+        detail = f"the body is over {most:,} bytes ({name}); {what}"
         where = Problem(path="", message=detail, allowed=f"a body of at most {most:,} bytes", type="limit_exceeded")
-        limit = Limit("max_body_bytes", most, request.content_length or most + 1, detail)
+        limit = Limit(name, most, request.content_length or most + 1, detail)
         return problem_response(ApiError(kind, detail, [where], limit, headers={"Connection": "close"}))
     return problem_response(ApiError(kind, detail, headers=headers))
 

@@ -87,13 +87,8 @@ def _body_bytes() -> bytes:
     return bytes(data)
 
 
-def json_body(describe: Describe | None = allowed) -> dict[str, Any]:
-    """The request's body as a JSON object; :class:`ApiError` (415, 413, 400, 422) otherwise.
-
-    Strict JSON (:func:`latency_lab.scenario.json_input.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
-    limit problem naming the path where it went past; a repeated key, ``NaN`` or ``Infinity`` a 400 naming
-    its path; an integer too long to read a 422 naming the field (``describe(loc)``: what it allows).
-    """
+def json_media_type() -> None:
+    """:class:`ApiError` (415) unless the body is sent as JSON (``application/json`` or ``+json``) in UTF-8."""
     mimetype = request.mimetype
     if mimetype != JSON and not (mimetype.startswith("application/") and mimetype.endswith("+json")):
         got = request.content_type or "no Content-Type"
@@ -103,6 +98,16 @@ def json_body(describe: Describe | None = allowed) -> dict[str, Any]:
     if charset not in ("utf-8", "utf8"):
         detail = f"got charset={charset}; send the body as UTF-8"
         raise ApiError("unsupported-media-type", detail, [problem_at("Content-Type", detail, "media_type", MEDIA)])
+
+
+def json_body(describe: Describe | None = allowed) -> dict[str, Any]:
+    """The request's body as a JSON object; :class:`ApiError` (415, 413, 400, 422) otherwise.
+
+    Strict JSON (:func:`latency_lab.scenario.json_input.loads_strict`): nesting deeper than ``max_json_depth`` is a 422
+    limit problem naming the path where it went past; a repeated key, ``NaN`` or ``Infinity`` a 400 naming
+    its path; an integer too long to read a 422 naming the field (``describe(loc)``: what it allows).
+    """
+    json_media_type()
     data = _body_bytes()
     if not data.strip():
         raise _bad_json("the body is empty; send a JSON object ({} for every default)")

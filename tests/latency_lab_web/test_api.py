@@ -849,6 +849,7 @@ def test_openapi_document(client: FlaskClient) -> None:
         "/api/v1/presets",
         "/api/v1/presets/{name}",
         "/api/v1/formulas/{protocol}",
+        "/api/v1/har",
         "/api/v1/exercises",
         "/api/v1/exercises/{template}",
         "/api/v1/exercises/set",

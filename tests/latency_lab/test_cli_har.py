@@ -1,0 +1,74 @@
+"""``python -m latency_lab har``: a HAR's page and the model's prediction, what-ifs, and refusals (exit 2)."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from latency_lab.cli import main
+from latency_lab.scenario.har import load_har
+from latency_lab.scenario.limits import MAX_HAR_BYTES
+
+DATA = Path(__file__).parents[1] / "data" / "har"
+HAR = str(DATA / "webpagetest.har")
+
+
+def test_har_prints_the_page_and_the_predictions(capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["har", HAR]) == 0
+    out = capsys.readouterr().out
+    page = load_har(Path(HAR).read_bytes())
+    assert f"{len(page.objects)} objects, {page.wire_bytes:,} bytes on the wire" in out
+    assert f"initiator tree depth {page.depth}" in out
+    for o in page.origins:
+        assert o.origin in out
+    assert "one origin today" in out
+    assert "the HAR's protocol; measured onLoad 2310.0" in out
+    for protocol in ("persistent_parallel", "h2", "h3"):
+        assert f"  {protocol} " in out
+
+
+def test_har_what_ifs_and_json(capsys: pytest.CaptureFixture[str]) -> None:
+    argv = ["har", HAR, "--json", "--protocols", "h2,h3", "--rtt-ms", "150", "--loss-rate", "0.01"]
+    assert main([*argv, "--remove-origin", "https://ads.example:443", "--preconnect"]) == 0
+    doc = json.loads(capsys.readouterr().out)
+    assert [r["protocol"] for r in doc["results"]] == ["h2", "h3"]
+    assert doc["scenario"]["network"]["rtt_ms"] == 150
+    assert doc["scenario"]["network"]["loss_rate"] == 0.01
+    assert doc["scenario"]["http"]["preconnect"] is True
+    assert doc["removed_objects"] == 2
+    assert all(r["expected_with_loss_ms"] > r["page_load_ms"] for r in doc["results"])
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--rtt-ms", "-5"], "--rtt-ms: Input should be greater than or equal to 0"),
+        (["--protocols", "h9"], "--protocols: Input should be 'http10'"),
+        (["--loss-rate", "0.5"], "--loss-rate: Input should be less than or equal to 0.2"),
+        (["--remove-origin", "https://ads.exampel:443"], "did you mean 'https://ads.example:443'?"),
+    ],
+)
+def test_bad_what_ifs_exit_2(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["har", HAR, *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
+def test_bad_hars_exit_2_naming_the_field(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    bad = tmp_path / "bad.har"
+    doc = json.loads(Path(HAR).read_text())
+    doc["log"]["entries"][2]["response"]["bodySize"] = -7
+    bad.write_text(json.dumps(doc))
+    assert main(["har", str(bad)]) == 2
+    err = capsys.readouterr().err
+    assert "log.entries[2].response.bodySize" in err and "from -1 (not known)" in err
+    bad.write_text("not json")
+    assert main(["har", str(bad)]) == 2
+    assert "not JSON" in capsys.readouterr().err
+    bad.write_bytes(b" " * (MAX_HAR_BYTES + 10))
+    assert main(["har", str(bad)]) == 2
+    assert "max_har_bytes" in capsys.readouterr().err
+    assert main(["har", str(tmp_path / "missing.har")]) == 2
+    assert "cannot read" in capsys.readouterr().err
