@@ -22,9 +22,9 @@ allows); :func:`har_page` builds a :class:`HarPage` from it:
 
 :func:`to_scenario` turns a :class:`HarPage` and a :class:`WhatIf` (other protocols, RTT, rate, loss, origins removed,
 preconnect) into a scenario document of :class:`~latency_lab.scenario.schema.Scenario`. The model has one origin
-today: every origin's objects are served by the document's origin (the result names the origins merged), and the
-initiator tree is kept in the :class:`HarPage` but not yet emitted (:func:`page_section`, the one place to emit
-``page.object_parents`` when the schema has it).
+today: every origin's objects are served by the document's origin (the result names the origins merged); the
+initiator tree becomes ``page.object_parents`` (:func:`page_section`): an object is requested once its initiator has
+arrived.
 
 Pure: the standard library, pydantic and :mod:`latency_lab.scenario` only.
 """
@@ -687,14 +687,14 @@ class HarScenario:
     har_protocol: Protocol  # the model's protocol for the one the HAR's document came over
     merged_origins: list[str]  # the origins whose objects the document's origin serves in the scenario
     removed_objects: int  # objects dropped with the origins removed (and the objects they initiated)
-    parents: list[int]  # the kept objects' initiator tree (not emitted yet: see page_section)
+    parents: list[int]  # the kept objects' initiator tree (page.object_parents)
     notes: list[str] = field(default_factory=list)
 
 
 def page_section(html_bytes: int, object_bytes: list[int], parents: list[int]) -> dict[str, Any]:
-    """The scenario's ``page`` section. The initiator tree (``parents``) is kept out until the schema has
-    ``page.object_parents``; then it is this one line: ``"object_parents": parents``."""
-    return {"html_bytes": html_bytes, "object_bytes": object_bytes}
+    """The scenario's ``page`` section: the sizes and the initiator tree as ``page.object_parents`` (each object is
+    requested once its initiator has arrived)."""
+    return {"html_bytes": html_bytes, "object_bytes": object_bytes, "object_parents": parents}
 
 
 def _kept(page: HarPage, removed: set[str]) -> tuple[list[HarObject], list[int]]:

@@ -70,7 +70,7 @@ class HarAnswer(BaseModel):
     merged_origins: list[str] = Field(description="Origins whose objects the document's origin serves (one origin).")
     removed_objects: int = Field(description="Objects dropped with remove_origins (and what they initiated).")
     object_parents: list[int] = Field(
-        description="Each kept object's initiator: 0 the HTML, k the k-th object (not yet in the scenario)."
+        description="Each kept object's initiator: 0 the HTML, k the k-th object (the scenario's page.object_parents)."
     )
     notes: list[str]
     measured: HarMeasured

@@ -470,7 +470,8 @@ def _har_paths(defs: dict[str, Any]) -> dict[str, Any]:
                 "save it without contents). Its first page becomes a scenario: the HTML document, each object's size "
                 "on the wire, the protocol the document came over, the RTT from the connect times. One origin "
                 "today: every origin's objects are served by the document's (merged_origins names them); the "
-                "initiator tree is answered (object_parents) but not yet modelled. The answer puts the HAR's own "
+                "initiator tree is the scenario's page.object_parents (each object requested once its initiator has "
+                "arrived). The answer puts the HAR's own "
                 "onLoad beside the model's time for the HAR's protocol.",
                 "parameters": params,
                 "requestBody": {
