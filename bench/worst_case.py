@@ -105,7 +105,7 @@ LOSS_RATES = (1e-4, 0.2)
 REFUSAL_PROMISE_S = 0.05
 PROMISE_S = 1.0
 #: Fields the page generator sets itself (object sizes are drawn as a page, not field by field).
-PAGE_FIELDS = {"page.object_bytes", "page.object_count", "page.object_size_bytes"}
+PAGE_FIELDS = {"page.object_bytes", "page.object_count", "page.object_size_bytes", "page.object_parents"}
 NUMERIC_SWEEPS = [f for f in SWEEPABLE_FIELDS if field_spec(f).kind in ("number", "integer")]
 
 
@@ -146,9 +146,17 @@ def draw_page(rng: random.Random) -> dict[str, Any]:
     pages as often as large ones (log-uniform count)."""
     count = int(math.exp(rng.uniform(0, math.log(MAX_OBJECTS + 1)))) - 1
     size = int(math.exp(rng.uniform(0, math.log(2_000_000))))
-    if rng.random() < 0.5:
-        return {"object_count": count, "object_size_bytes": size}
-    return {"object_bytes": [int(math.exp(rng.uniform(0, math.log(2 * size + 2)))) for _ in range(count)]}
+    page: dict[str, Any] = (
+        {"object_count": count, "object_size_bytes": size}
+        if rng.random() < 0.5
+        else {"object_bytes": [int(math.exp(rng.uniform(0, math.log(2 * size + 2)))) for _ in range(count)]}
+    )
+    tree = rng.random()  # page.object_parents: none, a random tree, or a chain (each object named by the one before)
+    if tree < 0.2:
+        page["object_parents"] = [rng.randint(0, k - 1) for k in range(1, count + 1)]
+    elif tree < 0.35:
+        page["object_parents"] = list(range(count))
+    return page
 
 
 def set_at(doc: dict[str, Any], param: str, value: Any) -> None:
@@ -280,7 +288,11 @@ def mutate(rng: random.Random, req: Request) -> Request:
     for _ in range(rng.randint(1, 3)):
         r = rng.random()
         if r < 0.15:
-            page = {k: v for k, v in out.scenario.get("page", {}).items() if k not in ("object_bytes", "object_count")}
+            page = {
+                k: v
+                for k, v in out.scenario.get("page", {}).items()
+                if k not in ("object_bytes", "object_count", "object_parents")
+            }
             page.pop("object_size_bytes", None)
             out.scenario["page"] = {**page, **draw_page(rng)}
         elif r < 0.25:
