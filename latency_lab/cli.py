@@ -589,7 +589,11 @@ def cmd_har(args: argparse.Namespace) -> int:
 
 def cmd_study(args: argparse.Namespace) -> int:
     """``study``: run a design (latency_lab.studies.study) into Parquet shards in ``--out``; a summary line on stdout."""
-    from latency_lab.studies import study  # pandas, pyarrow: imported for this command only
+    try:
+        from latency_lab.studies import study  # pandas, pyarrow: imported for this command only
+    except ModuleNotFoundError as exc:  # the extra latency-lab[studies] is not installed
+        sys.stderr.write(f"error: {exc}\n")
+        return 1
 
     try:
         design = study.load_design(read_json(args.design))

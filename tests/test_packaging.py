@@ -5,7 +5,10 @@ runs it): every file the app reads from its package folder is package-data, the 
 from __future__ import annotations
 
 import ast
+import json
 import re
+import subprocess
+import sys
 import tomllib
 from pathlib import Path
 
@@ -81,8 +84,11 @@ def test_the_build_tools_are_the_builds_only() -> None:
     assert runtime & BUILD_TOOLS == set()
     assert sorted(_requirements("requirements-build.txt")) == sorted(PYPROJECT["build-system"]["requires"])
     assert {_name(r) for r in _requirements("requirements-build.txt")} == BUILD_TOOLS
-    assert PYPROJECT["project"]["dynamic"] == ["dependencies"]
+    assert PYPROJECT["project"]["dynamic"] == ["dependencies", "optional-dependencies"]
     assert PYPROJECT["tool"]["setuptools"]["dynamic"]["dependencies"] == {"file": ["requirements.txt"]}
+    studies = {"file": ["requirements-studies.txt"]}
+    assert PYPROJECT["tool"]["setuptools"]["dynamic"]["optional-dependencies"] == {"studies": studies}
+    assert {_name(r) for r in _requirements("requirements-studies.txt")} & (runtime | BUILD_TOOLS) == set()
 
 
 def test_nothing_imports_the_build_tools_at_run_time() -> None:
@@ -98,3 +104,24 @@ def test_nothing_imports_the_build_tools_at_run_time() -> None:
             )
             found += [f"{path.relative_to(ROOT)}: {n}" for n in names if n.split(".")[0].lower() in BUILD_TOOLS]
     assert found == []
+
+
+def test_the_app_and_a_prediction_need_no_studies_extra() -> None:
+    """scripts/run.sh installs requirements.txt only: the app, a prediction with loss and the command line's predict
+    import none of the extra latency-lab[studies] (requirements-studies.txt)."""
+    extra = sorted(_name(r).lower() for r in _requirements("requirements-studies.txt"))
+    code = (
+        "import sys, json\n"
+        "from latency_lab_web import create_app\n"
+        "from latency_lab.cli import main\n"
+        "client = create_app({'TESTING': True}).test_client()\n"
+        "assert client.get('/?preset=n97-wan&network.loss_rate=0.01').status_code == 200\n"
+        "assert client.post('/api/v1/predict', json={'network': {'loss_rate': 0.01}}).status_code == 200\n"
+        "main(['presets'])\n"
+        "print(json.dumps(sorted(m.split('.')[0].lower() for m in sys.modules)))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    imported = set(json.loads(proc.stdout.splitlines()[-1]))
+    assert extra == ["pandas", "pyarrow", "salib", "tqdm"]
+    assert imported & set(extra) == set()

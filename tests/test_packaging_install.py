@@ -49,6 +49,7 @@ BUILD_INPUTS = (
     "MANIFEST.in",
     "README.md",
     "requirements.txt",
+    "requirements-studies.txt",
     "requirements-build.txt",
     "latency_lab",
     "latency_lab_web",

@@ -46,12 +46,20 @@ from concurrent.futures import Future, ProcessPoolExecutor
 from pathlib import Path
 from typing import Any, Literal
 
-import numpy as np
-import pandas as pd
-import pyarrow as pa
-import pyarrow.parquet as pq
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
-from tqdm import tqdm
+
+try:
+    import numpy as np
+    import pandas as pd
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+    from tqdm import tqdm
+except ModuleNotFoundError as exc:  # the app and the predictions run without them (requirements-studies.txt)
+    raise ModuleNotFoundError(
+        f"studies need the extra latency-lab[studies] (pandas, pyarrow, SALib, tqdm: requirements-studies.txt); "
+        f"{exc.name} is not installed: pip install 'latency-lab[studies]' or pip install -r requirements-studies.txt",
+        name=exc.name,
+    ) from exc
 
 from latency_lab._backend import engine_backend
 from latency_lab.analysis import native

@@ -167,3 +167,21 @@ def test_a_closed_pipe_stops_quietly(many_lines: Path, jobs: str) -> None:
     assert proc.returncode == 141  # 128 + SIGPIPE, as the shell's own tools
     assert len(proc.stdout.splitlines()) == 1
     assert proc.stderr == ""
+
+
+def test_study_without_the_studies_extra_says_what_to_install(tmp_path: Path) -> None:
+    """pandas, pyarrow, SALib and tqdm are the extra latency-lab[studies] (requirements-studies.txt), which
+    scripts/run.sh does not install: ``study`` then names the extra and the missing package, exit 1, no traceback.
+    (pandas made unimportable the way Python documents it: ``sys.modules["pandas"] = None``.)"""
+    design = tmp_path / "design.json"
+    design.write_text(json.dumps(DESIGN), encoding="utf-8")
+    code = (
+        "import sys; sys.modules['pandas'] = None\n"
+        "from latency_lab.cli import main\n"
+        f"sys.exit(main(['study', {str(design)!r}, '--out', {str(tmp_path / 'r')!r}]))"
+    )
+    proc = subprocess.run([sys.executable, "-c", code], cwd=ROOT, capture_output=True, text=True, timeout=120)
+    assert proc.returncode == 1, proc.stderr
+    assert proc.stderr.startswith("error: studies need the extra latency-lab[studies]")
+    assert "pandas is not installed" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "r").exists()
