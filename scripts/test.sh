@@ -97,11 +97,14 @@ import xml.etree.ElementTree as ET
 
 # one verdict per test id (JUnit may hold a test twice: a failing call and its teardown's error, or subtests)
 outcome: dict[tuple[str, str], int] = {}  # 0 passed, 1 skipped, 2 failed
+by_module: dict[str, float] = {}  # seconds of test time (set-up, call and teardown) a test module took, both phases
 missing = 0
 for path in sys.argv[1:]:
     try:
         for case in ET.parse(path).getroot().iter("testcase"):
             key = (case.get("classname", ""), case.get("name", ""))
+            module = ".".join(p for p in key[0].split(".") if not p[:1].isupper())  # without a test class's name
+            by_module[module] = by_module.get(module, 0.0) + float(case.get("time") or 0)
             tags = {child.tag for child in case}
             verdict = 2 if tags & {"failure", "error"} else 1 if "skipped" in tags else 0
             outcome[key] = max(outcome.get(key, 0), verdict)
@@ -109,6 +112,11 @@ for path in sys.argv[1:]:
         print(f"no report from {path}: {e}")
         missing += 1
 counts = [sum(1 for v in outcome.values() if v == k) for k in (0, 1, 2)]
+# where the gate's time goes (issue 26): the test modules that took longest, summed over their tests
+total = sum(by_module.values())
+print(f"test time {total:,.0f} s in all; the slowest modules:")
+for module, seconds in sorted(by_module.items(), key=lambda kv: -kv[1])[:20]:
+    print(f"  {seconds:7.1f} s {100 * seconds / max(total, 1e-9):5.1f} %  {module}")
 print(f"gate: {counts[0]} passed, {counts[2] + missing} failed, {counts[1]} skipped")
 PY
 exit $status
