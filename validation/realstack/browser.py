@@ -42,7 +42,7 @@ from typing import Any
 
 from latency_lab import Scenario, predict
 from validation.realstack import bench, pcap
-from validation.realstack.grid import RECEIVE_WINDOW
+from validation.realstack.grid import kernel_tcp
 from validation.realstack.stack import HERE, PORT_BROWSER_H1, PORT_BROWSER_H2, SERVER_IP, CaptureError, Stack
 
 CHROMIUM = "/usr/bin/chromium"
@@ -102,15 +102,7 @@ def doc(page: str, protocol: str, rtt_ms: float, rate_mbps: float) -> dict[str, 
     return {
         "protocols": [PROTOCOLS[protocol]],
         "network": {"rtt_ms": rtt_ms, "bandwidth_bps": rate_mbps * 1e6, "packet_overhead_bytes": bench.OVERHEAD},
-        "tcp": {
-            "profile": "linux",
-            "mss_bytes": 1460,
-            "initial_window_segments": 10,
-            "receive_window_bytes": RECEIVE_WINDOW,
-            "delayed_ack_ms": 40.0,
-            "delayed_ack_segments": 2,
-            "nagle": False,
-        },
+        "tcp": kernel_tcp(nagle=False),  # Chromium and nginx both set TCP_NODELAY
         "http": {
             "request_bytes": 600,
             "header_flush": False,

@@ -44,6 +44,21 @@ RECEIVE_WINDOW = 4_194_304
 GOALS = {"median_abs_error": 0.02, "p95_abs_error": 0.05, "max_abs_error": 0.15, "median_packet_error": 0.05}
 
 
+def kernel_tcp(nagle: bool) -> dict[str, Any]:
+    """The model's ``tcp`` section for the kernel's TCP as :mod:`validation.realstack.stack` sets up both namespaces
+    (Linux's rules, MSS 1460, IW 10, a fixed receive window, delayed ACKs of 40 ms or every second segment): one
+    declaration for the grid and the browser comparison (:mod:`validation.realstack.browser`)."""
+    return {
+        "profile": "linux",
+        "mss_bytes": 1460,
+        "initial_window_segments": 10,
+        "receive_window_bytes": RECEIVE_WINDOW,
+        "delayed_ack_ms": 40.0,
+        "delayed_ack_segments": 2,
+        "nagle": nagle,
+    }
+
+
 def doc(
     rtt_ms: float,
     rate: float,
@@ -60,15 +75,7 @@ def doc(
     d: dict[str, Any] = {
         "protocols": list(PROTOCOLS),
         "network": {"rtt_ms": rtt_ms, "bandwidth_bps": rate, "packet_overhead_bytes": 40},
-        "tcp": {
-            "profile": "linux",
-            "mss_bytes": 1460,
-            "initial_window_segments": 10,
-            "receive_window_bytes": RECEIVE_WINDOW,
-            "delayed_ack_ms": 40.0,
-            "delayed_ack_segments": 2,
-            "nagle": nagle,
-        },
+        "tcp": kernel_tcp(nagle),
         "http": {
             "request_bytes": 200,
             "header_flush": header_flush,
