@@ -51,12 +51,25 @@ class OriginState:
     connection (or, for the protocols that open one per object, its preconnected one until a request takes it), the
     callers waiting for that connection to be ready, and persistent_parallel's pool of its connections."""
 
-    __slots__ = ("conn", "dns_ms", "index", "lookup_end", "opened", "pool", "preconnected", "ready", "taken", "waiters")
+    __slots__ = (
+        "coalesce",
+        "conn",
+        "dns_ms",
+        "index",
+        "lookup_end",
+        "opened",
+        "pool",
+        "preconnected",
+        "ready",
+        "taken",
+        "waiters",
+    )
 
-    def __init__(self, index: int, dns_ms: float, preconnected: bool) -> None:
+    def __init__(self, index: int, dns_ms: float, preconnected: bool, coalesce: bool = False) -> None:
         self.index = index
         self.dns_ms = dns_ms
         self.preconnected = preconnected
+        self.coalesce = coalesce  # h2/h3: on the HTML's connection (RFC 9113 9.1.1)
         self.lookup_end: Point | None = None  # when its DNS lookup ends (once started)
         self.conn: Connection | None = None
         self.ready: Point | None = None  # when ``conn`` became ready (None while it opens)
@@ -107,9 +120,12 @@ class Session:
             self.origin_of[names[0]] = 0
             for name, origin in zip(names[1:], origin_of, strict=True):
                 self.origin_of[name] = origin
+        coalesce = p.origin_coalesce or (False,) * len(p.origin_dns_ms)
         self.origins: list[OriginState] = [
-            OriginState(k, dns, pre)
-            for k, (dns, pre) in enumerate(zip(p.origin_dns_ms, p.origin_preconnected, strict=True), start=1)
+            OriginState(k, dns, pre, co)
+            for k, (dns, pre, co) in enumerate(
+                zip(p.origin_dns_ms, p.origin_preconnected, coalesce, strict=True), start=1
+            )
         ]
         self.other_conns = 0  # connections to the other origins (the HTML origin's TLS resumption does not count them)
         self.quic_open: Callable[[Connection, Point, int, Callable[[Point], None]], None] | None = None  # h3's
@@ -334,10 +350,14 @@ class Session:
             return
         self.open_origin(o, point, True, lambda c, pt: self.request(c, names, self.think(pt), on_done))
 
-    def preconnect_origins(self, start: Point, close_after: bool) -> None:
+    def preconnect_origins(self, start: Point, close_after: bool, streams: bool = False) -> None:
         """The preconnected origins' connections open at the page's start (a ``<link rel=preconnect>`` hint): one
-        each, kept for its objects (``close_after``: the first object's, HTTP/1.0), unless one is open already."""
+        each, kept for its objects (``close_after``: the first object's, HTTP/1.0), unless one is open already. On
+        h2 and h3 (``streams``) an origin coalesced with the HTML's has no connection: only its lookup starts."""
         for st in self.origins:
+            if st.preconnected and streams and st.coalesce:
+                self.lookup(st.index, start)
+                continue
             if st.preconnected and (st.conn is None or st.taken):
                 st.conn, st.ready, st.waiters, st.taken = None, None, [], False
                 st.conn = self.open_origin(st.index, start, close_after, functools.partial(self._origin_ready, st))

@@ -5,7 +5,9 @@ Like pipelining (seed 002, 5.2; seed 004) the requests after the HTML leave with
 small (HPACK) and the responses share the connection frame by frame instead of queueing whole; one
 congestion window serves all streams. Browsers speak HTTP/2 only over TLS: set ``tls.version`` to compare
 as deployed (the schedule also runs over plain TCP, h2c). With ``page.origins`` each origin has one connection of
-its own (after its DNS lookup, or preconnected) and its objects' streams go there; no coalescing (RFC 9113 9.1.1).
+its own (after its DNS lookup, or preconnected) and its objects' streams go there, unless it is coalesced with the
+HTML's (``coalesce_with_html``, RFC 9113 9.1.1): then its streams go on the HTML's connection once its lookup has
+ended.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import functools
 from typing import Any
 
 from latency_lab.engine.core import Packet, Point
+from latency_lab.engine.lin import value
 from latency_lab.engine.tcp import Connection
 from latency_lab.protocols.base import Session
 from latency_lab.protocols.multiplex import Mux
@@ -27,6 +30,9 @@ def load(s: Session, conn: Connection, names: list[str], point: Point) -> None:
     def ask(found: list[str], c: Connection, ready: Point) -> None:
         streams(c).requests(found, s.think(ready), done)
 
+    def coalesced(t: Any, found: list[str], ready: Point) -> None:
+        mux.requests(found, s.think(ready), done)
+
     def done(name: str, t: Any, pkt: Packet) -> None:
         found = s.reveals[name]  # the HTML's objects, or those a style sheet or script names (page.object_parents)
         if found:
@@ -34,6 +40,12 @@ def load(s: Session, conn: Connection, names: list[str], point: Point) -> None:
             for o, group in s.by_origin(found):
                 if o == 0:
                     mux.requests(group, s.think(after), done)
+                elif s.origins[o - 1].coalesce:  # on the HTML's connection (RFC 9113 9.1.1), after the lookup
+                    ready = s.lookup(o, after)
+                    if value(ready.t) > value(after.t):
+                        s.eng.at(ready.t, coalesced, group, ready)
+                    else:
+                        mux.requests(group, s.think(after), done)
                 else:  # another origin's (page.origins): streams on its own connection, once that is ready
                     s.origin_conn(o, after, functools.partial(ask, group))
 
@@ -47,4 +59,4 @@ def streams(conn: Connection) -> Mux:
 
 def run(s: Session, names: list[str], start: Point) -> None:
     s.persistent(start, lambda conn, point: load(s, conn, names, point))
-    s.preconnect_origins(start, close_after=False)
+    s.preconnect_origins(start, close_after=False, streams=True)

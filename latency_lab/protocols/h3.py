@@ -25,14 +25,14 @@ def run(s: Session, names: list[str], start: Point) -> None:
     conn = s.keep_conn
     if conn is not None:
         h2.load(s, conn, names, start)
-        s.preconnect_origins(start, close_after=False)
+        s.preconnect_origins(start, close_after=False, streams=True)
         return
     start = secure_setup.after_lookup(s, start)
     conn = s.new_connection(close_after=False)
     s.keep_conn = conn
     opened = conn
     open_quic(s, conn, start, len(s.conns) - 1 - s.other_conns, lambda point: h2.load(s, opened, names, point))
-    s.preconnect_origins(start, close_after=False)
+    s.preconnect_origins(start, close_after=False, streams=True)
 
 
 def open_quic(s: Session, conn: Connection, start: Point, index: int, then: Callable[[Point], None]) -> None:

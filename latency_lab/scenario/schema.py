@@ -477,6 +477,12 @@ class Origin(_Strict):
         "TLS handshakes start at the click, beside the HTML's, so its connection is ready when its objects are "
         "discovered.",
     )
+    coalesce_with_html: bool = Field(
+        False,
+        description="h2 and h3: its requests go on the HTML's connection (RFC 9113 9.1.1 connection reuse: the "
+        "HTML's certificate covers it and its address is the HTML's), once its DNS lookup has ended; no "
+        "connection or handshake of its own. HTTP/1.x protocols do not coalesce.",
+    )
 
 
 DEFAULT_OBJECT_COUNT = 3

@@ -179,6 +179,7 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
             {
                 "dns_ms": pick.choice([0, 20, 50, 150, round(pick.uniform(0, 300), 3)]),
                 "preconnected": pick.random() < 0.3,
+                "coalesce_with_html": pick.random() < 0.3,
             }
             for _ in range(k)
         ]

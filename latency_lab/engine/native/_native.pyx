@@ -43,6 +43,7 @@ cdef extern from "params.hpp" namespace "ll":
         vector[long long] object_parents
         vector[double] origin_dns_ms
         vector[long long] origin_preconnected
+        vector[long long] origin_coalesce
         vector[long long] object_origins
         long long pages
         double user_think
@@ -208,6 +209,9 @@ cdef class Prepared:
         c.origin_preconnected.clear()
         for pre in p.origin_preconnected:
             c.origin_preconnected.push_back(pre)
+        c.origin_coalesce.clear()
+        for co in p.origin_coalesce:
+            c.origin_coalesce.push_back(co)
         c.object_origins.clear()
         for origin in p.object_origins:
             c.object_origins.push_back(origin)

@@ -61,6 +61,7 @@ struct Params {
   // embedded object's origin (0 the HTML's, k the k-th; empty: every one the HTML's)
   std::vector<double> origin_dns_ms;
   std::vector<long long> origin_preconnected;
+  std::vector<long long> origin_coalesce;  // h2/h3: on the HTML's connection (RFC 9113 9.1.1)
   std::vector<long long> object_origins;
   long long pages;
   double user_think;

@@ -164,7 +164,7 @@ void Session::h3_run(const std::vector<int>& names, Ref st) {
   Connection* conn = keep_conn;
   if (conn != nullptr) {
     h2_load(conn, names, st);
-    preconnect_origins(st, false);
+    preconnect_origins(st, false, true);
     return;
   }
   st = after_lookup(st);
@@ -172,7 +172,7 @@ void Session::h3_run(const std::vector<int>& names, Ref st) {
   keep_conn = conn;
   open_quic(conn, st, static_cast<long long>(conns.size()) - 1 - other_conns,
             [this, conn, names](Ref point) { h2_load(conn, names, point); });
-  preconnect_origins(st, false);
+  preconnect_origins(st, false, true);
 }
 
 void Session::open_quic(Connection* conn, Ref st, long long index, std::function<void(Ref)> then) {

@@ -33,6 +33,7 @@ Session::Session(const Params& params, int protocol_, long long allowance)
     st.index = static_cast<int>(k) + 1;
     st.dns_ms = p->origin_dns_ms[k];
     st.preconnected = p->origin_preconnected[k] != 0;
+    st.coalesce = k < p->origin_coalesce.size() && p->origin_coalesce[k] != 0;
     origins.push_back(std::move(st));
   }
   start = eng.point(0.0, NIL, false, 0.0, REQUEST);
@@ -341,8 +342,12 @@ void Session::origin_fetch(const std::vector<int>& names, Ref point, DoneFn on_d
   open_origin(o, point, true, ask);
 }
 
-void Session::preconnect_origins(Ref st_, bool close_after) {
+void Session::preconnect_origins(Ref st_, bool close_after, bool streams) {
   for (OriginState& st : origins) {
+    if (st.preconnected && streams && st.coalesce) {  // h2/h3, coalesced with the HTML's: only its lookup
+      lookup(st.index, st_);
+      continue;
+    }
     if (st.preconnected && (st.conn == nullptr || st.taken)) {
       st.conn = nullptr;
       st.has_ready = false;

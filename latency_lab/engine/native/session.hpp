@@ -56,6 +56,7 @@ struct OriginState {  // base.OriginState: an origin beside the HTML's in a sess
   int index;
   double dns_ms;
   bool preconnected;
+  bool coalesce = false;  // h2/h3: on the HTML's connection (RFC 9113 9.1.1)
   bool has_lookup = false;
   Ref lookup_end = NIL;  // when its DNS lookup ends (once started)
   Connection* conn = nullptr;  // its persistent (or preconnected) connection
@@ -141,7 +142,7 @@ struct Session {
   void origin_conn(int o, Ref point, ReadyFn then);
   void origin_ready(int o, Connection* conn, Ref point);
   void origin_fetch(const std::vector<int>& names, Ref point, DoneFn on_done);
-  void preconnect_origins(Ref start, bool close_after);
+  void preconnect_origins(Ref start, bool close_after, bool streams = false);
   void idle_close_origins(double t);
   Mux* streams(Connection* conn);
   // secure_setup.py

@@ -136,6 +136,14 @@ void Session::h2_load(Connection* conn, const std::vector<int>& names, Ref point
     for (auto& group : by_origin(found)) {
       if (group.first == 0) {
         mux->requests(group.second, think(after), me);
+      } else if (origins[static_cast<size_t>(group.first - 1)].coalesce) {  // the HTML's connection, after the lookup
+        Ref ready = lookup(group.first, after);
+        if (eng.point_t(ready) > eng.point_t(after)) {
+          std::vector<int> g = group.second;
+          eng.at(eng.point_t(ready), [this, mux, g, ready, me](double) { mux->requests(g, think(ready), me); });
+        } else {
+          mux->requests(group.second, think(after), me);
+        }
       } else {  // another origin's (page.origins): streams on its own connection, once that is ready
         std::vector<int> g = group.second;
         origin_conn(group.first, after, [this, g, me](Connection* c, Ref pt) { streams(c)->requests(g, think(pt), me); });
@@ -285,7 +293,7 @@ void Session::driver(const std::vector<int>& names, Ref st) {
     }
     case P_H2:  // h2.run
       persistent(st, [this, names](Connection* conn, Ref point) { h2_load(conn, names, point); });
-      preconnect_origins(st, false);
+      preconnect_origins(st, false, true);
       break;
     case P_H3:
       h3_run(names, st);

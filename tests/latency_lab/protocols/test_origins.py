@@ -109,6 +109,29 @@ def test_another_origin_costs_its_lookup_and_handshake(
         assert sum(r["breakdown_ms"].values()) == pytest.approx(r["page_load_ms"], rel=1e-9)
 
 
+# (protocol, the images from origin 1 coalesced with the HTML's, the same preconnected): h2 and h3 put them on the
+# HTML's connection once origin 1's lookup has ended (the HTML's arrival + DNS + a request round trip: h2 3 R + DNS,
+# h3 4 R + DNS), no handshake of its own; preconnected, the lookup ran at the click and they go as the HTML's own
+# objects do. HTTP/1.x protocols do not coalesce: as uncoalesced (CASES).
+COALESCED = [("h2", 3 * R + DNS, 3 * R), ("h3", 4 * R + DNS, 4 * R), ("pipelined", 4 * R + DNS, 3 * R)]
+
+
+@pytest.mark.parametrize(("protocol", "coalesced", "preconnected"), COALESCED)
+def test_h2_and_h3_coalesce_an_origin_on_the_htmls_connection(
+    protocol: str, coalesced: float, preconnected: float
+) -> None:
+    got = {
+        pre: _both(_doc(protocol, [{"dns_ms": DNS, "coalesce_with_html": True, "preconnected": pre}], [1, 1]), protocol)
+        for pre in (False, True)
+    }
+    assert got[False]["page_load_ms"] == pytest.approx(coalesced, abs=TOL)
+    assert got[True]["page_load_ms"] == pytest.approx(preconnected, abs=TOL)
+    for r in got.values():
+        assert r["counts"]["dns_lookups"] == 1
+        assert r["counts"]["connections"] == (1 if protocol in ("h2", "h3") else 2)
+        assert sum(r["breakdown_ms"].values()) == pytest.approx(r["page_load_ms"], rel=1e-9)
+
+
 @pytest.mark.parametrize("protocol", ["h2", "h3", "pipelined", "persistent", "getall"])
 def test_one_connection_an_origin(protocol: str) -> None:
     """Six images over the HTML's origin and two others: h2, h3 and the single-connection HTTP/1.1 protocols open one
@@ -194,17 +217,17 @@ LOSSY = [
 
 @pytest.mark.parametrize(("protocol", "sections"), LOSSY)
 def test_a_lossy_multi_origin_session_runs_natively_as_in_python(protocol: str, sections: dict[str, Any]) -> None:
-    """Three origins (one preconnected), a tree of dependencies across them, loss, TLS or split proxies, and a second
+    """Four origins (one preconnected, one coalesced with the HTML's on h2 and h3), a tree of dependencies across them, loss, TLS or split proxies, and a second
     page after the server's idle timeout closed every connection (or on the connections kept): the native engine
     equals the Python one (:func:`_both`), the breakdown adds up, and no object is asked for before its origin's
     lookup has ended."""
-    origins = [{"dns_ms": 40}, {"dns_ms": 120, "preconnected": True}]
-    doc = _doc(protocol, origins, [1, 2, 0, 1, 2], objects=5, object_bytes=4000, **sections)
-    doc["page"]["object_parents"] = [0, 1, 0, 2, 0]
+    origins = [{"dns_ms": 40}, {"dns_ms": 120, "preconnected": True}, {"dns_ms": 30, "coalesce_with_html": True}]
+    doc = _doc(protocol, origins, [1, 2, 0, 1, 2, 3], objects=6, object_bytes=4000, **sections)
+    doc["page"]["object_parents"] = [0, 1, 0, 2, 0, 4]
     got = _both(doc, protocol)
     assert got["expected_with_loss"]["page_load_ms"] > got["page_load_ms"]
     assert sum(got["breakdown_ms"].values()) == pytest.approx(got["page_load_ms"], rel=1e-9)
-    assert got["counts"]["dns_lookups"] == 2  # once each, the second page using the cached addresses
+    assert got["counts"]["dns_lookups"] == 3  # once each, the second page using the cached addresses
     for o in got["objects"]:
         if o["name"] in ("obj1", "obj4"):  # origin 1: looked up when its first object was discovered
             assert o["end_ms"] >= 40 + 2 * R
