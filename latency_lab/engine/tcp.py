@@ -518,6 +518,7 @@ class Connection:
         self.syn_t: Any = None  # when its (first) SYN was queued
         self.synack_t = -1.0  # when the server's SYN-ACK was queued (ms; the server's first round-trip sample)
         self.mux: Any = None  # h2/h3 streams on it (latency_lab.protocols.multiplex.Mux)
+        self.origin = 0  # the server's origin (page.origins; issue 28): 0 the HTML's
 
     def release(self) -> None:
         """Break this connection's reference cycles (its endpoints, callbacks, TLS and streams): see

@@ -16,12 +16,13 @@ path (seed 003) the client's connections end at the local proxy, which relays (:
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable
 from typing import Any, Protocol
 
 from latency_lab.engine import words
 from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
-from latency_lab.engine.lin import value
+from latency_lab.engine.lin import Lin, value
 from latency_lab.engine.tcp import Connection, Endpoint
 from latency_lab.protocols import secure_setup
 
@@ -42,6 +43,40 @@ class ObjectRecord:
 
 
 Driver = Callable[["Session", list[str], Point], None]
+ReadyFn = Callable[[Connection, Point], None]
+
+
+class OriginState:
+    """An origin beside the HTML's (``page.origins``; issue 28) in a session: its DNS lookup, its persistent
+    connection (or, for the protocols that open one per object, its preconnected one until a request takes it), the
+    callers waiting for that connection to be ready, and persistent_parallel's pool of its connections."""
+
+    __slots__ = (
+        "coalesce",
+        "conn",
+        "dns_ms",
+        "index",
+        "lookup_end",
+        "opened",
+        "pool",
+        "preconnected",
+        "ready",
+        "taken",
+        "waiters",
+    )
+
+    def __init__(self, index: int, dns_ms: float, preconnected: bool, coalesce: bool = False) -> None:
+        self.index = index
+        self.dns_ms = dns_ms
+        self.preconnected = preconnected
+        self.coalesce = coalesce  # h2/h3: on the HTML's connection (RFC 9113 9.1.1)
+        self.lookup_end: Point | None = None  # when its DNS lookup ends (once started)
+        self.conn: Connection | None = None
+        self.ready: Point | None = None  # when ``conn`` became ready (None while it opens)
+        self.waiters: list[ReadyFn] = []
+        self.taken = False  # the preconnected connection of a protocol that opens one per object was used
+        self.opened = 0  # connections opened to it (TLS resumption counts per server)
+        self.pool: Any = None  # persistent_parallel's Pool of its connections
 
 
 class Relay(Protocol):
@@ -78,6 +113,22 @@ class Session:
                 self.reveals[name] = []
             for i, parent in enumerate(parents, start=1):
                 self.reveals[names[parent]].append(names[i])
+        # each object's origin (page.object_origins; issue 28): 0 the HTML's, k the k-th of page.origins
+        origin_of = p.object_origins or (0,) * len(p.objects)
+        self.origin_of: dict[str, int] = {}
+        for names in self.page_names:
+            self.origin_of[names[0]] = 0
+            for name, origin in zip(names[1:], origin_of, strict=True):
+                self.origin_of[name] = origin
+        coalesce = p.origin_coalesce or (False,) * len(p.origin_dns_ms)
+        self.origins: list[OriginState] = [
+            OriginState(k, dns, pre, co)
+            for k, (dns, pre, co) in enumerate(
+                zip(p.origin_dns_ms, p.origin_preconnected, coalesce, strict=True), start=1
+            )
+        ]
+        self.other_conns = 0  # connections to the other origins (the HTML origin's TLS resumption does not count them)
+        self.quic_open: Callable[[Connection, Point, int, Callable[[Point], None]], None] | None = None  # h3's
         self.events: list[dict[str, Any]] = []
         self.restarts = 0
         self.start = Point(q.zero, None, None, "request")
@@ -137,6 +188,10 @@ class Session:
         self.keep_conn = None
         self.pool.clear()
         self.pool_state = None
+        for st in self.origins:  # the other origins' connections, waiting callbacks and pools
+            st.conn = st.ready = st.lookup_end = st.pool = None
+            st.waiters = []
+        self.quic_open = None
 
     def _object_done(self, rec: ObjectRecord, t: Any, pkt: Packet) -> None:
         if rec.page != self.page:  # pragma: no cover - pages do not overlap
@@ -154,6 +209,15 @@ class Session:
                 self.eng.at(t + p.idle_timeout, self._idle_close, conn)
             self.keep_conn = None
             self.pool.clear()
+        if self.origins and p.idle_timeout is not None and p.user_think > p.idle_timeout:
+            for st in self.origins:  # the other origins' persistent connections idle as long
+                if st.conn is not None and not st.conn.close_after:
+                    self.eng.at(t + p.idle_timeout, self._idle_close, st.conn)
+                    st.conn, st.ready, st.waiters = None, None, []
+                if st.pool is not None:
+                    for conn in st.pool.conns:
+                        self.eng.at(t + p.idle_timeout, self._idle_close, conn)
+                    st.pool = None
         start = Point(t + p.user_think, pkt, None, "request")
         self.eng.at(start.t, self._next_page, start)
 
@@ -192,7 +256,7 @@ class Session:
         connection between the same hosts (its TAO cache)."""
         mode = self.p.handshake
         leg = self.client_leg if leg is None else leg
-        if mode == "ttcp" and not any(c.leg == leg for c in self.conns):
+        if mode == "ttcp" and not any(c.leg == leg and c.origin == 0 for c in self.conns):
             return "three_way"
         return mode
 
@@ -201,6 +265,102 @@ class Session:
         self.restarts += 1
         why = words.restart_why(ep.name, value(idle), value(ep.rto), before, after)  # its timeout at the time
         self.events.append(words.event("slow_start_restart", value(t), 0.0, ep.conn.id, ep._obj_at(ep.nxt_n), why))
+
+    # ------------------------------------------------------------ other origins (issue 28)
+    def origin(self, name: str) -> int:
+        """The origin of object ``name``: 0 the HTML's, k the k-th of ``page.origins``."""
+        return self.origin_of[name]
+
+    def by_origin(self, names: list[str]) -> list[tuple[int, list[str]]]:
+        """``names`` grouped by origin, the HTML's first, then the others in index order (each group in order)."""
+        groups: dict[int, list[str]] = {}
+        for name in names:
+            groups.setdefault(self.origin_of[name], []).append(name)
+        return sorted(groups.items())
+
+    def lookup(self, o: int, point: Point) -> Point:
+        """The point a connection to origin ``o`` may open: after its DNS lookup, which the first connection to it
+        starts (later ones wait for it to end; an address once looked up is cached for the session)."""
+        st = self.origins[o - 1]
+        if st.dns_ms <= 0:
+            return point
+        end = st.lookup_end
+        if end is None:
+            q = self.q
+            dns: Any = Lin.const(st.dns_ms) if q.traced else st.dns_ms
+            self.dns_lookups += 1
+            st.lookup_end = end = Point(point.t + dns, point, dns, "dns")
+            return end
+        return end if value(end.t) > value(point.t) else point
+
+    def origin_mode(self) -> str:
+        """How a connection to another origin opens: as the HTML's, but with the three-way handshake where the
+        HTML's uses T/TCP or Fast Open (no TAO cache or cookie for that server in the model)."""
+        mode = self.p.handshake
+        return "three_way" if mode in ("ttcp", "fast_open") else mode
+
+    def open_origin(self, o: int, point: Point, close_after: bool, then: ReadyFn) -> Connection:
+        """Open a connection to origin ``o`` at ``point`` (after its DNS lookup), then ``then(conn, point)`` once
+        it is ready: TCP's handshake and TLS's, or QUIC's for h3."""
+        st = self.origins[o - 1]
+        point = self.lookup(o, point)
+        conn = self.new_connection(close_after=close_after)
+        conn.origin = o
+        self.other_conns += 1
+        index = st.opened
+        st.opened += 1
+        if self.quic_open is not None:
+            self.quic_open(conn, point, index, lambda pt: then(conn, pt))
+            return conn
+        mode = self.origin_mode()
+        ready = secure_setup.secure(self, conn, mode, lambda pt: then(conn, pt), index)
+        conn.on_open = lambda t, pt: ready(pt)
+        conn.open(point, mode)
+        return conn
+
+    def origin_conn(self, o: int, point: Point, then: ReadyFn) -> None:
+        """``then(conn, point)`` on origin ``o``'s persistent connection: at once if it is ready, when it is if it
+        is opening, or after opening it (its DNS lookup first)."""
+        st = self.origins[o - 1]
+        if st.conn is not None and st.ready is not None:
+            then(st.conn, point)
+            return
+        st.waiters.append(then)
+        if st.conn is None:
+            st.conn = self.open_origin(o, point, False, lambda c, pt: self._origin_ready(st, c, pt))
+
+    def _origin_ready(self, st: OriginState, conn: Connection, point: Point) -> None:
+        st.conn = conn
+        st.ready = point
+        waiters, st.waiters = st.waiters, []
+        for then in waiters:
+            then(conn, point)
+
+    def origin_fetch(self, names: list[str], point: Point, on_done: DoneFn) -> None:
+        """HTTP/1.0 to another origin: the object on the preconnected connection if one waits unused, else on a new
+        connection (after the origin's DNS lookup)."""
+        o = self.origin_of[names[0]]
+        st = self.origins[o - 1]
+        for name in names:
+            if self.objects[name].start is None:
+                self.objects[name].start = point.t
+        if st.conn is not None and not st.taken:
+            st.taken = True
+            self.origin_conn(o, point, lambda c, pt: self.request(c, names, self.think(pt), on_done))
+            return
+        self.open_origin(o, point, True, lambda c, pt: self.request(c, names, self.think(pt), on_done))
+
+    def preconnect_origins(self, start: Point, close_after: bool, streams: bool = False) -> None:
+        """The preconnected origins' connections open at the page's start (a ``<link rel=preconnect>`` hint): one
+        each, kept for its objects (``close_after``: the first object's, HTTP/1.0), unless one is open already. On
+        h2 and h3 (``streams``) an origin coalesced with the HTML's has no connection: only its lookup starts."""
+        for st in self.origins:
+            if st.preconnected and streams and st.coalesce:
+                self.lookup(st.index, start)
+                continue
+            if st.preconnected and (st.conn is None or st.taken):
+                st.conn, st.ready, st.waiters, st.taken = None, None, [], False
+                st.conn = self.open_origin(st.index, start, close_after, functools.partial(self._origin_ready, st))
 
     # ------------------------------------------------------------ connections
     def add_connection(self, leg: int) -> Connection:

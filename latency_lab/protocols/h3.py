@@ -4,10 +4,12 @@ The connection opens with QUIC's combined transport and TLS 1.3 handshake, one r
 session is resumed with early data, ``tls.resumption`` and ``tls.early_data``), after the DNS lookup if
 any; TCP's handshake and ``tcp.handshake`` do not apply, and TLS is always 1.3 whatever ``tls.version``
 says. Requests and responses are multiplexed as for ``h2`` (:mod:`latency_lab.protocols.multiplex`, QPACK for HPACK).
+With ``page.origins`` each origin has its own QUIC connection (after its DNS lookup, or preconnected), as for h2.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from latency_lab.engine.core import Point
@@ -19,20 +21,29 @@ from latency_lab.protocols.base import Session
 
 
 def run(s: Session, names: list[str], start: Point) -> None:
+    s.quic_open = lambda c, point, index, then: open_quic(s, c, point, index, then)  # the other origins' too
     conn = s.keep_conn
     if conn is not None:
         h2.load(s, conn, names, start)
+        s.preconnect_origins(start, close_after=False, streams=True)
         return
-    p = s.p
     start = secure_setup.after_lookup(s, start)
     conn = s.new_connection(close_after=False)
     s.keep_conn = conn
+    opened = conn
+    open_quic(s, conn, start, len(s.conns) - 1 - s.other_conns, lambda point: h2.load(s, opened, names, point))
+    s.preconnect_origins(start, close_after=False, streams=True)
+
+
+def open_quic(s: Session, conn: Connection, start: Point, index: int, then: Callable[[Point], None]) -> None:
+    """QUIC's handshake on ``conn`` at ``start``, then ``then(point)``; ``index``: the connections to the same server
+    before it (resumption needs one)."""
+    p = s.p
     configure(conn)
-    resumed = tls.resumed(p.tls_resumption, len(s.conns) - 1)
+    resumed = tls.resumed(p.tls_resumption, index)
     hs = quic.handshake(resumed, p.tls_early_data, p.quic_datagram, p.tls_server_flight)
     s.tls_handshakes += 1
-    opened = conn
-    secure_setup.Dialogue(s, conn, hs, lambda point: h2.load(s, opened, names, point)).start(start)
+    secure_setup.Dialogue(s, conn, hs, then).start(start)
 
 
 def configure(conn: Connection) -> None:

@@ -5,7 +5,8 @@ notes Navigator's limit of 6). The HTML comes on its own connection; once it has
 opens ``parallel_connections`` connections, one object each, and opens the next as each finishes.
 Live connections share the link first come, first served. With ``page.object_parents`` an object is
 discovered when its parent arrives and queues behind those discovered before it (ties in index order); a
-free slot takes the first waiting object.
+free slot takes the first waiting object. With ``page.origins`` the limit is per origin (as browsers' 6 per
+origin): a free slot of an origin takes the first waiting object of that origin, on a connection to it.
 """
 
 from __future__ import annotations
@@ -18,15 +19,26 @@ from latency_lab.protocols.base import Session
 
 def run(s: Session, names: list[str], start: Point) -> None:
     pending: list[str] = []  # discovered objects no connection has asked for yet, in discovery order
-    busy = [0]  # object connections open
+    busy = [0] * (1 + len(s.origins))  # object connections open, by origin
 
     def done(name: str, t: Any, pkt: Packet) -> None:
         point = Point(t, pkt, None, "request")
         pending.extend(s.reveals[name])
         if name != names[0]:
-            busy[0] -= 1
-        while pending and busy[0] < s.p.parallel:
-            busy[0] += 1
-            s.fetch_on_new_connection([pending.pop(0)], point, done)
+            busy[s.origin(name)] -= 1
+        i = 0
+        while i < len(pending):  # the first waiting object of each origin with a free slot, in discovery order
+            other = pending[i]
+            o = s.origin(other)
+            if busy[o] >= s.p.parallel:
+                i += 1
+                continue
+            busy[o] += 1
+            del pending[i]
+            if o:
+                s.origin_fetch([other], point, done)
+            else:
+                s.fetch_on_new_connection([other], point, done)
 
     s.fetch_on_new_connection([names[0]], start, done)
+    s.preconnect_origins(start, close_after=True)

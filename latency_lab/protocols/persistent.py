@@ -4,7 +4,9 @@ Seed 002, section 4 (a long-lived connection: the first image arrives after two 
 four) and seed 001, 5.2; seed 000 measures this mode (P-HTTP) and its delayed-ACK and Nagle
 stalls. Each request leaves only after the previous response has fully arrived, so every object
 still costs a round trip. One object at a time in index order: every parent ``page.object_parents`` can
-name comes earlier, so it has arrived before its child is asked for and the tree changes nothing.
+name comes earlier, so it has arrived before its child is asked for and the tree changes nothing. With
+``page.origins`` each origin has its own persistent connection (opened when its first object is next, after its DNS
+lookup, or preconnected), and the requests still go one at a time in index order.
 """
 
 from __future__ import annotations
@@ -21,8 +23,14 @@ def run(s: Session, names: list[str], start: Point) -> None:
         def done(name: str, t: Any, pkt: Packet) -> None:
             i = names.index(name) + 1
             if i < len(names):
-                s.request(conn, [names[i]], s.think(Point(t, pkt, None, "request")), done)
+                after = Point(t, pkt, None, "request")
+                o = s.origin(names[i])
+                if o:  # another origin's object: on that origin's persistent connection, once it is ready
+                    s.origin_conn(o, after, lambda c, pt: s.request(c, [names[i]], s.think(pt), done))
+                else:
+                    s.request(conn, [names[i]], s.think(after), done)
 
         s.request(conn, [names[0]], s.think(point), done)
 
     s.persistent(start, opened)
+    s.preconnect_origins(start, close_after=False)

@@ -16,10 +16,15 @@ the HTML's, as a browser does for a ``<link rel=preconnect>`` hint (or a warm po
 the HTML arrives, and the objects cost ``ceil(n / m)`` round trips, Kurose & Ross's "persistent HTTP with m
 parallel connections" (their DNS-and-HTTP interactive problem). A preconnected connection has no request to
 put on its SYN, so with ``tcp.handshake`` ttcp or fast_open it opens with the three-way handshake.
+
+With ``page.origins`` each origin has a pool of its own, up to ``parallel_connections`` connections (Chrome's 6 per
+origin), opened after the origin's DNS lookup as its objects wait; a preconnected origin (``preconnected``) has one
+connection opened at the click. An object revealed by another origin's object joins its own origin's pool.
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from latency_lab.engine.core import Packet, Point
@@ -31,10 +36,12 @@ from latency_lab.protocols.base import Session
 class Pool:
     """The session's persistent connections (the HTML's first), the idle ones, and the objects waiting."""
 
-    def __init__(self, s: Session) -> None:
+    def __init__(self, s: Session, origin: int = 0) -> None:
         self.s = s
+        self.origin = origin  # 0 the HTML's; k the k-th of page.origins (whose connections are all in ``conns``)
         self.free: list[Connection] = []
         self.pending: list[str] = []  # the discovered objects no connection has asked for yet, in discovery order
+        self.conns: list[Connection] = []  # another origin's connections (the HTML's are keep_conn and s.pool)
 
     def done(self, name: str, t: Any, pkt: Packet) -> None:
         """An object's last byte arrived: its connection takes the next waiting object, or idles."""
@@ -42,13 +49,20 @@ class Pool:
         conn = s.conns[s.objects[name].connection]
         point = Point(t, pkt, None, "request")
         found = s.reveals[name]  # the objects are known once their parent (the HTML, or page.object_parents') arrived
-        self.pending.extend(found)
+        mine = found if not s.origins else [other for other in found if s.origin(other) == self.origin]
+        self.pending.extend(mine)
         if self.pending:
             s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
         else:
             self.free.append(conn)
-        if found:
+        if mine:
             self.dispatch(point)
+        if len(mine) < len(found):  # objects of other origins (page.origins): each origin's pool takes its own
+            for o, group in s.by_origin(found):
+                if o != self.origin:
+                    pool = pool_of(s, o)
+                    pool.pending.extend(group)
+                    pool.dispatch(point)
 
     def dispatch(self, point: Point) -> None:
         """Objects were discovered: idle connections take the waiting objects, then new connections open."""
@@ -56,8 +70,20 @@ class Pool:
         while self.pending and self.free:
             conn = self.free.pop(0)
             s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
-        while self.pending and 1 + len(s.pool) < s.p.parallel:
-            s.pool.append(s.fetch_on_new_connection([self.pending.pop(0)], point, self.done, close_after=False))
+        if self.origin == 0:
+            while self.pending and 1 + len(s.pool) < s.p.parallel:
+                s.pool.append(s.fetch_on_new_connection([self.pending.pop(0)], point, self.done, close_after=False))
+            return
+        while self.pending and len(self.conns) < s.p.parallel:  # another origin's: after its DNS lookup
+            name = self.pending.pop(0)
+            if s.objects[name].start is None:
+                s.objects[name].start = point.t
+            then = self._first(name)
+            self.conns.append(s.open_origin(self.origin, point, False, then))
+
+    def _first(self, name: str) -> Callable[[Connection, Point], None]:
+        """What a new connection to another origin does once ready: ask for ``name``."""
+        return lambda conn, pt: self.s.request(conn, [name], self.s.think(pt), self.done)
 
     def preconnect(self, point: Point) -> None:
         """Open the other connections now (``http.preconnect``); each idles once ready."""
@@ -83,6 +109,19 @@ class Pool:
             self.free.append(conn)
 
 
+def pool_of(s: Session, o: int) -> Pool:
+    """Origin ``o``'s pool: the HTML's (``o`` 0), or another's, made on its first use or after the idle timeout closed
+    its connections."""
+    if o == 0:
+        html: Pool = s.pool_state
+        return html
+    st = s.origins[o - 1]
+    if st.pool is None:
+        st.pool = Pool(s, o)
+    pool: Pool = st.pool
+    return pool
+
+
 def run(s: Session, names: list[str], start: Point) -> None:
     pool = s.pool_state
     if pool is None or s.keep_conn is None:  # the first page, or the idle timeout closed the connections
@@ -96,3 +135,9 @@ def run(s: Session, names: list[str], start: Point) -> None:
     s.persistent(start, lambda conn, point: s.request(conn, [names[0]], s.think(point), pool.done))
     if preconnect:
         pool.preconnect(start)
+    for st in s.origins:  # the other origins: their pools wait idle for this page's objects
+        if st.pool is not None:
+            st.pool.pending = []
+        if st.preconnected and (st.pool is None or not st.pool.conns):  # one connection each, opened at the click
+            other = pool_of(s, st.index)
+            other.conns.append(s.open_origin(st.index, start, False, other.ready))

@@ -142,13 +142,19 @@ class Dialogue:
             self.then(point)
 
 
-def secure(session: Any, conn: Connection, mode: str, then: Callable[[Point], None]) -> Callable[[Point], None]:
+def secure(
+    session: Any, conn: Connection, mode: str, then: Callable[[Point], None], index: int | None = None
+) -> Callable[[Point], None]:
     """``then`` preceded by the scenario's TLS handshake on ``conn`` (unchanged without TLS, or when the
-    connection is already open: ``tcp.handshake = "none"`` stands for a warm connection, TLS included)."""
+    connection is already open: ``tcp.handshake = "none"`` stands for a warm connection, TLS included).
+    ``index``: how many connections to the same server came before (resumption needs an earlier one); by default
+    those to the HTML's origin."""
     p = session.p
     if p.tls == "none" or mode == "none":
         return then
-    resumed = tls.resumed(p.tls_resumption, len(session.conns) - 1)
+    if index is None:
+        index = len(session.conns) - 1 - session.other_conns
+    resumed = tls.resumed(p.tls_resumption, index)
     tickets = (p.tls_ticket_bytes,) * p.tls_tickets
     hs = tls.handshake(
         p.tls, resumed, p.tls_early_data, p.tls_client_hello, p.tls_server_flight, p.tls_false_start, tickets

@@ -283,6 +283,9 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
         used = min(objects, max(1, s.http.parallel_connections))
         connections = max(used, preconnected(s, protocol))
     requests += PRECONNECT_UNITS * (connections - used)
+    others = origin_connections(s, protocol)
+    requests += PRECONNECT_UNITS * others
+    connections += others
     if s.tls.version == "none":
         return requests
     tls = s.tls
@@ -295,6 +298,29 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
 #: opens at the click with ``http.preconnect`` whether or not an object comes to use it (:func:`preconnected`), its
 #: three-way handshake (3 steps of the native engine), beside its TLS handshake's segments (:func:`_extra_segments`).
 PRECONNECT_UNITS = 1
+
+
+def origin_connections(s: Scenario, protocol: str) -> int:
+    """The connections a run of ``protocol`` opens to the origins beside the HTML's (``page.origins``, issue 28) that
+    :func:`_extra_segments` does not count already: one an origin (its objects', or its preconnected one), up to
+    ``http.parallel_connections`` an origin for persistent_parallel; for the protocols that open one an object, only
+    a preconnected origin's without objects. Each costs its handshake (:data:`PRECONNECT_UNITS`) and its TLS's."""
+    origins = s.page.origins
+    if not origins:
+        return 0
+    counts = [0] * (len(origins) + 1)
+    for o in s.page.origins_of():
+        counts[o] += 1
+    extra = 0
+    for k, origin in enumerate(origins, start=1):
+        n = counts[k]
+        if protocol in CONNECTION_PER_OBJECT:
+            extra += 1 if origin.preconnected and n == 0 else 0
+        elif protocol == "persistent_parallel":
+            extra += max(min(n, max(1, s.http.parallel_connections)), 1 if origin.preconnected else 0)
+        else:
+            extra += 1 if n > 0 or origin.preconnected else 0
+    return extra
 
 
 def preconnected(s: Scenario, protocol: str) -> int:

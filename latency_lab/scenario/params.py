@@ -85,6 +85,12 @@ class Params:
     # each embedded object's parent, the object whose last byte reveals it (0 the HTML, k the k-th embedded object;
     # page.object_parents); (): every one the HTML's, as when all are zero
     object_parents: tuple[int, ...] = ()
+    # the origins beside the HTML's (page.origins; issue 28): each one's DNS lookup (ms) and preconnect hint, and
+    # each embedded object's origin (0 the HTML's, k the k-th; page.object_origins); (): every one the HTML's
+    origin_dns_ms: tuple[float, ...] = ()
+    origin_preconnected: tuple[bool, ...] = ()
+    origin_coalesce: tuple[bool, ...] = ()  # h2/h3: on the HTML's connection (RFC 9113 9.1.1)
+    object_origins: tuple[int, ...] = ()
     loss: float = (
         0.0  # probability each packet is lost (network.loss_rate); only latency_lab.analysis.expected_loss uses it
     )
@@ -144,6 +150,10 @@ def resolve(s: Scenario) -> Params:
         html=html,
         objects=tuple(objects),
         object_parents=s.page.parents(),
+        origin_dns_ms=tuple(float(o.dns_ms) for o in s.page.origins),
+        origin_preconnected=tuple(o.preconnected for o in s.page.origins),
+        origin_coalesce=tuple(o.coalesce_with_html for o in s.page.origins),
+        object_origins=s.page.origins_of(),
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,

@@ -52,6 +52,10 @@ ALL_PROTOCOLS: tuple[Protocol, ...] = SEED_PROTOCOLS + BROWSER_PROTOCOLS + MODER
 #: Limits that keep every prediction well under a second (documented in the README).
 MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
+#: Most origins a page's objects may come from beside the HTML's own (page.origins; issue 28).
+MAX_ORIGINS = 50
+#: Longest DNS lookup of an origin (ms), as dns.resolver_rtt_ms'.
+MAX_DNS_MS = 10_000
 MAX_SEGMENTS = 10_000  # about one second for all five protocols (bench/)
 #: Bytes of a QUIC packet that are not stream data: a packet carries ``quic.max_datagram_bytes`` less this
 #: (latency_lab.mechanisms.quic.QUIC_PACKET_OVERHEAD, checked equal by tests/latency_lab/scenario/test_limits.py).
@@ -448,6 +452,39 @@ class Proxy(_Strict):
 
 
 #: The page's embedded objects when none are given: three of 2,544 bytes.
+def _object_count(data: dict[str, Any]) -> int:
+    """The embedded objects a page's validated fields give (before its what-ifs)."""
+    if data["object_bytes"] is not None:
+        return len(data["object_bytes"])
+    if data["object_count"] is not None:
+        return int(data["object_count"])
+    return DEFAULT_OBJECT_COUNT
+
+
+class Origin(_Strict):
+    """An origin (scheme, host, port) some of the page's objects come from, beside the HTML's own (issue 28): its own
+    DNS lookup, connections and TLS handshakes, over the same path as the HTML's."""
+
+    dns_ms: float = Field(
+        0.0,
+        ge=0,
+        le=MAX_DNS_MS,
+        description="Its DNS lookup (ms), before its first connection opens; 0: its address is cached.",
+    )
+    preconnected: bool = Field(
+        False,
+        description="A preconnect hint (<link rel=preconnect>, or a connection kept warm): its DNS lookup, TCP and "
+        "TLS handshakes start at the click, beside the HTML's, so its connection is ready when its objects are "
+        "discovered.",
+    )
+    coalesce_with_html: bool = Field(
+        False,
+        description="h2 and h3: its requests go on the HTML's connection (RFC 9113 9.1.1 connection reuse: the "
+        "HTML's certificate covers it and its address is the HTML's), once its DNS lookup has ended; no "
+        "connection or handshake of its own. HTTP/1.x protocols do not coalesce.",
+    )
+
+
 DEFAULT_OBJECT_COUNT = 3
 DEFAULT_OBJECT_BYTES = 2544
 
@@ -486,6 +523,20 @@ class Page(_Strict):
         "an image; its request leaves only once that object has fully arrived. Omitted: every object is named by "
         "the HTML. GETALL is not delayed (the server sends the page's objects in one response).",
     )
+    origins: list[Origin] = Field(
+        default_factory=list,
+        max_length=MAX_ORIGINS,
+        description="The origins beside the HTML's own (origin 0) that embedded objects come from (issue 28): "
+        "origin k is the k-th of this list, each with its own DNS lookup, connections and TLS handshakes. "
+        "Empty: every object comes from the HTML's origin.",
+    )
+    object_origins: list[Annotated[int, Strict()]] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        strict=False,
+        description="For each embedded object, its origin: 0 the HTML's, k the k-th of page.origins. Omitted: "
+        "every object from the HTML's origin.",
+    )
 
     @model_validator(mode="after")
     def _one_way_to_give_objects(self) -> Page:
@@ -512,12 +563,7 @@ class Page(_Strict):
             name not in data for name in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
         ):
             return parents
-        if data["object_bytes"] is not None:
-            n = len(data["object_bytes"])
-        elif data["object_count"] is not None:
-            n = data["object_count"]
-        else:
-            n = DEFAULT_OBJECT_COUNT
+        n = _object_count(data)
         if len(parents) != n:
             raise ValueError(
                 f"object_parents must give one parent per embedded object: {n} objects, {len(parents)} parents"
@@ -535,6 +581,42 @@ class Page(_Strict):
                     f"the parents would name other objects); allowed: page.{name} 0"
                 )
         return parents
+
+    @field_validator("object_origins")
+    @classmethod
+    def _origins_named(cls, origins: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        """One origin per embedded object, each 0 or one of ``page.origins``, checked here so that a refusal names
+        ``page.object_origins``."""
+        data = info.data
+        if origins is None or any(
+            name not in data for name in ("object_bytes", "object_count", "css_bytes", "css_replaces_images", "origins")
+        ):
+            return origins
+        n = _object_count(data)
+        if len(origins) != n:
+            raise ValueError(
+                f"object_origins must give one origin per embedded object: {n} objects, {len(origins)} origins"
+            )
+        top = len(data["origins"])
+        for k, origin in enumerate(origins):
+            if not 0 <= origin <= top:
+                raise ValueError(
+                    f"object_origins[{k}] ({origin}) must be between 0 and {top}: 0 the HTML's origin, k the k-th of "
+                    f"page.origins ({top} given)"
+                )
+        for name in ("css_bytes", "css_replaces_images"):
+            if data[name] > 0:
+                raise ValueError(
+                    f"object_origins cannot be used with page.{name} above 0 (it adds or drops embedded objects, so "
+                    f"the origins would name other objects); allowed: page.{name} 0"
+                )
+        return origins
+
+    def origins_of(self) -> tuple[int, ...]:
+        """Each embedded object's origin (0 the HTML's, k the k-th of ``origins``); ``()``: every one the HTML's."""
+        if self.object_origins is None or not any(self.object_origins):
+            return ()
+        return tuple(self.object_origins)
 
     def sizes(self) -> list[int]:
         """The embedded objects' sizes (bytes), in request order, as the page was given."""

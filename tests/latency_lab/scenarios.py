@@ -170,6 +170,20 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         if rng.random() < 0.9:  # the what-ifs that add or drop objects cannot go with it (the rest a refused draw)
             page["css_bytes"] = page["css_replaces_images"] = 0
 
+    # origins (issue 28), drawn from the page's own numbers so the draws after them stay as they were before origins
+    pick = random.Random("origins " + repr(sorted(page.items())))
+    if pick.random() < 0.35 and not page.get("css_bytes") and not page.get("css_replaces_images"):
+        count = len(page["object_bytes"]) if "object_bytes" in page else page.get("object_count", 3)
+        k = pick.choice([1, 1, 2, 3])
+        page["origins"] = [
+            {
+                "dns_ms": pick.choice([0, 20, 50, 150, round(pick.uniform(0, 300), 3)]),
+                "preconnected": pick.random() < 0.3,
+                "coalesce_with_html": pick.random() < 0.3,
+            }
+            for _ in range(k)
+        ]
+        page["object_origins"] = [pick.randint(0, k) for _ in range(count)]
     doc: dict[str, Any] = {"network": network, "tcp": tcp, "http": http, "page": page}
     if rng.random() < 0.35:  # sessions of several page loads
         session: dict[str, Any] = {"pages": rng.choice([2, 2, 3])}
@@ -227,7 +241,7 @@ def every_feature(n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` valid scenario documents that together exercise every section and field of the schema
     (profiles, handshakes, idle restarts, Nagle, delayed ACKs, TLS 1.2/1.3 with resumption and early
     data, DNS, h2 and h3 with their frame and QUIC fields, split proxies, sessions, loss, content what-ifs, trees
-    of dependencies, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
+    of dependencies, origins, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
     most 12 KB, HTML up to 16 KB) so each predicts in milliseconds; a draw the schema refuses is drawn again."""
     from pydantic import ValidationError
 

@@ -41,6 +41,10 @@ cdef extern from "params.hpp" namespace "ll":
         long long parallel, html
         vector[long long] objects
         vector[long long] object_parents
+        vector[double] origin_dns_ms
+        vector[long long] origin_preconnected
+        vector[long long] origin_coalesce
+        vector[long long] object_origins
         long long pages
         double user_think
         cbool has_idle_timeout
@@ -199,6 +203,18 @@ cdef class Prepared:
         c.object_parents.clear()
         for parent in p.object_parents:
             c.object_parents.push_back(parent)
+        c.origin_dns_ms.clear()
+        for dns in p.origin_dns_ms:
+            c.origin_dns_ms.push_back(dns)
+        c.origin_preconnected.clear()
+        for pre in p.origin_preconnected:
+            c.origin_preconnected.push_back(pre)
+        c.origin_coalesce.clear()
+        for co in p.origin_coalesce:
+            c.origin_coalesce.push_back(co)
+        c.object_origins.clear()
+        for origin in p.object_origins:
+            c.object_origins.push_back(origin)
         c.pages = p.pages
         c.user_think = p.user_think
         c.has_idle_timeout = p.idle_timeout is not None

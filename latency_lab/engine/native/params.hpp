@@ -57,6 +57,12 @@ struct Params {
   long long html;
   std::vector<long long> objects;
   std::vector<long long> object_parents;  // each embedded object's parent (0 the HTML); empty: every one the HTML's
+  // the origins beside the HTML's (page.origins; issue 28): each one's DNS lookup (ms) and preconnect hint, and each
+  // embedded object's origin (0 the HTML's, k the k-th; empty: every one the HTML's)
+  std::vector<double> origin_dns_ms;
+  std::vector<long long> origin_preconnected;
+  std::vector<long long> origin_coalesce;  // h2/h3: on the HTML's connection (RFC 9113 9.1.1)
+  std::vector<long long> object_origins;
   long long pages;
   double user_think;
   bool has_idle_timeout;

@@ -21,9 +21,11 @@ static inline bool tls_resumed(int resumption, size_t earlier) {  // tls.resumed
   return resumption == RES_ALL || (resumption == RES_AFTER_FIRST && earlier > 0);
 }
 
-std::function<void(Ref)> Session::secure(Connection* conn, int mode, std::function<void(Ref)> then) {
+std::function<void(Ref)> Session::secure(Connection* conn, int mode, std::function<void(Ref)> then, long long index) {
   if (p->tls == TLS_NONE || mode == HS_NONE) return then;
-  bool resumed = tls_resumed(p->tls_resumption, conns.size() - 1);
+  // index: the connections to the same server before this one; by default those to the HTML's origin
+  if (index < 0) index = static_cast<long long>(conns.size()) - 1 - other_conns;
+  bool resumed = tls_resumed(p->tls_resumption, static_cast<size_t>(index));
   Handshake hs = tls_handshake(p->tls, resumed, p->tls_early_data, p->tls_client_hello, p->tls_server_flight,
                                p->tls_false_start);
   if (p->tls == TLS_13) {
@@ -162,13 +164,21 @@ void Session::h3_run(const std::vector<int>& names, Ref st) {
   Connection* conn = keep_conn;
   if (conn != nullptr) {
     h2_load(conn, names, st);
+    preconnect_origins(st, false, true);
     return;
   }
   st = after_lookup(st);
   conn = new_connection(false);
   keep_conn = conn;
+  open_quic(conn, st, static_cast<long long>(conns.size()) - 1 - other_conns,
+            [this, conn, names](Ref point) { h2_load(conn, names, point); });
+  preconnect_origins(st, false, true);
+}
+
+void Session::open_quic(Connection* conn, Ref st, long long index, std::function<void(Ref)> then) {
+  // h3.open_quic: QUIC's handshake on conn at st, then then(point)
   configure_quic(conn);
-  bool resumed = tls_resumed(p->tls_resumption, conns.size() - 1);
+  bool resumed = tls_resumed(p->tls_resumption, static_cast<size_t>(index));
   long long hello = p->quic_datagram - 30;
   long long limit = 3 * hello;  // quic.amplification_allowance_bytes: 3 (D - 30), RFC 9000 8.1
   Handshake hs;  // quic.handshake
@@ -178,7 +188,7 @@ void Session::h3_run(const std::vector<int>& names, Ref st) {
     hs = Handshake{{hello, resumed ? 230 : p->tls_server_flight, 58}, 2, limit};
   }
   tls_handshakes += 1;
-  dialogues.push_back(std::make_unique<Dialogue>(this, conn, hs, [this, conn, names](Ref point) { h2_load(conn, names, point); }));
+  dialogues.push_back(std::make_unique<Dialogue>(this, conn, hs, std::move(then)));
   dialogues.back()->start(st);
 }
 

@@ -1,4 +1,6 @@
 // latency_lab/protocols/base.py in C++: the session, its connections, the HTTP applications (see engine.hpp).
+#include <map>
+
 #include "session.hpp"
 
 namespace ll {
@@ -21,7 +23,18 @@ Session::Session(const Params& params, int protocol_, long long allowance)
       size_t parent = p->object_parents.empty() ? 0 : static_cast<size_t>(p->object_parents[i - 1]);
       reveals[static_cast<size_t>(names[parent])].push_back(names[i]);
     }
+    for (size_t i = 0; i <= n; ++i) {  // each object's origin (page.object_origins; issue 28)
+      origin_of.push_back(i == 0 || p->object_origins.empty() ? 0 : static_cast<int>(p->object_origins[i - 1]));
+    }
     page_names.push_back(std::move(names));
+  }
+  for (size_t k = 0; k < p->origin_dns_ms.size(); ++k) {
+    OriginState st;
+    st.index = static_cast<int>(k) + 1;
+    st.dns_ms = p->origin_dns_ms[k];
+    st.preconnected = p->origin_preconnected[k] != 0;
+    st.coalesce = k < p->origin_coalesce.size() && p->origin_coalesce[k] != 0;
+    origins.push_back(std::move(st));
   }
   start = eng.point(0.0, NIL, false, 0.0, REQUEST);
   page_start.push_back(start);
@@ -52,6 +65,7 @@ void Session::object_done(int name, double t, int32_t pkt) {
     }
     pool.clear();
   }
+  if (!origins.empty() && p->has_idle_timeout && p->user_think > p->idle_timeout) idle_close_origins(t);
   Ref st = eng.point(t + p->user_think, pkt, false, 0.0, REQUEST);
   eng.at(eng.point_t(st), [this, st](double) { next_page(st); });
 }
@@ -94,7 +108,7 @@ int Session::open_mode(int leg) {
   if (leg < 0) leg = client_leg;
   if (mode == HS_TTCP) {
     for (const auto& c : conns)
-      if (c->leg == leg) return mode;
+      if (c->leg == leg && c->origin == 0) return mode;
     return HS_THREE_WAY;
   }
   return mode;
@@ -245,6 +259,108 @@ void Session::ttcp(Connection* conn, Ref st, const std::function<void()>& write_
   });
 }
 
+// ------------------------------------------------------------------------------------ other origins (issue 28)
+std::vector<std::pair<int, std::vector<int>>> Session::by_origin(const std::vector<int>& names) const {
+  std::map<int, std::vector<int>> groups;
+  for (int name : names) groups[origin_of[static_cast<size_t>(name)]].push_back(name);
+  return std::vector<std::pair<int, std::vector<int>>>(groups.begin(), groups.end());
+}
+
+Ref Session::lookup(int o, Ref point) {
+  OriginState& st = origins[static_cast<size_t>(o - 1)];
+  if (st.dns_ms <= 0) return point;
+  if (!st.has_lookup) {
+    dns_lookups += 1;
+    st.has_lookup = true;
+    st.lookup_end = eng.point(eng.point_t(point) + st.dns_ms, point, true, st.dns_ms, DNS);
+    return st.lookup_end;
+  }
+  return eng.point_t(st.lookup_end) > eng.point_t(point) ? st.lookup_end : point;
+}
+
+int Session::origin_mode() const {
+  int mode = p->handshake;
+  return (mode == HS_TTCP || mode == HS_FAST_OPEN) ? HS_THREE_WAY : mode;
+}
+
+Connection* Session::open_origin(int o, Ref point, bool close_after, ReadyFn then) {
+  OriginState& st = origins[static_cast<size_t>(o - 1)];
+  point = lookup(o, point);
+  Connection* conn = new_connection(close_after);
+  conn->origin = o;
+  other_conns += 1;
+  long long index = st.opened;
+  st.opened += 1;
+  if (protocol == P_H3) {
+    open_quic(conn, point, index, [then, conn](Ref pt) { then(conn, pt); });
+    return conn;
+  }
+  int mode = origin_mode();
+  auto ready = secure(conn, mode, [then, conn](Ref pt) { then(conn, pt); }, index);
+  conn->on_open = [ready](double, Ref pt) { ready(pt); };
+  conn->open(point, mode);
+  return conn;
+}
+
+void Session::origin_conn(int o, Ref point, ReadyFn then) {
+  OriginState& st = origins[static_cast<size_t>(o - 1)];
+  if (st.conn != nullptr && st.has_ready) {
+    then(st.conn, point);
+    return;
+  }
+  st.waiters.push_back(std::move(then));
+  if (st.conn == nullptr) {
+    st.conn = open_origin(o, point, false, [this, o](Connection* c, Ref pt) { origin_ready(o, c, pt); });
+  }
+}
+
+void Session::origin_ready(int o, Connection* conn, Ref point) {
+  OriginState& st = origins[static_cast<size_t>(o - 1)];
+  st.conn = conn;
+  st.has_ready = true;
+  st.ready = point;
+  std::vector<ReadyFn> waiters;
+  waiters.swap(st.waiters);
+  for (auto& then : waiters) then(conn, point);
+}
+
+void Session::origin_fetch(const std::vector<int>& names, Ref point, DoneFn on_done) {
+  int o = origin_of[static_cast<size_t>(names[0])];
+  OriginState& st = origins[static_cast<size_t>(o - 1)];
+  for (int name : names) {
+    if (!objects[name].has_start) {
+      objects[name].has_start = true;
+      objects[name].start = eng.point_t(point);
+    }
+  }
+  ReadyFn ask = [this, names, on_done](Connection* c, Ref pt) { request(c, names, think(pt), on_done); };
+  if (st.conn != nullptr && !st.taken) {
+    st.taken = true;
+    origin_conn(o, point, ask);
+    return;
+  }
+  open_origin(o, point, true, ask);
+}
+
+void Session::preconnect_origins(Ref st_, bool close_after, bool streams) {
+  for (OriginState& st : origins) {
+    if (st.preconnected && streams && st.coalesce) {  // h2/h3, coalesced with the HTML's: only its lookup
+      lookup(st.index, st_);
+      continue;
+    }
+    if (st.preconnected && (st.conn == nullptr || st.taken)) {
+      st.conn = nullptr;
+      st.has_ready = false;
+      st.ready = NIL;
+      st.waiters.clear();
+      st.taken = false;
+      int o = st.index;
+      Connection* conn = open_origin(o, st_, close_after, [this, o](Connection* c, Ref pt) { origin_ready(o, c, pt); });
+      origins[static_cast<size_t>(o - 1)].conn = conn;
+    }
+  }
+}
+
 // --------------------------------------------------------------------------------------------------- server
 void Session::server_data(Connection* conn, double t, int32_t pkt) {
   if (conn->tls != nullptr) conn->tls->server_data(t, pkt);
@@ -330,10 +446,15 @@ void Session::client_data(Connection* conn, double t, int32_t pkt) {
 
 // ------------------------------------------------------------------------------------- persistent_parallel
 // persistent_parallel.py: up to parallel persistent connections, each object on the first free one
+struct Pool;
+static Pool* pool_of(Session* s, int o);
+
 struct Pool {
   Session* s;
+  int origin = 0;  // 0 the HTML's; k the k-th of page.origins (whose connections are all in conns)
   std::vector<Connection*> free;
   std::vector<int> pending;
+  std::vector<Connection*> conns;  // another origin's connections (the HTML's are keep_conn and s->pool)
   DoneFn done_fn;  // calls done (its closure holds the pool weakly)
 
   void take(Connection* conn, Ref point) {  // conn asks for the next waiting object
@@ -347,13 +468,27 @@ struct Pool {
     Ref point = s->eng.point(t, pkt, false, 0.0, REQUEST);
     // the objects are known once their parent (the HTML, or page.object_parents') has arrived
     const std::vector<int>& found = s->reveals[static_cast<size_t>(name)];
-    pending.insert(pending.end(), found.begin(), found.end());
+    size_t mine = 0;
+    for (int other : found) {
+      if (s->origins.empty() || s->origin_of[static_cast<size_t>(other)] == origin) {
+        pending.push_back(other);
+        mine += 1;
+      }
+    }
     if (!pending.empty()) {
       take(conn, point);
     } else {
       free.push_back(conn);
     }
-    if (!found.empty()) dispatch(point);
+    if (mine > 0) dispatch(point);
+    if (mine < found.size()) {  // objects of other origins (page.origins): each origin's pool takes its own
+      for (auto& group : s->by_origin(found)) {
+        if (group.first == origin) continue;
+        Pool* other = pool_of(s, group.first);
+        other->pending.insert(other->pending.end(), group.second.begin(), group.second.end());
+        other->dispatch(point);
+      }
+    }
   }
 
   void dispatch(Ref point) {
@@ -362,10 +497,27 @@ struct Pool {
       free.erase(free.begin());
       take(conn, point);
     }
-    while (!pending.empty() && 1 + static_cast<long long>(s->pool.size()) < s->p->parallel) {
+    if (origin == 0) {
+      while (!pending.empty() && 1 + static_cast<long long>(s->pool.size()) < s->p->parallel) {
+        int next = pending.front();
+        pending.erase(pending.begin());
+        s->pool.push_back(s->fetch_on_new_connection({next}, point, done_fn, false));
+      }
+      return;
+    }
+    while (!pending.empty() && static_cast<long long>(conns.size()) < s->p->parallel) {  // after its DNS lookup
       int next = pending.front();
       pending.erase(pending.begin());
-      s->pool.push_back(s->fetch_on_new_connection({next}, point, done_fn, false));
+      ObjectRecord& rec = s->objects[static_cast<size_t>(next)];
+      if (!rec.has_start) {
+        rec.has_start = true;
+        rec.start = s->eng.point_t(point);
+      }
+      Session* ss = s;
+      DoneFn fn = done_fn;
+      conns.push_back(s->open_origin(origin, point, false, [ss, next, fn](Connection* c, Ref pt) {
+        ss->request(c, {next}, ss->think(pt), fn);
+      }));
     }
   }
 
@@ -390,15 +542,49 @@ struct Pool {
   }
 };
 
+static std::shared_ptr<Pool> make_pool(Session* s, int origin) {
+  auto fresh = std::make_shared<Pool>();
+  fresh->s = s;
+  fresh->origin = origin;
+  std::weak_ptr<Pool> weak = fresh;
+  fresh->done_fn = [weak](int name, double t, int32_t pkt) { weak.lock()->done(name, t, pkt); };
+  s->drivers.push_back(fresh);
+  return fresh;
+}
+
+static Pool* pool_of(Session* s, int o) {
+  // persistent_parallel.pool_of: origin o's pool (the HTML's for 0), made on its first use or after the idle timeout
+  if (o == 0) return static_cast<Pool*>(s->pool_state.get());
+  OriginState& st = s->origins[static_cast<size_t>(o - 1)];
+  if (st.pool == nullptr) st.pool = make_pool(s, o);
+  return static_cast<Pool*>(st.pool.get());
+}
+
+void Session::idle_close_origins(double t) {
+  // _object_done: the other origins' persistent connections idle as long as the HTML's
+  for (OriginState& st : origins) {
+    if (st.conn != nullptr && !st.conn->close_after) {
+      Connection* conn = st.conn;
+      eng.at(t + p->idle_timeout, [this, conn](double t_) { idle_close(t_, conn); });
+      st.conn = nullptr;
+      st.has_ready = false;
+      st.ready = NIL;
+      st.waiters.clear();
+    }
+    if (st.pool != nullptr) {
+      for (Connection* conn : static_cast<Pool*>(st.pool.get())->conns) {
+        eng.at(t + p->idle_timeout, [this, conn](double t_) { idle_close(t_, conn); });
+      }
+      st.pool = nullptr;
+    }
+  }
+}
+
 void Session::persistent_parallel_run(const std::vector<int>& names, Ref st) {
   Pool* pool = static_cast<Pool*>(pool_state.get());
   if (pool == nullptr || keep_conn == nullptr) {  // the first page, or the idle timeout closed the connections
-    auto fresh = std::make_shared<Pool>();
-    fresh->s = this;
-    std::weak_ptr<Pool> weak = fresh;
-    fresh->done_fn = [weak](int name, double t, int32_t pkt) { weak.lock()->done(name, t, pkt); };
+    auto fresh = make_pool(this, 0);
     pool_state = fresh;
-    drivers.push_back(fresh);
     pool = fresh.get();
     this->pool.clear();
   } else {  // the next page: the HTML goes on the HTML's connection, the others wait idle
@@ -415,6 +601,14 @@ void Session::persistent_parallel_run(const std::vector<int>& names, Ref st) {
     request(conn, {names[0]}, think(point), pool->done_fn);
   });
   if (pre) pool->preconnect(st);
+  for (OriginState& os : origins) {  // the other origins: their pools wait idle for this page's objects
+    if (os.pool != nullptr) static_cast<Pool*>(os.pool.get())->pending.clear();
+    if (os.preconnected && (os.pool == nullptr || static_cast<Pool*>(os.pool.get())->conns.empty())) {
+      Pool* other = pool_of(this, os.index);
+      Connection* conn = open_origin(os.index, st, false, [other](Connection* c, Ref pt) { other->ready(c, pt); });
+      other->conns.push_back(conn);
+    }
+  }
 }
 
 }  // namespace ll

@@ -49,6 +49,24 @@ struct SplitProxy;
 
 // what a protocol's schedule is told when an object's last byte arrives: (object, time, packet)
 using DoneFn = std::function<void(int, double, int32_t)>;
+// what a caller waiting for another origin's connection is told once it is ready: (connection, point)
+using ReadyFn = std::function<void(Connection*, Ref)>;
+
+struct OriginState {  // base.OriginState: an origin beside the HTML's in a session (page.origins; issue 28)
+  int index;
+  double dns_ms;
+  bool preconnected;
+  bool coalesce = false;  // h2/h3: on the HTML's connection (RFC 9113 9.1.1)
+  bool has_lookup = false;
+  Ref lookup_end = NIL;  // when its DNS lookup ends (once started)
+  Connection* conn = nullptr;  // its persistent (or preconnected) connection
+  bool has_ready = false;
+  Ref ready = NIL;  // when conn became ready
+  std::vector<ReadyFn> waiters;
+  bool taken = false;  // the preconnected connection of a protocol that opens one per object was used
+  long long opened = 0;  // connections opened to it
+  std::shared_ptr<void> pool;  // persistent_parallel's Pool of its connections
+};
 
 struct Session {
   Params pp;
@@ -82,6 +100,11 @@ struct Session {
   // split proxies (seed 003): the client's connections go to the local proxy, which relays (proxy.cpp)
   std::unique_ptr<SplitProxy> relay;
   int client_leg = 0;
+  // the other origins (page.origins; issue 28): each object's origin, each origin's state (index o - 1), and the
+  // connections opened to them (the HTML origin's TLS resumption does not count them)
+  std::vector<int> origin_of;
+  std::vector<OriginState> origins;
+  long long other_conns = 0;
 
   Session(const Params& params, int protocol_, long long allowance);
   void run();
@@ -111,8 +134,20 @@ struct Session {
   void server_data(Connection* conn, double t, int32_t pkt);
   void server_write(double t, Connection* conn, const std::vector<int>& names, Ref point, bool close);
   void client_data(Connection* conn, double t, int32_t pkt);
+  // the other origins (base.py)
+  std::vector<std::pair<int, std::vector<int>>> by_origin(const std::vector<int>& names) const;
+  Ref lookup(int o, Ref point);
+  int origin_mode() const;
+  Connection* open_origin(int o, Ref point, bool close_after, ReadyFn then);
+  void origin_conn(int o, Ref point, ReadyFn then);
+  void origin_ready(int o, Connection* conn, Ref point);
+  void origin_fetch(const std::vector<int>& names, Ref point, DoneFn on_done);
+  void preconnect_origins(Ref start, bool close_after, bool streams = false);
+  void idle_close_origins(double t);
+  Mux* streams(Connection* conn);
   // secure_setup.py
-  std::function<void(Ref)> secure(Connection* conn, int mode, std::function<void(Ref)> then);
+  std::function<void(Ref)> secure(Connection* conn, int mode, std::function<void(Ref)> then, long long index = -1);
+  void open_quic(Connection* conn, Ref start, long long index, std::function<void(Ref)> then);
   Ref after_lookup(Ref point);
   // h3.py
   void h3_run(const std::vector<int>& names, Ref start);

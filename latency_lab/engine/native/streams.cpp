@@ -114,18 +114,41 @@ void Mux::write_responses(double t, const std::vector<int>& names, Ref point) {
 }
 
 // -------------------------------------------------------------------------------------------------- h2, h3
+Mux* Session::streams(Connection* conn) {
+  if (conn->mux == nullptr) muxes.push_back(std::make_unique<Mux>(this, conn));
+  return conn->mux;
+}
+
 void Session::h2_load(Connection* conn, const std::vector<int>& names, Ref point) {
-  Mux* mux = conn->mux;
-  if (mux == nullptr) {
-    muxes.push_back(std::make_unique<Mux>(this, conn));
-    mux = muxes.back().get();
-  }
+  Mux* mux = streams(conn);
   auto st = std::make_shared<DoneFn>();
   drivers.push_back(st);
   std::weak_ptr<DoneFn> self = st;
   *st = [this, mux, self](int name, double t, int32_t pkt) {
     const std::vector<int>& found = reveals[static_cast<size_t>(name)];
-    if (!found.empty()) mux->requests(found, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
+    if (found.empty()) return;
+    if (origins.empty()) {
+      mux->requests(found, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
+      return;
+    }
+    Ref after = eng.point(t, pkt, false, 0.0, REQUEST);
+    DoneFn me = *self.lock();
+    for (auto& group : by_origin(found)) {
+      if (group.first == 0) {
+        mux->requests(group.second, think(after), me);
+      } else if (origins[static_cast<size_t>(group.first - 1)].coalesce) {  // the HTML's connection, after the lookup
+        Ref ready = lookup(group.first, after);
+        if (eng.point_t(ready) > eng.point_t(after)) {
+          std::vector<int> g = group.second;
+          eng.at(eng.point_t(ready), [this, mux, g, ready, me](double) { mux->requests(g, think(ready), me); });
+        } else {
+          mux->requests(group.second, think(after), me);
+        }
+      } else {  // another origin's (page.origins): streams on its own connection, once that is ready
+        std::vector<int> g = group.second;
+        origin_conn(group.first, after, [this, g, me](Connection* c, Ref pt) { streams(c)->requests(g, think(pt), me); });
+      }
+    }
   };
   mux->requests({names[0]}, think(point), *st);
 }
@@ -139,35 +162,53 @@ void Session::driver(const std::vector<int>& names, Ref st) {
       std::weak_ptr<DoneFn> self = done;
       *done = [this, names, self](int name, double t, int32_t pkt) {
         size_t i = static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin()) + 1;
-        if (i < names.size()) fetch_on_new_connection({names[i]}, eng.point(t, pkt, false, 0.0, REQUEST), *self.lock());
+        if (i >= names.size()) return;
+        Ref point = eng.point(t, pkt, false, 0.0, REQUEST);
+        if (origin_of[static_cast<size_t>(names[i])] != 0) {  // another origin's: its lookup, or its preconnection
+          origin_fetch({names[i]}, point, *self.lock());
+        } else {
+          fetch_on_new_connection({names[i]}, point, *self.lock());
+        }
       };
       fetch_on_new_connection({names[0]}, st, *done);
+      preconnect_origins(st, true);
       break;
     }
     case P_HTTP10_PARALLEL: {  // http10_parallel.run
       // discovered objects no connection has asked for yet (discovery order), and the object connections open
       auto pending = std::make_shared<std::vector<int>>();
-      auto busy = std::make_shared<long long>(0);
+      auto busy = std::make_shared<std::vector<long long>>(1 + origins.size(), 0);  // by origin
       auto done = std::make_shared<DoneFn>();
       drivers.push_back(done);
       drivers.push_back(pending);
       drivers.push_back(busy);
       std::weak_ptr<DoneFn> self = done;
       std::vector<int>* pend = pending.get();
-      long long* live = busy.get();
+      std::vector<long long>* live = busy.get();
       *done = [this, names, self, pend, live](int name, double t, int32_t pkt) {
         Ref point = eng.point(t, pkt, false, 0.0, REQUEST);
         const std::vector<int>& found = reveals[static_cast<size_t>(name)];
         pend->insert(pend->end(), found.begin(), found.end());
-        if (name != names[0]) *live -= 1;
-        while (!pend->empty() && *live < p->parallel) {
-          *live += 1;
-          int next = pend->front();
-          pend->erase(pend->begin());
-          fetch_on_new_connection({next}, point, *self.lock());
+        if (name != names[0]) (*live)[static_cast<size_t>(origin_of[static_cast<size_t>(name)])] -= 1;
+        size_t i = 0;
+        while (i < pend->size()) {  // the first waiting object of each origin with a free slot, in discovery order
+          int next = (*pend)[i];
+          size_t o = static_cast<size_t>(origin_of[static_cast<size_t>(next)]);
+          if ((*live)[o] >= p->parallel) {
+            i += 1;
+            continue;
+          }
+          (*live)[o] += 1;
+          pend->erase(pend->begin() + static_cast<std::ptrdiff_t>(i));
+          if (o != 0) {
+            origin_fetch({next}, point, *self.lock());
+          } else {
+            fetch_on_new_connection({next}, point, *self.lock());
+          }
         }
       };
       fetch_on_new_connection({names[0]}, st, *done);
+      preconnect_origins(st, true);
       break;
     }
     case P_PERSISTENT: {  // persistent.run
@@ -177,10 +218,20 @@ void Session::driver(const std::vector<int>& names, Ref st) {
         std::weak_ptr<DoneFn> self = done;
         *done = [this, names, conn, self](int name, double t, int32_t pkt) {
           size_t i = static_cast<size_t>(std::find(names.begin(), names.end(), name) - names.begin()) + 1;
-          if (i < names.size()) request(conn, {names[i]}, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
+          if (i >= names.size()) return;
+          Ref after = eng.point(t, pkt, false, 0.0, REQUEST);
+          int o = origin_of[static_cast<size_t>(names[i])];
+          DoneFn me = *self.lock();
+          if (o != 0) {  // another origin's object: on that origin's persistent connection, once it is ready
+            int next = names[i];
+            origin_conn(o, after, [this, next, me](Connection* c, Ref pt) { request(c, {next}, think(pt), me); });
+          } else {
+            request(conn, {names[i]}, think(after), me);
+          }
         };
         request(conn, {names[0]}, think(point), *done);
       });
+      preconnect_origins(st, false);
       break;
     }
     case P_PIPELINED: {  // pipelined.run
@@ -191,27 +242,58 @@ void Session::driver(const std::vector<int>& names, Ref st) {
         *done = [this, conn, self](int name, double t, int32_t pkt) {
           const std::vector<int> found = reveals[static_cast<size_t>(name)];
           if (found.empty()) return;
-          Ref after = think(eng.point(t, pkt, false, 0.0, REQUEST));
           DoneFn me = *self.lock();
-          if (p->pipeline_one_write && found.size() > 1) {
-            std::vector<std::vector<int>> reqs;
-            for (int other : found) reqs.push_back({other});
-            requests_in_one_write(conn, reqs, after, me);
-            return;
+          auto write = [this, me](Connection* c, const std::vector<int>& group, Ref after) {
+            if (p->pipeline_one_write && group.size() > 1) {
+              std::vector<std::vector<int>> reqs;
+              for (int other : group) reqs.push_back({other});
+              requests_in_one_write(c, reqs, after, me);
+              return;
+            }
+            for (int other : group) request(c, {other}, after, me);
+          };
+          Ref point = eng.point(t, pkt, false, 0.0, REQUEST);
+          for (auto& group : by_origin(found)) {
+            if (group.first == 0) {
+              write(conn, group.second, think(point));
+            } else {  // another origin's: pipelined on its own connection once that is ready
+              std::vector<int> g = group.second;
+              origin_conn(group.first, point, [this, write, g](Connection* c, Ref pt) { write(c, g, think(pt)); });
+            }
           }
-          for (int other : found) request(conn, {other}, after, me);
         };
         request(conn, {names[0]}, think(point), *done);
       });
+      preconnect_origins(st, false);
       break;
     }
-    case P_GETALL:  // getall.run
-      persistent(st, [this, names](Connection* conn, Ref point) {
-        request(conn, names, think(point), [](int, double, int32_t) {});
-      });
+    case P_GETALL: {  // getall.run
+      if (origins.empty()) {
+        persistent(st, [this, names](Connection* conn, Ref point) {
+          request(conn, names, think(point), [](int, double, int32_t) {});
+        });
+        break;
+      }
+      auto groups = by_origin(names);
+      int html = names[0];
+      DoneFn done = [this, groups, html](int name, double t, int32_t pkt) {
+        if (name != html) return;
+        Ref point = eng.point(t, pkt, false, 0.0, REQUEST);  // the HTML has arrived: the other origins' objects are known
+        for (size_t k = 1; k < groups.size(); ++k) {
+          std::vector<int> g = groups[k].second;
+          origin_conn(groups[k].first, point, [this, g](Connection* c, Ref pt) {
+            request(c, g, think(pt), [](int, double, int32_t) {});
+          });
+        }
+      };
+      std::vector<int> own = groups[0].second;
+      persistent(st, [this, own, done](Connection* conn, Ref point) { request(conn, own, think(point), done); });
+      preconnect_origins(st, false);
       break;
+    }
     case P_H2:  // h2.run
       persistent(st, [this, names](Connection* conn, Ref point) { h2_load(conn, names, point); });
+      preconnect_origins(st, false, true);
       break;
     case P_H3:
       h3_run(names, st);

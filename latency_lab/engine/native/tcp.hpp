@@ -126,6 +126,7 @@ struct Connection {
   std::function<void(int, double, int32_t)> on_done;
   struct Dialogue* tls = nullptr;
   struct Mux* mux = nullptr;
+  int origin = 0;  // the server's origin (page.origins; issue 28): 0 the HTML's
   long long syns = 0;
   bool has_syn_t = false;
   double syn_t = 0.0;

@@ -87,7 +87,8 @@ COMPATIBLE = {
     "int": {"int"},
     "bool": {"bool"},
     "Profile": {"TcpProfile"},
-    "std::vector<long long>": {"tuple[int, ...]"},
+    "std::vector<long long>": {"tuple[int, ...]", "tuple[bool, ...]"},
+    "std::vector<double>": {"tuple[float, ...]"},
 }
 
 Members = dict[str, str]  # member -> its C++ type, in declaration order
@@ -109,7 +110,9 @@ def _block(text: str, header: str, where: str) -> str:
 
 
 #: One C++ declaration: a type and one or more names, each with an optional literal initializer.
-_HPP_DECL = re.compile(r"(?P<type>std::vector<long long>|long long|double|bool|int|Profile)\s+(?P<names>[^;]+);")
+_HPP_DECL = re.compile(
+    r"(?P<type>std::vector<long long>|std::vector<double>|long long|double|bool|int|Profile)\s+(?P<names>[^;]+);"
+)
 _HPP_NAME = re.compile(r"(?P<name>[a-z_][a-z0-9_]*)(\s*=\s*(true|false|-?\d+(\.\d*)?([eE]-?\d+)?))?")
 
 
@@ -176,7 +179,7 @@ def _indented(lines: list[str], header: str, where: str) -> list[str]:
 
 
 _PYX_DECL = re.compile(
-    r"(?P<type>vector\[long long\]|long long|double|cbool|int|Profile)\s+(?P<names>\w+(\s*,\s*\w+)*)"
+    r"(?P<type>vector\[long long\]|vector\[double\]|long long|double|cbool|int|Profile)\s+(?P<names>\w+(\s*,\s*\w+)*)"
 )
 
 
@@ -404,7 +407,7 @@ def test_the_parsers_read_every_member() -> None:
     """The parsers see all of them (not an empty agreement): the counts of today's sources."""
     hpp, pyx = HPP.read_text(), PYX.read_text()
     assert len(hpp_struct(hpp, "Profile")) == len(pyx_class(pyx, "Profile")) == len(profile_copy(pyx)) == 20
-    assert len(hpp_struct(hpp, "Params")) == len(pyx_class(pyx, "Params")) == len(params_copy(pyx)) == 61
+    assert len(hpp_struct(hpp, "Params")) == len(pyx_class(pyx, "Params")) == len(params_copy(pyx)) == 65
     assert hpp_struct(hpp, "Params")["objects"] == "std::vector<long long>"
     assert pyx_class(pyx, "Params")["tls_early_data"] == "bool"
 
