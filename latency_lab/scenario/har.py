@@ -21,10 +21,13 @@ allows); :func:`har_page` builds a :class:`HarPage` from it:
   large response: its bytes over ``timings.receive``).
 
 :func:`to_scenario` turns a :class:`HarPage` and a :class:`WhatIf` (other protocols, RTT, rate, loss, origins removed,
-preconnect) into a scenario document of :class:`~latency_lab.scenario.schema.Scenario`. The model has one origin
-today: every origin's objects are served by the document's origin (the result names the origins merged); the
-initiator tree becomes ``page.object_parents`` (:func:`page_section`): an object is requested once its initiator has
-arrived.
+preconnect) into a scenario document of :class:`~latency_lab.scenario.schema.Scenario`: each origin beside the
+document's becomes one of ``page.origins`` (its own DNS lookup as the HAR shows it, connections and TLS handshakes;
+coalesced onto the document's connection where the HAR shows its requests on that connection, RFC 9113 9.1.1) and
+each object names its origin (``page.object_origins``); all origins share the document's path (one RTT and rate: the
+model has no path per origin yet); past :data:`~latency_lab.scenario.schema.MAX_ORIGINS` the rest are served by the
+document's origin (the result names them). The initiator tree becomes ``page.object_parents`` (:func:`page_section`):
+an object is requested once its initiator has arrived.
 
 Pure: the standard library, pydantic and :mod:`latency_lab.scenario` only.
 """
@@ -45,7 +48,7 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from latency_lab.scenario.errors import Problem, did_you_mean, field_path
 from latency_lab.scenario.json_input import BRACKET_TOKEN, JsonInputError, loads_strict, location_in_text
 from latency_lab.scenario.limits import MAX_HAR_BYTES, MAX_HAR_CONTAINERS, MAX_HAR_DEPTH, MAX_HAR_ENTRIES, Limit
-from latency_lab.scenario.schema import MAX_LOSS_RATE, MAX_OBJECT_BYTES, MAX_OBJECTS, Protocol
+from latency_lab.scenario.schema import MAX_DNS_MS, MAX_LOSS_RATE, MAX_OBJECT_BYTES, MAX_OBJECTS, MAX_ORIGINS, Protocol
 
 #: Longest time a HAR may give (ms): an hour. Past it a timing is refused as out of range.
 MAX_HAR_MS = 3_600_000.0
@@ -180,6 +183,7 @@ class HarEntry(_Har):
     timings: HarTimings = Field(default_factory=HarTimings)
     initiator: ChromeInitiator | str | None = Field(None, alias="_initiator", union_mode="left_to_right")
     protocol: str | None = Field(None, alias="_protocol", max_length=MAX_TEXT_CHARS)  # WebPageTest
+    connection: str | None = Field(None, max_length=MAX_TEXT_CHARS)  # HAR 1.2: the connection's id (Chrome: a socket)
     bytes_in: OptionalSize = Field(None, alias="_bytesIn")  # WebPageTest
 
 
@@ -361,6 +365,7 @@ class HarOrigin:
     wire_bytes: int
     rtt_ms: float | None  # the median TCP connect time of its new connections; None if it opened none the HAR shows
     dns_ms: float | None  # its longest DNS lookup; None if none shown
+    coalesced: bool = False  # some of its requests went on a connection of the document's origin (h2/h3 reuse)
 
 
 @dataclass(frozen=True, slots=True)
@@ -602,6 +607,8 @@ def har_page(har: HarDocument) -> HarPage:
     if unknown:
         notes.append(f"{unknown} objects whose initiator the page did not load hang off the HTML")
     origins: list[HarOrigin] = []
+    home_connections = {e.connection for o, (_, e) in zip(built, kept, strict=True) if o.origin == built[0].origin}
+    home_connections.discard(None)
     for name in dict.fromkeys(o.origin for o in built):
         mine = [(o, e) for o, (_, e) in zip(built, kept, strict=True) if o.origin == name]
         connects = [tcp_connect_ms(e.timings) for _, e in mine if e.timings.connect > 0]
@@ -615,6 +622,7 @@ def har_page(har: HarDocument) -> HarPage:
                 wire_bytes=sum(o.wire_bytes for o, _ in mine),
                 rtt_ms=round(statistics.median(connects), 3) if connects else None,
                 dns_ms=round(max(dns), 3) if dns else None,
+                coalesced=name != built[0].origin and any(e.connection in home_connections for _, e in mine),
             )
         )
     rates = [
@@ -675,7 +683,9 @@ class WhatIf(BaseModel):
         "the objects they initiated: a third party removed.",
     )
     preconnect: bool = Field(
-        False, description="Open the browser's connections at the click, beside the HTML's (persistent_parallel)."
+        False,
+        description="Preconnect hints: the browser's connections open at the click, beside the HTML's "
+        "(persistent_parallel), and so do every other origin's DNS lookup, connection and TLS handshake.",
     )
 
 
@@ -685,16 +695,27 @@ class HarScenario:
 
     document: dict[str, Any]
     har_protocol: Protocol  # the model's protocol for the one the HAR's document came over
-    merged_origins: list[str]  # the origins whose objects the document's origin serves in the scenario
+    merged_origins: list[str]  # origins past MAX_ORIGINS, whose objects the document's origin serves in the scenario
     removed_objects: int  # objects dropped with the origins removed (and the objects they initiated)
     parents: list[int]  # the kept objects' initiator tree (page.object_parents)
     notes: list[str] = field(default_factory=list)
 
 
-def page_section(html_bytes: int, object_bytes: list[int], parents: list[int]) -> dict[str, Any]:
-    """The scenario's ``page`` section: the sizes and the initiator tree as ``page.object_parents`` (each object is
-    requested once its initiator has arrived)."""
-    return {"html_bytes": html_bytes, "object_bytes": object_bytes, "object_parents": parents}
+def page_section(
+    html_bytes: int,
+    object_bytes: list[int],
+    parents: list[int],
+    origins: list[dict[str, Any]] | None = None,
+    object_origins: list[int] | None = None,
+) -> dict[str, Any]:
+    """The scenario's ``page`` section: the sizes, the initiator tree as ``page.object_parents`` (each object is
+    requested once its initiator has arrived) and, where the page has other origins than the document's, those
+    (``page.origins``) and each object's (``page.object_origins``)."""
+    section: dict[str, Any] = {"html_bytes": html_bytes, "object_bytes": object_bytes, "object_parents": parents}
+    if origins:
+        section["origins"] = origins
+        section["object_origins"] = object_origins
+    return section
 
 
 def _kept(page: HarPage, removed: set[str]) -> tuple[list[HarObject], list[int]]:
@@ -712,7 +733,7 @@ def _kept(page: HarPage, removed: set[str]) -> tuple[list[HarObject], list[int]]
 
 
 def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
-    """The scenario document of ``page`` with ``what_if`` applied (one origin: every object from the document's).
+    """The scenario document of ``page`` with ``what_if`` applied (the other origins as ``page.origins``).
 
     From the HAR: the HTML's and objects' bytes on the wire; TLS 1.3 for an https document (a HAR does not say the
     version); network.rtt_ms from the document origin's connect times (else the HAR's other origins', else the
@@ -746,12 +767,29 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
         notes.append(
             f"removed {', '.join(sorted(removed))}: {dropped} objects dropped (theirs and what they initiated)"
         )
-    merged = [name for name in dict.fromkeys(o.origin for o in kept) if name != page.document.origin]
+    other_origins = [name for name in dict.fromkeys(o.origin for o in kept) if name != page.document.origin]
+    own, merged = other_origins[:MAX_ORIGINS], other_origins[MAX_ORIGINS:]
     if merged:
         notes.append(
-            f"one origin today: the objects of {', '.join(merged)} are served by {page.document.origin} (the model "
-            "has one server; their own connections, handshakes and RTTs are not modelled)"
+            f"at most {MAX_ORIGINS} origins beside the document's: the objects of {', '.join(merged)} are served by "
+            f"{page.document.origin}"
         )
+    if own:
+        notes.append(
+            "page.origins: each origin's own DNS lookup (as the HAR shows it), connections and TLS handshakes, over "
+            "the document's path (one RTT and rate for all: the model has no path per origin)"
+        )
+    har_origin = {o.origin: o for o in page.origins}
+    index = {name: k for k, name in enumerate(own, start=1)}
+    origins = [
+        {
+            "dns_ms": min(har_origin[name].dns_ms or 0.0, float(MAX_DNS_MS)),
+            "preconnected": w.preconnect,
+            "coalesce_with_html": har_origin[name].coalesced,
+        }
+        for name in own
+    ]
+    object_origins = [index.get(o.origin, 0) for o in kept]
     har_protocol = MODEL_PROTOCOL[page.document.protocol]
     protocols = list(w.protocols) if w.protocols is not None else list(DEFAULT_PROTOCOLS)
     if len(set(protocols)) != len(protocols):
@@ -786,7 +824,7 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
         "tcp": {"profile": "linux"},
         "http": http,
         "tls": {"version": "1.3" if page.secure else "none"},
-        "page": page_section(page.document.wire_bytes, [o.wire_bytes for o in kept], parents),
+        "page": page_section(page.document.wire_bytes, [o.wire_bytes for o in kept], parents, origins, object_origins),
     }
     if home.dns_ms is not None:
         document["dns"] = {"lookup": "resolver", "resolver_rtt_ms": min(home.dns_ms, 10_000.0)}

@@ -67,7 +67,10 @@ class HarAnswer(BaseModel):
 
     page: HarSummary
     scenario: dict[str, Any] = Field(description="The scenario document predicted (a Scenario, fields set).")
-    merged_origins: list[str] = Field(description="Origins whose objects the document's origin serves (one origin).")
+    merged_origins: list[str] = Field(
+        description="Origins past the most a page may have beside the document's (50), whose objects the document's "
+        "origin serves; empty for most pages (each origin is one of the scenario's page.origins)."
+    )
     removed_objects: int = Field(description="Objects dropped with remove_origins (and what they initiated).")
     object_parents: list[int] = Field(
         description="Each kept object's initiator: 0 the HTML, k the k-th object (the scenario's page.object_parents)."

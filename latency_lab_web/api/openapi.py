@@ -468,9 +468,9 @@ def _har_paths(defs: dict[str, Any]) -> dict[str, Any]:
                 "summary": "Predict a HAR's page (DevTools, WebPageTest, Firefox), with what-ifs",
                 "description": "The body is a HAR 1.2 file (Content-Type: application/json; at most max_har_bytes: "
                 "save it without contents). Its first page becomes a scenario: the HTML document, each object's size "
-                "on the wire, the protocol the document came over, the RTT from the connect times. One origin "
-                "today: every origin's objects are served by the document's (merged_origins names them); the "
-                "initiator tree is the scenario's page.object_parents (each object requested once its initiator has "
+                "on the wire, the protocol the document came over, the RTT from the connect times; each other origin "
+                "is one of page.origins (its own DNS lookup, connections and TLS, over the document's path; past 50 "
+                "origins merged_origins names those the document's serves); the initiator tree is the scenario's page.object_parents (each object requested once its initiator has "
                 "arrived). The answer puts the HAR's own "
                 "onLoad beside the model's time for the HAR's protocol.",
                 "parameters": params,

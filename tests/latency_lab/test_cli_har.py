@@ -23,7 +23,7 @@ def test_har_prints_the_page_and_the_predictions(capsys: pytest.CaptureFixture[s
     assert f"initiator tree depth {page.depth}" in out
     for o in page.origins:
         assert o.origin in out
-    assert "one origin today" in out
+    assert "page.origins: each origin's own DNS lookup" in out
     assert "the HAR's protocol; measured onLoad 2310.0" in out
     for protocol in ("persistent_parallel", "h2", "h3"):
         assert f"  {protocol} " in out

@@ -204,8 +204,14 @@ def test_to_scenario_is_a_valid_scenario_of_the_page(name: str) -> None:
     scenario = validate_scenario(built.document)
     assert scenario.page.html_bytes == page.document.wire_bytes
     assert scenario.page.object_bytes == [o.wire_bytes for o in page.objects]
-    # one origin today: the others are named as merged; the initiator tree is the page's object_parents
-    assert built.merged_origins == [o.origin for o in page.origins[1:]]
+    # each origin beside the document's is one of page.origins, with its own lookup as the HAR shows it, and each
+    # object names its origin; the initiator tree is the page's object_parents
+    assert built.merged_origins == []
+    others = [o.origin for o in page.origins[1:]]
+    assert [o.dns_ms for o in scenario.page.origins] == [o.dns_ms or 0.0 for o in page.origins[1:]]
+    assert list(scenario.page.object_origins or [0] * len(page.objects)) == [
+        others.index(o.origin) + 1 if o.origin in others else 0 for o in page.objects
+    ]
     assert built.parents == page.parents
     assert scenario.page.object_parents == page.parents
     assert scenario.tls.version == ("1.3" if page.document.url.startswith("https:") else "none")
@@ -221,6 +227,23 @@ def test_what_ifs_replace_what_the_har_shows() -> None:
     assert s.protocols == ["h3", "http10"]
     assert (s.network.rtt_ms, s.network.bandwidth_bps, s.network.loss_rate) == (150, 10e6, 0.01)
     assert s.http.preconnect is True
+    assert s.page.origins and all(o.preconnected for o in s.page.origins)  # preconnect hints for the other origins too
+
+
+def test_an_origin_the_har_shows_on_the_documents_connection_is_coalesced() -> None:
+    """RFC 9113 9.1.1: Chrome sent a request of another origin on the document's h2 connection (the same HAR
+    ``connection`` id); that origin coalesces with the HTML's (page.origins[k].coalesce_with_html), the others do not."""
+    doc = raw("webpagetest")
+    entries = doc["log"]["entries"]
+    for e in entries:
+        e.pop("connection", None)
+    cdn = next(e for e in entries if "cdn.news-static.example" in e["request"]["url"])
+    entries[0]["connection"] = cdn["connection"] = "4242"
+    page = load_har(text(doc))
+    s = validate_scenario(to_scenario(page).document)
+    names = [o.origin for o in page.origins[1:]]
+    assert [o.coalesce_with_html for o in s.page.origins] == [n == "https://cdn.news-static.example:443" for n in names]
+    assert [o.coalesced for o in page.origins] == [False, *(n == "https://cdn.news-static.example:443" for n in names)]
 
 
 def test_removing_an_origin_drops_its_objects_and_what_they_initiated() -> None:
