@@ -5,6 +5,7 @@ at least 2) on 127.0.0.1 only, driven by wrk; ``--worker-class sync`` or ``gthre
     python bench/api_load.py [--duration 60] [--short 20] [--connections 4] [--port 8765]
     python bench/api_load.py --calibrate      # µs of model time per work unit (latency_lab/scenario/limits.py)
     python bench/api_load.py --limits         # time the largest requests the limits allow
+    python bench/api_load.py --profile 2000   # in process: a predict's CPU, the model's share, where the rest goes
 
 Runs, each against the goals of issue 6 (predict: at least 1000 requests/s with p99 under 50 ms;
 a sweep answered in under 150 ms; no errors; flat memory over a 60-second run):
@@ -41,6 +42,7 @@ import urllib.request
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 import psutil
 
@@ -407,6 +409,92 @@ def limits() -> int:
     return 0
 
 
+#: Where a profiled request's own time (cProfile's tottime) is counted, by the file a function lives in: the first
+#: group whose text is in the path (the model's engine, in C++, is counted with the model that calls it).
+PROFILE_GROUPS: tuple[tuple[str, str], ...] = (
+    ("/latency_lab_web/", "the app (latency_lab_web)"),
+    ("/latency_lab/", "the model (latency_lab)"),
+    ("/flask/", "Flask and Werkzeug"),
+    ("/werkzeug/", "Flask and Werkzeug"),
+    ("/pydantic", "pydantic (validation, JSON)"),
+    ("pydantic_core", "pydantic (validation, JSON)"),
+)
+
+
+def profile_group(filename: str, function: str) -> str:
+    """The group of :data:`PROFILE_GROUPS` a profiled function belongs to (``~`` files are built-ins, named by the
+    function: pydantic_core's writer and validator are counted as pydantic)."""
+    where = function if filename == "~" else filename
+    for text, group in PROFILE_GROUPS:
+        if text in where:
+            return group
+    return "other (the standard library, built-ins)"
+
+
+def profile(requests: int) -> int:
+    """In process, the README's app with its answers cache off: ``requests`` different 10-object predicts through
+    ``app.wsgi_app`` (what gunicorn calls), timed, then the model alone on the same scenarios, then the requests again
+    under cProfile with their own time grouped by where it is spent. gunicorn's own part (parsing, sockets) is not
+    in it: compare with the cpu ms/req of a load run."""
+    import cProfile
+    import pstats
+
+    sys.path.insert(0, str(ROOT))
+    from werkzeug.test import EnvironBuilder
+
+    from latency_lab import predict
+    from latency_lab.analysis.answer import listed
+    from latency_lab.scenario.errors import validate_scenario
+    from latency_lab_web import create_app
+
+    app = create_app({"API_CACHE_BYTES": 0})
+    rtts = [1 + (i * 0.37) % 998 for i in range(requests + 50)]
+    environs = [
+        EnvironBuilder(path="/api/v1/predict", query_string=f"network.rtt_ms={rtt!r}&{PAGE_QUERY}").get_environ()
+        for rtt in rtts
+    ]
+    docs = [{"network": {"rtt_ms": rtt}, "page": {"object_count": 10, "object_size_bytes": 2544}} for rtt in rtts]
+
+    def status(text: str, headers: Any, exc_info: Any = None) -> Any:
+        if not text.startswith("200"):
+            raise SystemExit(f"the app answered {text}")
+        return None
+
+    def serve(batch: list[dict[str, object]]) -> None:
+        for environ in batch:
+            b"".join(app.wsgi_app(dict(environ), status))
+
+    def model(batch: list[dict[str, object]]) -> None:
+        for doc in batch:
+            listed(predict(validate_scenario(doc)))
+
+    serve(environs[-50:])  # warm: imports, caches of the schema
+    model(docs[-50:])
+    runs = [("the whole request (app.wsgi_app)", serve, environs), ("the model alone (validate, predict)", model, docs)]
+    print(f"{requests} different 10-object predicts in process, answers cache off; CPU ms a request, best of 3:")
+    for name, run, batch in runs:
+        best = float("inf")
+        for _ in range(3):
+            t0 = time.process_time()
+            run(batch[:requests])
+            best = min(best, time.process_time() - t0)
+        print(f"  {name:<38}{best * 1000 / requests:>8.3f}")
+    profiler = cProfile.Profile()
+    profiler.runcall(serve, environs[:requests])
+    stats = pstats.Stats(profiler)
+    groups: dict[str, float] = {}
+    raw: dict[tuple[str, int, str], tuple[int, int, float, float, object]] = stats.stats  # type: ignore[attr-defined]
+    for (filename, _line, function), (_cc, _nc, tottime, _ct, _callers) in raw.items():
+        key = profile_group(filename, function)
+        groups[key] = groups.get(key, 0.0) + tottime
+    total = sum(groups.values())
+    print("where its time goes (cProfile, own time of each function, grouped; the profiler slows small calls most):")
+    for key, seconds in sorted(groups.items(), key=lambda kv: -kv[1]):
+        print(f"  {key:<42}{100 * seconds / total:>6.1f} %")
+    print(f"load average: {os.getloadavg()}")
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     ap.add_argument("--duration", type=int, default=60, help="seconds of predict-distinct (memory sampled)")
@@ -421,7 +509,16 @@ def main(argv: list[str] | None = None) -> int:
     )
     ap.add_argument("--calibrate", action="store_true", help="print model time per work unit and exit")
     ap.add_argument("--limits", action="store_true", help="time the largest requests the limits allow and exit")
+    ap.add_argument(
+        "--profile",
+        type=int,
+        metavar="N",
+        default=0,
+        help="in process: N different predicts timed, the model alone, and where a request's time goes; then exit",
+    )
     args = ap.parse_args(argv)
+    if args.profile:
+        return profile(args.profile)
     if args.calibrate:
         return calibrate()
     if args.limits:

@@ -28,6 +28,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
+import pydantic_core
 from flask import Response, current_app, render_template, request, url_for
 from markupsafe import Markup, escape
 from pydantic import ValidationError
@@ -112,7 +113,18 @@ def _cache() -> ResponseCache:
 
 
 def _encode(doc: Any) -> bytes:
-    return dumps(doc).encode()  # pydantic_core's writer: a 20 KB answer in a quarter of json.dumps's time
+    """``doc`` as JSON in UTF-8: :func:`latency_lab.analysis.jsontext.dumps`'s text, by the same writer
+    (``pydantic_core.to_json``) without its ASCII escaping (a body needs none: the answer is UTF-8 JSON, and ``json``
+    reads the same values), in 60 % of the time (issue 26: 0.10 against 0.18 ms for a 10-object predict's 21 KB).
+    Anything that writer would not give as plain JSON (NaN or infinity, which are refused; a lone surrogate) goes
+    through ``dumps`` as before."""
+    try:
+        text = pydantic_core.to_json(doc, inf_nan_mode="constants")
+    except pydantic_core.PydanticSerializationError:
+        return dumps(doc).encode()
+    if b"NaN" in text or b"Infinity" in text:
+        return dumps(doc).encode()  # refuses a document holding NaN or infinity (ValueError), as before
+    return text
 
 
 def _csv(rows: list[list[Any]]) -> bytes:

@@ -157,6 +157,9 @@ def output_format(allowed: Sequence[str] = ("json", "csv")) -> str:
             )
         return given
     if "csv" in allowed:
+        accept = request.environ.get("HTTP_ACCEPT", "").strip()
+        if accept in ("", "*/*"):  # no preference (what scripts send): JSON, without parsing the header (issue 26)
+            return "json"
         best = request.accept_mimetypes.best_match([JSON, CSV], default=JSON)
         return "csv" if best == CSV else "json"
     return "json"

@@ -1397,3 +1397,19 @@ def test_origins_reach_the_api(client: FlaskClient) -> None:
     assert bad.status_code == 422
     assert "page.object_origins" in json.dumps(bad.json)
     assert "object_origins[1] (2) must be between 0 and 1" in json.dumps(bad.json)
+
+
+def test_answers_are_utf8_json_with_the_model_writers_values() -> None:
+    """``latency_lab_web.api.views._encode``: the same values as ``jsontext.dumps`` writes (floats bit for bit, ints
+    as ints), non-ASCII text as UTF-8 rather than escaped, and a document with NaN or infinity refused as before."""
+    from latency_lab.analysis.jsontext import dumps
+    from latency_lab_web.api.views import _encode
+
+    doc = {"ms": [0.1 + 0.2, 1e-7, 1.5e300, 2**53 + 1, -0.0], "text": "10 ms \u2014 \u00d72", "none": None, "ok": True}
+    body = _encode(doc)
+    assert json.loads(body.decode("utf-8")) == json.loads(dumps(doc)) == doc
+    assert "\u2014".encode() in body and b"\\u2014" not in body
+    for bad in (float("nan"), float("inf"), -float("inf")):
+        with pytest.raises(ValueError):
+            _encode({"results": [{"page_load_ms": bad}]})
+    assert json.loads(_encode({"lone": "\ud800"})) == {"lone": "\ud800"}  # written by json.dumps, as before
