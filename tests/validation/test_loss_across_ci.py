@@ -18,9 +18,12 @@ from validation import loss as L
 pytestmark = [pytest.mark.validation]
 
 #: Points that miss the goal today, with the error band ``(lo, hi)`` of ``(model - ns-3) / ns-3`` they are held to (so
-#: a change that makes them worse fails, and one that fixes them is noticed): the low-loss persistent point.
+#: a change that makes them worse fails, and one that fixes them is noticed): the low-loss persistent point, and
+#: HTTP/1.0 with 6 slots at p 0.05 (stored 2026-11-29: -18.7 %; the more slots, the more of the page's extra time
+#: is the tail past the slots' shared delays).
 KNOWN_MISSES: dict[L.Point, tuple[float, float]] = {
     L.Point("10 x 20 KB", 100.0, 0.005, "persistent"): (-0.18, -0.10),
+    L.Point("30 x 2 KB, 6 slots", 100.0, 0.05, "http10_parallel"): (-0.22, -0.12),
 }
 
 
@@ -31,7 +34,7 @@ def rows() -> dict[L.Point, L.PointResult]:
 
 
 def test_every_point_is_stored(rows: dict[L.Point, L.PointResult]) -> None:
-    assert set(rows) == set(L.ACROSS_POINTS) and len(rows) == 14
+    assert set(rows) == set(L.ACROSS_POINTS) and len(rows) == 15
     assert all(r.n == 200 and abs(r.lossless_error) <= L.LOSSLESS_TOLERANCE for r in rows.values())
 
 
