@@ -48,7 +48,6 @@ from __future__ import annotations
 import bisect
 import dataclasses
 from collections import deque
-from collections.abc import Iterator
 from typing import Any
 
 from latency_lab.engine.core import PATH, Packet, Point
@@ -231,15 +230,13 @@ def slack_by_connection(s: Session) -> dict[int, float]:
     return out
 
 
-def _rest_of(sizes: list[list[int]], u: int, r: int) -> Iterator[list[int]]:
+def _rest_of(sizes: list[list[int]], u: int, r: int) -> list[list[int]]:
     """The rounds still to send after round ``r`` of burst ``u`` (``sizes``: each burst's rounds' segments), burst by
-    burst, empty ones left out, made as :func:`penalty` reads them: it stops once the window is back, so a long
-    connection's rest is not copied for every segment."""
-    if u < len(sizes) and sizes[u][r + 1 :]:
-        yield sizes[u][r + 1 :]
-    for v in range(u + 1, len(sizes)):
-        if sizes[v]:
-            yield sizes[v]
+    burst, empty ones left out (the later bursts' own lists, not copies): :func:`penalty` reads the largest round of
+    them all to know when the window is back."""
+    out = [sizes[u][r + 1 :]] if u < len(sizes) and sizes[u][r + 1 :] else []
+    out += [b for b in sizes[u + 1 :] if b]
+    return out
 
 
 def counting_rule(pf: Any) -> str:
@@ -312,6 +309,8 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
             for v in range(len(bounds) - 1, -1, -1):
                 later[v] = later[v + 1] + bounds[v][1] - bounds[v][0]
             cache: dict[tuple[int, int, int], tuple[int, int, int, int, int, float, int, float, int]] = {}
+            # what follows a round, whatever the window: (left, rest_ms, carry, carry_ms, carry_n), once per round
+            base_of: dict[tuple[int, int], tuple[int, float, int, float, int]] = {}
             key: tuple[Any, ...] | None = None
             # segments in the bursts from each one on (whole numbers: any order of adding gives the same sum)
             after = [0] * (len(sizes) + 1)
@@ -332,22 +331,35 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
                 # a loss in the flow's first response slows from its burst's first loss (as it always did); in a later
                 # response only the flow's first loss does: after an earlier one the window carried over (carry)
                 first_before = in_burst if u >= len(sizes) or stretch_end[u] == stretch_end[0] else k
-                pen = cache.get((u, r, w[k]))
+                # TCP: the window a loss leaves is half the data in flight when it is found (RFC 5681 (4), ssthresh =
+                # max(FlightSize / 2, 2 SMSS); ns-3's NewReno so): the segment and those sent after it before its loss
+                # could be seen, at most its window. Near the end of a response that is its last few segments, and
+                # the responses after it start from there (ns-3, persistent 10 x 20 KB at p 0.005, 2026-11-29).
+                # QUIC halves its window (RFC 9002 7.3.2)
+                ahead = bisect.bisect_left(sends, ack_at[k]) - k
+                # (4 or fewer in flight leave the least window, 2: one cost)
+                flight = max(w[k] if quic else min(w[k], ahead), 4)
+                pen = cache.get((u, r, flight))
                 if pen is None:
-                    half = max(w[k] / 2, 2.0)
+                    base = base_of.get((u, r))
+                    if base is None:
+                        end = stretch_end[u] if u < len(sizes) else len(sizes)
+                        rest_ms = later[u + 1] - later[end] if u < len(bounds) else 0.0
+                        if u < len(bounds) and r + 1 < len(groups[u]):
+                            rest_ms += bounds[u][1] - float(data[groups[u][r + 1][0]].t_q)
+                        left = (
+                            (sum(sizes[u][r + 1 :]) if u < len(sizes) else 0)
+                            + after[min(u + 1, len(sizes))]
+                            - after[end]
+                        )
+                        carry = after[end] if u < len(sizes) else 0
+                        carry_n = len({stretch_end[v] for v in range(end, len(sizes))}) if u < len(sizes) else 0
+                        carry_ms = later[end] if u < len(sizes) else 0.0
+                        base = base_of[(u, r)] = (left, rest_ms, carry, carry_ms, carry_n)
+                    half = flight / 2
                     fr = penalty(_rest_of(sizes, u, r), half, half, growth)
                     to = fr if quic else penalty(_rest_of(sizes, u, r), 1.0, half, growth)
-                    end = stretch_end[u] if u < len(sizes) else len(sizes)
-                    rest_ms = later[u + 1] - later[end] if u < len(bounds) else 0.0
-                    if u < len(bounds) and r + 1 < len(groups[u]):
-                        rest_ms += bounds[u][1] - float(data[groups[u][r + 1][0]].t_q)
-                    left = (
-                        (sum(sizes[u][r + 1 :]) if u < len(sizes) else 0) + after[min(u + 1, len(sizes))] - after[end]
-                    )
-                    carry = after[end] if u < len(sizes) else 0
-                    carry_n = len({stretch_end[v] for v in range(end, len(sizes))}) if u < len(sizes) else 0
-                    carry_ms = later[end] if u < len(sizes) else 0.0
-                    pen = cache[(u, r, w[k])] = (*to, *fr, left, rest_ms, carry, carry_ms, carry_n)
+                    pen = cache[(u, r, flight)] = (*to, *fr, *base)
                 t = float(pk.t_q)
                 slack = 0.0
                 rec = s.objects.get(pk.obj or "")
@@ -356,7 +368,7 @@ def _connection_runs(s: Session, protocol: str, c: int, by_flow: dict[tuple[int,
                 streams = 1
                 if mux:  # streams requested and not yet complete when the segment left
                     streams = max(bisect.bisect_right(obj_starts, t) - bisect.bisect_right(obj_ends, t), 1)
-                follow = min(bisect.bisect_left(sends, ack_at[k]) - k - 1, FOLLOW_CAP)
+                follow = min(ahead - 1, FOLLOW_CAP)
                 i_rto = bisect.bisect_right(rto_t, t) - 1
                 seg_rto = 0.0 if quic else rto_v[i_rto] if i_rto >= 0 else initial_rto
                 new = (u, w[k], quic and not sampled[k], slack, streams, pen, follow, seg_rto)

@@ -62,38 +62,103 @@ double grow(double c, double ssthresh, long long sent, const Growth& g) {
   return c + (g.quic ? static_cast<double>(sent) / c : static_cast<double>(acks) / c);
 }
 
-// loss_recovery.penalty over expected_loss._rest_of(sizes, u, r)
-std::pair<long long, long long> penalty(const std::vector<std::vector<long long>>& sizes, size_t u, size_t r, double c,
-                                        double ssthresh, const Growth& g) {
-  long long rounds = 0, stalls = 0;
-  auto one = [&](const long long* b, size_t len) -> bool {  // one burst; true: the window is back (stop)
-    long long total = 0, biggest = 0;
-    for (size_t i = 0; i < len; ++i) {
-      total += b[i];
-      if (b[i] > biggest) biggest = b[i];
+// loss_recovery.penalty's walks over one page of one flow. A persistent connection's responses are alike (runs of
+// equal bursts), and every segment's loss walks the rest of them again from the window it left: a walk through a run
+// of equal bursts from a window and ssthresh is the same wherever in the run it starts, so each is made once, burst by
+// burst as far as asked (its rounds, stalls and window after each burst, and the burst where the window was back).
+struct Walk {
+  std::vector<long long> rounds, stalls;  // after each burst of the run (cumulative)
+  std::vector<double> window;             // the window after each burst
+  size_t back = SIZE_MAX;                 // the burst (0-based) whose window was back, if any
+};
+
+struct Walks {
+  const std::vector<std::vector<long long>>& sizes;
+  std::vector<long long> peak;   // peak[v]: the largest round of bursts v.. (peak[sizes.size()] = 0)
+  std::vector<size_t> same_end;  // same_end[v]: the first burst after v unlike it (or empty)
+  // (same_end of the run, window, ssthresh) -> the walk through the run's bursts but its last (whose later bursts
+  // differ, so the window's test differs)
+  std::map<std::tuple<size_t, double, double>, Walk> done;
+
+  explicit Walks(const std::vector<std::vector<long long>>& s) : sizes(s), peak(s.size() + 1, 0), same_end(s.size()) {
+    for (size_t v = s.size(); v-- > 0;) {
+      peak[v] = peak[v + 1];
+      for (long long x : s[v]) peak[v] = std::max(peak[v], x);
+      same_end[v] = v + 1 < s.size() && !s[v].empty() && s[v] == s[v + 1] ? same_end[v + 1] : v + 1;
     }
-    long long r0 = static_cast<long long>(len), s0 = 0;
-    for (size_t i = 0; i + 1 < len; ++i)
-      if (b[i] < g.ack_segments) ++s0;
-    long long r1 = 0, s1 = 0, sent = 0;
-    while (sent < total) {
-      long long ci = static_cast<long long>(c);
-      long long n = std::min(ci > 1 ? ci : 1, total - sent);
-      sent += n;
-      r1 += 1;
-      if (sent < total && n < g.ack_segments && !g.quic) s1 += 1;
-      c = grow(c, ssthresh, n, g);
-    }
-    if (r1 <= r0 && s1 <= s0 && c >= static_cast<double>(biggest)) return true;
-    rounds += std::max(r1 - r0, 0LL);
-    stalls += std::max(s1 - s0, 0LL);
-    return false;
-  };
-  if (u < sizes.size() && r + 1 < sizes[u].size()) {
-    if (one(sizes[u].data() + r + 1, sizes[u].size() - r - 1)) return {rounds, stalls};
   }
-  for (size_t v = u + 1; v < sizes.size(); ++v) {
-    if (!sizes[v].empty() && one(sizes[v].data(), sizes[v].size())) break;
+};
+
+// one burst of loss_recovery.penalty from window c (updated): adds its extra rounds and stalls unless the window is
+// back (true), with `later` the largest round of the bursts after it
+bool penalty_burst(const long long* b, size_t len, long long later, double& c, double ssthresh, const Growth& g,
+                   long long& rounds, long long& stalls) {
+  long long total = 0, biggest = 0;
+  for (size_t i = 0; i < len; ++i) {
+    total += b[i];
+    if (b[i] > biggest) biggest = b[i];
+  }
+  long long r0 = static_cast<long long>(len), s0 = 0;
+  for (size_t i = 0; i + 1 < len; ++i)
+    if (b[i] < g.ack_segments) ++s0;
+  long long r1 = 0, s1 = 0, sent = 0;
+  while (sent < total) {
+    long long ci = static_cast<long long>(c);
+    long long n = std::min(ci > 1 ? ci : 1, total - sent);
+    sent += n;
+    r1 += 1;
+    if (sent < total && n < g.ack_segments && !g.quic) s1 += 1;
+    c = grow(c, ssthresh, n, g);
+  }
+  if (r1 <= r0 && s1 <= s0 && c >= static_cast<double>(std::max(biggest, later))) return true;
+  rounds += std::max(r1 - r0, 0LL);
+  stalls += std::max(s1 - s0, 0LL);
+  return false;
+}
+
+// loss_recovery.penalty over expected_loss._rest_of(sizes, u, r)
+std::pair<long long, long long> penalty(Walks& wk, size_t u, size_t r, double c, double ssthresh, const Growth& g) {
+  const std::vector<std::vector<long long>>& sizes = wk.sizes;
+  long long rounds = 0, stalls = 0;
+  if (u < sizes.size() && r + 1 < sizes[u].size()) {
+    if (penalty_burst(sizes[u].data() + r + 1, sizes[u].size() - r - 1, wk.peak[u + 1], c, ssthresh, g, rounds,
+                      stalls))
+      return {rounds, stalls};
+  }
+  size_t v = u + 1;
+  while (v < sizes.size()) {
+    if (sizes[v].empty()) {
+      ++v;
+      continue;
+    }
+    size_t end = wk.same_end[v];
+    size_t inside = end - 1 - v;  // bursts v .. end - 2: equal, and the same bursts after each
+    if (inside > 0) {
+      Walk& w = wk.done[std::make_tuple(end, c, ssthresh)];
+      const std::vector<long long>& b = sizes[v];
+      while (w.rounds.size() < inside && w.back == SIZE_MAX) {
+        size_t i = w.rounds.size();
+        double cw = i ? w.window[i - 1] : c;
+        long long wr = i ? w.rounds[i - 1] : 0, ws = i ? w.stalls[i - 1] : 0;
+        if (penalty_burst(b.data(), b.size(), wk.peak[end - 1], cw, ssthresh, g, wr, ws)) {
+          w.back = i;
+        } else {
+          w.rounds.push_back(wr);
+          w.stalls.push_back(ws);
+          w.window.push_back(cw);
+        }
+      }
+      if (w.back < inside) {  // back at the run's burst w.back: the bursts before it counted
+        return {rounds + (w.back ? w.rounds[w.back - 1] : 0), stalls + (w.back ? w.stalls[w.back - 1] : 0)};
+      }
+      rounds += w.rounds[inside - 1];
+      stalls += w.stalls[inside - 1];
+      c = w.window[inside - 1];
+    }
+    // the run's last burst, whose later bursts are the next run's
+    if (penalty_burst(sizes[end - 1].data(), sizes[end - 1].size(), wk.peak[end], c, ssthresh, g, rounds, stalls))
+      return {rounds, stalls};
+    v = end;
   }
   return {rounds, stalls};
 }
@@ -265,6 +330,7 @@ struct Reader {
             break;
           }
         }
+        Walks walks(sizes);
         std::vector<std::tuple<size_t, size_t, long long>> where(data.size());
         for (size_t u = 0; u < groups.size(); ++u) {
           size_t first = groups[u][0][0];
@@ -301,6 +367,7 @@ struct Reader {
           }
         };
         std::map<std::tuple<size_t, size_t, long long>, Pen> cache;
+        std::map<std::pair<size_t, size_t>, Pen> base_of;
         bool has_key = false;
         size_t key_u = 0;
         long long key_w = 0, key_streams = 0, key_follow = 0;
@@ -314,31 +381,45 @@ struct Reader {
           // a loss in the flow's first response slows from its burst's first loss; in a later one only the flow's first
           long long first_before =
               u >= nb || stretch_end[u] == stretch_end[0] ? in_burst : static_cast<long long>(k);
-          auto ck = std::make_tuple(u, r, w[k]);
+          // TCP: the window a loss leaves is half the data in flight when it is found (RFC 5681 (4)): the segment and
+          // those sent after it before its loss could be seen, at most its window (expected_loss._connection_runs)
+          long long ahead = static_cast<long long>(bisect_left(sends, ack_at[k])) - static_cast<long long>(k);
+          long long flight = std::max(quic ? w[k] : std::min(w[k], ahead), 4LL);  // 4 or fewer: the least, 2
+          auto ck = std::make_tuple(u, r, flight);
           auto it = cache.find(ck);
           Pen pen;
           if (it != cache.end()) {
             pen = it->second;
           } else {
-            double half = std::max(static_cast<double>(w[k]) / 2, 2.0);
-            auto fr = penalty(sizes, u, r, half, half, growth);
-            auto to = quic ? fr : penalty(sizes, u, r, 1.0, half, growth);
-            size_t end = u < nb ? stretch_end[u] : nb;
-            double rest_ms = u < nb ? later[u + 1] - later[end] : 0.0;
-            if (u < nb && r + 1 < groups[u].size()) rest_ms += bounds[u].second - tq(groups[u][r + 1][0]);
-            long long left = 0;
-            if (u < nb)
-              for (size_t j = r + 1; j < sizes[u].size(); ++j) left += sizes[u][j];
-            left = left + after[std::min(u + 1, nb)] - after[end];
-            long long carry = u < nb ? after[end] : 0;
-            long long carry_n = 0;
-            if (u < nb) {
-              std::set<size_t> ends_seen;
-              for (size_t v = end; v < nb; ++v) ends_seen.insert(stretch_end[v]);
-              carry_n = static_cast<long long>(ends_seen.size());
+            auto bk = std::make_pair(u, r);
+            auto bit = base_of.find(bk);
+            if (bit == base_of.end()) {  // what follows the round, whatever the window: once per round
+              Pen b{};
+              size_t end = u < nb ? stretch_end[u] : nb;
+              b.rest_ms = u < nb ? later[u + 1] - later[end] : 0.0;
+              if (u < nb && r + 1 < groups[u].size()) b.rest_ms += bounds[u].second - tq(groups[u][r + 1][0]);
+              long long left = 0;
+              if (u < nb)
+                for (size_t j = r + 1; j < sizes[u].size(); ++j) left += sizes[u][j];
+              b.left = left + after[std::min(u + 1, nb)] - after[end];
+              b.carry = u < nb ? after[end] : 0;
+              b.carry_n = 0;
+              if (u < nb) {
+                std::set<size_t> ends_seen;
+                for (size_t v = end; v < nb; ++v) ends_seen.insert(stretch_end[v]);
+                b.carry_n = static_cast<long long>(ends_seen.size());
+              }
+              b.carry_ms = u < nb ? later[end] : 0.0;
+              bit = base_of.emplace(bk, b).first;
             }
-            double carry_ms = u < nb ? later[end] : 0.0;
-            pen = Pen{to.first, to.second, fr.first, fr.second, left, rest_ms, carry, carry_ms, carry_n};
+            double half = static_cast<double>(flight) / 2;
+            auto fr = penalty(walks, u, r, half, half, growth);
+            auto to = quic ? fr : penalty(walks, u, r, 1.0, half, growth);
+            pen = bit->second;
+            pen.to_r = to.first;
+            pen.to_s = to.second;
+            pen.fr_r = fr.first;
+            pen.fr_s = fr.second;
             cache.emplace(ck, pen);
           }
           double t = pk.t_q;
@@ -353,8 +434,7 @@ struct Reader {
                              static_cast<long long>(bisect_right(obj_ends, t));
             streams = std::max(open, 1LL);
           }
-          long long follow_n =
-              std::min(static_cast<long long>(bisect_left(sends, ack_at[k])) - static_cast<long long>(k) - 1, FOLLOW_CAP);
+          long long follow_n = std::min(ahead - 1, FOLLOW_CAP);
           long long i_rto = static_cast<long long>(bisect_right(rto_t, t)) - 1;
           double seg_rto = quic ? 0.0 : i_rto >= 0 ? rto_v[i_rto] : initial_rto;
           bool init_pto = quic && !sampled[k];

@@ -234,6 +234,41 @@ def test_penalty_counts_extra_rounds() -> None:
     assert expected_loss.penalty([[4]], 8.0, 8.0, g) == (0, 0)
 
 
+def test_penalty_runs_until_the_later_bursts_fit() -> None:
+    """A burst's small last round sent in time does not end the slower sending while the next bursts' rounds are larger
+    than the window: from 7 segments (ssthresh 7, +1/2 a segment a round) a round of 2 goes in one round, but the next
+    response's 14 segments take two, and the one after too; from 16 nothing is slower."""
+    g = expected_loss.Growth(ack_segments=2, abc_limit=1, quic=False)
+    assert expected_loss.penalty([[2]], 7.0, 7.0, g) == (0, 0)
+    assert expected_loss.penalty([[2], [14], [14]], 7.0, 7.0, g) == (2, 0)
+    assert expected_loss.penalty([[2], [14], [14]], 16.0, 16.0, g) == (0, 0)
+
+
+def test_a_loss_near_a_responses_end_leaves_a_smaller_window() -> None:
+    """The window a TCP loss leaves is half the data in flight when it is found (RFC 5681 (4)): the segment and those
+    sent after it before its loss could be seen. On a persistent connection of 20 KB responses (one round each once the
+    window has grown) a loss later in a response leaves less in flight, so the responses after it are slower for more
+    rounds: a response's last fast-repaired segment costs the most extra rounds, 3 or more above its first (ns-3: a loss in the middle of
+    one of ten responses at p 0.005 costs 1.0-1.6 s, one round to repair it and the rest in later responses)."""
+    s = Scenario.model_validate(
+        {
+            "protocols": ["persistent"],
+            "network": {"rtt_ms": 100, "bandwidth_bps": 10_000_000, "packet_overhead_bytes": 42, "loss_rate": 0.005},
+            "tcp": {"profile": "ns3", "mss_bytes": 1460, "initial_window_segments": 10},
+            "page": {"html_bytes": 6000, "object_count": 10, "object_size_bytes": 20_000},
+        }
+    )
+    st = expected_loss.structure(simulate(resolve(s), "persistent"), "persistent")
+    server = [r for r in st.runs if r.w > 1]  # the responses' segments (the requests go one at a time)
+    checked = 0
+    for carry in sorted({r.carry for r in server if r.carry}, reverse=True)[1:4]:  # three later responses
+        runs = [r for r in server if r.carry == carry and r.follow >= 3]  # repaired fast: 3 duplicate ACKs
+        rounds = [r.fr_rounds for r in sorted(runs, key=lambda r: r.before)]
+        assert rounds[-1] == max(rounds) and rounds[-1] >= rounds[0] + 3, rounds
+        checked += 1
+    assert checked == 3
+
+
 def test_windows_follow_slow_start() -> None:
     """BSD TCP from one segment: a 30-segment response leaves in rounds of growing windows."""
     s = Scenario.model_validate(
