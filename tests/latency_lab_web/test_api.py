@@ -1387,7 +1387,9 @@ def test_origins_reach_the_api(client: FlaskClient) -> None:
         P, json={**doc, "page": {**page, "origins": [{"dns_ms": 50, "preconnected": True}], "object_origins": [1, 1]}}
     )
     assert flat.status_code == other.status_code == pre.status_code == 200
-    assert other.json["scenario"]["page"]["origins"] == [{"dns_ms": 50.0, "preconnected": False}]
+    assert other.json["scenario"]["page"]["origins"] == [
+        {"dns_ms": 50.0, "preconnected": False, "coalesce_with_html": False}
+    ]
     load = [r.json["results"][0]["page_load_ms"] for r in (flat, other, pre)]
     # the lookup (50 ms) and the handshake (100 ms), and the handshake's packets' transmission at the default rate
     assert 150.0 < load[1] - load[0] < 155.0
