@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import difflib
 import re
+import typing
 from collections.abc import Iterable
 from typing import Any
 
@@ -33,6 +34,14 @@ _NUMBER = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _INTEGER = re.compile(r"-?(?:0|[1-9]\d*)")
 
 
+def _objects_list(annotation: Any) -> bool:
+    """Whether a field's type is a list of objects (``list[Origin]``, optionally ``| None``)."""
+    args = typing.get_args(annotation)
+    if typing.get_origin(annotation) is list:
+        return bool(args) and isinstance(args[0], type) and issubclass(args[0], BaseModel)
+    return any(_objects_list(a) for a in args if a is not type(None))
+
+
 def _scenario_params() -> dict[str, FieldSpec]:
     out: dict[str, FieldSpec] = {}
 
@@ -42,6 +51,8 @@ def _scenario_params() -> dict[str, FieldSpec]:
             here = (*loc, name)
             if isinstance(annotation, type) and issubclass(annotation, BaseModel):
                 walk(annotation, here)  # a section, or an object inside one (proxy.client_leg): its fields
+                continue
+            if _objects_list(annotation):  # page.origins: a list of objects has no query syntax (a JSON body has)
                 continue
             found = spec(here)
             if found is not None:
