@@ -48,7 +48,17 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, ValidationEr
 from latency_lab.scenario.errors import Problem, did_you_mean, field_path
 from latency_lab.scenario.json_input import BRACKET_TOKEN, JsonInputError, loads_strict, location_in_text
 from latency_lab.scenario.limits import MAX_HAR_BYTES, MAX_HAR_CONTAINERS, MAX_HAR_DEPTH, MAX_HAR_ENTRIES, Limit
-from latency_lab.scenario.schema import MAX_DNS_MS, MAX_LOSS_RATE, MAX_OBJECT_BYTES, MAX_OBJECTS, MAX_ORIGINS, Protocol
+from latency_lab.scenario.schema import (
+    MAX_DELAY_MS,
+    MAX_DNS_MS,
+    MAX_LOSS_RATE,
+    MAX_OBJECT_BYTES,
+    MAX_OBJECTS,
+    MAX_ORIGINS,
+    MAX_RATE_BPS,
+    MIN_RATE_BPS,
+    Protocol,
+)
 
 #: Longest time a HAR may give (ms): an hour. Past it a timing is refused as out of range.
 MAX_HAR_MS = 3_600_000.0
@@ -667,10 +677,16 @@ class WhatIf(BaseModel):
         "h2 and h3, and the one the HAR's document came over among them.",
     )
     rtt_ms: float | None = Field(
-        None, ge=0, le=10_000, description="Round trip (ms); default: the HAR's estimate for the document's origin."
+        None,
+        ge=0,
+        le=MAX_DELAY_MS,
+        description="Round trip (ms); default: the HAR's estimate for the document's origin.",
     )
     bandwidth_bps: float | None = Field(
-        None, ge=1_000, le=100e9, description="Bottleneck rate (bit/s); default: the HAR's estimate, else 1,544,000."
+        None,
+        ge=MIN_RATE_BPS,
+        le=MAX_RATE_BPS,
+        description="Bottleneck rate (bit/s); default: the HAR's estimate, else 1,544,000.",
     )
     loss_rate: float | None = Field(
         None, ge=0, le=MAX_LOSS_RATE, description="Probability a packet is lost (0 to 0.2); default 0."
@@ -807,10 +823,10 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
         if rtt is None:
             notes.append("network.rtt_ms: the default (the HAR shows no new connection's connect time)")
     if rtt is not None:
-        network["rtt_ms"] = min(rtt, 10_000.0)
+        network["rtt_ms"] = min(rtt, float(MAX_DELAY_MS))
     rate = w.bandwidth_bps if w.bandwidth_bps is not None else page.bandwidth_bps
     if rate is not None:
-        network["bandwidth_bps"] = float(min(max(rate, 1_000), 100e9))
+        network["bandwidth_bps"] = float(min(max(rate, MIN_RATE_BPS), MAX_RATE_BPS))
     else:
         notes.append("network.bandwidth_bps: the default (no response large enough to estimate the rate)")
     if w.loss_rate is not None:
@@ -827,7 +843,7 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
         "page": page_section(page.document.wire_bytes, [o.wire_bytes for o in kept], parents, origins, object_origins),
     }
     if home.dns_ms is not None:
-        document["dns"] = {"lookup": "resolver", "resolver_rtt_ms": min(home.dns_ms, 10_000.0)}
+        document["dns"] = {"lookup": "resolver", "resolver_rtt_ms": min(home.dns_ms, float(MAX_DELAY_MS))}
     return HarScenario(
         document=document,
         har_protocol=har_protocol,

@@ -54,8 +54,17 @@ MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
 #: Most origins a page's objects may come from beside the HTML's own (page.origins; issue 28).
 MAX_ORIGINS = 50
+#: Longest delay a field may give (ms): a round trip (network.rtt_ms, dns.resolver_rtt_ms), a one-way delay (the
+#: network's and a split proxy's legs'), an origin's DNS lookup; declared once here (the HAR's what-ifs take it too).
+MAX_DELAY_MS = 10_000
 #: Longest DNS lookup of an origin (ms), as dns.resolver_rtt_ms'.
-MAX_DNS_MS = 10_000
+MAX_DNS_MS = MAX_DELAY_MS
+#: The rates a link may have (bit/s), every link's: the network's each way, a split proxy's legs, the HAR's what-if.
+MIN_RATE_BPS = 1_000
+MAX_RATE_BPS = 100e9
+#: The receive windows (TCP buffers) a field may give (bytes): the largest is 65,535 scaled by 2^14 (RFC 7323).
+MIN_WINDOW_BYTES = 1_000
+MAX_WINDOW_BYTES = 1_073_725_440
 MAX_SEGMENTS = 10_000  # about one second for all five protocols (bench/)
 #: Bytes of a QUIC packet that are not stream data: a packet carries ``quic.max_datagram_bytes`` less this
 #: (latency_lab.mechanisms.quic.QUIC_PACKET_OVERHEAD, checked equal by tests/latency_lab/scenario/test_limits.py).
@@ -132,24 +141,26 @@ class Network(_Strict):
     rtt_ms: float = Field(
         70.0,
         ge=0,
-        le=10_000,
+        le=MAX_DELAY_MS,
         description="Round-trip propagation delay (ms), split evenly unless both one-way delays are given.",
     )
     bandwidth_bps: float = Field(
         1_544_000.0,
-        ge=1_000,
-        le=100e9,
+        ge=MIN_RATE_BPS,
+        le=MAX_RATE_BPS,
         description="Bottleneck rate each way (bit/s) unless uplink_bandwidth_bps is given.",
     )
     uplink_delay_ms: float | None = Field(
         None,
         ge=0,
-        le=10_000,
+        le=MAX_DELAY_MS,
         description="One-way delay client to server (ms); with downlink_delay_ms it overrides rtt_ms.",
     )
-    downlink_delay_ms: float | None = Field(None, ge=0, le=10_000, description="One-way delay server to client (ms).")
+    downlink_delay_ms: float | None = Field(
+        None, ge=0, le=MAX_DELAY_MS, description="One-way delay server to client (ms)."
+    )
     uplink_bandwidth_bps: float | None = Field(
-        None, ge=1_000, le=100e9, description="Client-to-server rate (bit/s), for asymmetric links."
+        None, ge=MIN_RATE_BPS, le=MAX_RATE_BPS, description="Client-to-server rate (bit/s), for asymmetric links."
     )
     packet_overhead_bytes: int = Field(
         40,
@@ -171,9 +182,9 @@ class Network(_Strict):
         up, down = self.uplink_delay_ms, self.downlink_delay_ms
         if up is not None and down is not None:
             # Both given: they define the path; rtt_ms follows from them (and stays within its own range).
-            if up + down > 10_000:
+            if up + down > MAX_DELAY_MS:
                 raise ValueError(
-                    f"uplink_delay_ms + downlink_delay_ms ({up:g} + {down:g}) cannot exceed 10,000 ms, "
+                    f"uplink_delay_ms + downlink_delay_ms ({up:g} + {down:g}) cannot exceed {MAX_DELAY_MS:,} ms, "
                     "the largest rtt_ms"
                 )
             object.__setattr__(self, "rtt_ms", up + down)
@@ -216,7 +227,10 @@ class Tcp(_Strict):
         "immediate ACKs).",
     )
     receive_window_bytes: int | None = Field(
-        None, ge=1_000, le=1_073_725_440, description="Receiver's advertised window (bytes), also the sender's cap."
+        None,
+        ge=MIN_WINDOW_BYTES,
+        le=MAX_WINDOW_BYTES,
+        description="Receiver's advertised window (bytes), also the sender's cap.",
     )
     delayed_ack_ms: float | None = Field(
         None, ge=0, le=500, description="Delayed-ACK timer (ms); 0 acknowledges every segment at once."
@@ -305,7 +319,7 @@ class Dns(_Strict):
         "resolver, which has the answer cached, before the first connection.",
     )
     resolver_rtt_ms: float = Field(
-        50.0, ge=0, le=10_000, description="Round trip to the resolver and its answer (ms), with lookup resolver."
+        50.0, ge=0, le=MAX_DELAY_MS, description="Round trip to the resolver and its answer (ms), with lookup resolver."
     )
 
 
@@ -410,12 +424,16 @@ class Session(_Strict):
 class Leg(_Strict):
     """One access leg of a split-proxy path: its own link (the same both ways) and TCP buffer."""
 
-    delay_ms: float = Field(1.0, ge=0, le=10_000, description="One-way propagation delay of this leg, each way (ms).")
-    bandwidth_bps: float = Field(100e6, ge=1_000, le=100e9, description="Rate of this leg, each way (bit/s).")
+    delay_ms: float = Field(
+        1.0, ge=0, le=MAX_DELAY_MS, description="One-way propagation delay of this leg, each way (ms)."
+    )
+    bandwidth_bps: float = Field(
+        100e6, ge=MIN_RATE_BPS, le=MAX_RATE_BPS, description="Rate of this leg, each way (bit/s)."
+    )
     receive_window_bytes: int | None = Field(
         None,
-        ge=1_000,
-        le=1_073_725_440,
+        ge=MIN_WINDOW_BYTES,
+        le=MAX_WINDOW_BYTES,
         description="TCP buffer (receive window) of the connections on this leg (bytes); null: tcp.receive_window_bytes.",
     )
 
@@ -439,8 +457,8 @@ class Proxy(_Strict):
     )
     long_haul_receive_window_bytes: int | None = Field(
         None,
-        ge=1_000,
-        le=1_073_725_440,
+        ge=MIN_WINDOW_BYTES,
+        le=MAX_WINDOW_BYTES,
         description="TCP buffer of the connections between the proxies (bytes); null: tcp.receive_window_bytes.",
     )
     mux_overhead_bytes: int = Field(

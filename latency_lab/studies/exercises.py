@@ -29,6 +29,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from latency_lab.analysis.predict import predict
+from latency_lab.scenario.schema import MAX_RATE_BPS
 
 #: A seed: a student id or a number, as written in an address.
 SEED_PATTERN = re.compile(r"^[A-Za-z0-9_.-]{1,40}$")
@@ -39,7 +40,7 @@ MAX_SET_VARIANTS = 120
 MAX_SEED_RANGE = 60
 
 #: The model's stack for the textbook's negligible transmission: a fast link and packets without header bytes.
-FAST_LINK_BPS = 100e9
+FAST_LINK_BPS = MAX_RATE_BPS  # the fastest link the schema allows
 SYN_TIMEOUT_MS = 1000.0  # the initial SYN timeout T_s (RFC 6298 5.7), as latency_lab.mechanisms.loss uses
 INITIAL_RTO_MS = 1000.0  # T_0: the rfc5681 profile's RTO minimum, the RTO while the RTT stays under 1 s / 3
 

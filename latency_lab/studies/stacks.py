@@ -7,6 +7,7 @@ from typing import Any
 
 from latency_lab.analysis.predict import predict
 from latency_lab.mechanisms import quic, tls
+from latency_lab.scenario.schema import MAX_RATE_BPS
 from latency_lab.studies.kit import PROTOCOL_NAMES, Comparison, Experiment, Figure, Series, document, q
 
 #: Beyond the seeds (issue 7): today's protocols on the Microscape page over two paths, TLS 1.3 for all.
@@ -44,7 +45,7 @@ def ttfb_document(net: str, protocol: str, *, serialization: bool = True) -> dic
     both directions run at 100 Gb/s, leaving the propagation delays alone."""
     changes: dict[str, Any] = {"page__html_bytes": 1, "page__object_bytes": [], "http__response_header_bytes": 0}
     if not serialization:
-        changes |= {"network__bandwidth_bps": 100e9, "network__uplink_bandwidth_bps": 100e9}
+        changes |= {"network__bandwidth_bps": MAX_RATE_BPS, "network__uplink_bandwidth_bps": MAX_RATE_BPS}
     return stacks_document(net, protocol, **changes)
 
 
@@ -197,7 +198,7 @@ def build() -> Experiment:
     comps: list[Comparison] = []
     tls_query = q(**{k: v for k, v in STACKS_CHANGES.items()})
     single = q(page__html_bytes=1, page__object_bytes="", http__response_header_bytes=0)
-    fast = q(network__bandwidth_bps=100_000_000_000, network__uplink_bandwidth_bps=100_000_000_000)
+    fast = q(network__bandwidth_bps=int(MAX_RATE_BPS), network__uplink_bandwidth_bps=int(MAX_RATE_BPS))
     for net in STACKS_NETWORKS:
         rtt = float(stacks_document(net)["network"]["rtt_ms"])
         for p, text in (("persistent", "TCP + TLS 1.3"), ("h3", "QUIC")):
