@@ -51,6 +51,25 @@ def record(i: int, doc: dict[str, Any]) -> dict[str, Any]:
     return {"i": i, "backend": latency_lab.engine_backend(), "doc": out}
 
 
+def both_engines(doc: dict[str, Any], protocol: str) -> tuple[dict[str, Any], dict[str, Any]]:
+    """``protocol``'s result for ``doc`` in this process on the Python engine (the readable reference,
+    :func:`latency_lab.analysis.predict.simulate`) and on the native one, asserted equal field by field
+    (:func:`compare`, through JSON as the API writes them): ``(python, native)``."""
+    from latency_lab.analysis import native
+    from latency_lab.analysis.predict import result, simulate
+    from latency_lab.scenario.params import resolve
+    from latency_lab.scenario.schema import Scenario
+
+    p = resolve(Scenario.model_validate(doc))
+    s = simulate(p, protocol)
+    ref = dict(result(s, protocol))
+    s.release()
+    got = dict(native.run(native.Prepared(p), protocol))
+    differences = compare(json.loads(json.dumps(ref)), json.loads(json.dumps(got)))
+    assert differences == [], differences
+    return ref, got
+
+
 def error_text(exc: BaseException) -> str:
     """``"<exception type>: message"``, as both engines must report it."""
     return f"{type(exc).__name__}: {exc}"

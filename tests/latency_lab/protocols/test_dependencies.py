@@ -14,8 +14,7 @@ import pytest
 import sympy
 
 from latency_lab import ALL_PROTOCOLS, predict
-from latency_lab.analysis import native
-from latency_lab.analysis.predict import evaluate, expression, result, simulate
+from latency_lab.analysis.predict import evaluate, expression
 from latency_lab.scenario.params import resolve
 from latency_lab.scenario.schema import Scenario
 from latency_lab.studies.exercises import textbook_scenario
@@ -35,15 +34,8 @@ def _doc(protocol: str, parents: list[int] | None, objects: int = 5, **sections:
     return doc
 
 
-def _both(doc: dict[str, Any], protocol: str) -> tuple[dict[str, Any], dict[str, Any]]:
-    """``protocol``'s result on the Python engine and on the native one, with their differences checked empty."""
-    p = resolve(Scenario.model_validate(doc))
-    s = simulate(p, protocol)
-    ref = dict(result(s, protocol))
-    s.release()
-    got = dict(native.run(native.Prepared(p), protocol))
-    assert differential.compare(json.loads(json.dumps(ref)), json.loads(json.dumps(got))) == []
-    return ref, got
+#: Both engines' results, checked equal (:func:`tests.latency_lab.differential.both_engines`).
+_both = differential.both_engines
 
 
 def _load(doc: dict[str, Any], protocol: str) -> float:

@@ -15,11 +15,8 @@ from typing import Any
 import pytest
 
 from latency_lab import ALL_PROTOCOLS, predict
-from latency_lab.analysis import native
-from latency_lab.analysis.predict import result, simulate
 from latency_lab.scenario import limits
 from latency_lab.scenario.errors import ScenarioError
-from latency_lab.scenario.params import resolve
 from latency_lab.scenario.schema import MAX_DNS_MS, MAX_ORIGINS, Scenario
 from latency_lab.studies.exercises import textbook_scenario
 from tests.latency_lab import differential
@@ -47,13 +44,7 @@ def _doc(
 
 def _both(doc: dict[str, Any], protocol: str) -> dict[str, Any]:
     """``protocol``'s result on the native engine, checked equal to the Python engine's."""
-    p = resolve(Scenario.model_validate(doc))
-    s = simulate(p, protocol)
-    ref = dict(result(s, protocol))
-    s.release()
-    got = dict(native.run(native.Prepared(p), protocol))
-    assert differential.compare(json.loads(json.dumps(ref)), json.loads(json.dumps(got))) == []
-    return got
+    return differential.both_engines(doc, protocol)[1]
 
 
 # (protocol, extra sections, the page without origins, both images from origin 1 (DNS 50 ms), the same preconnected).
