@@ -22,7 +22,7 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Hashable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -151,9 +151,11 @@ class BrowserLog:
         if response.status >= 500:
             self.server_errors.append(f"{response.status} {response.request.method} {response.url}")
 
-    def problems(self) -> list[str]:
-        """Each distinct problem once, with how often it happened (``(x12)``)."""
-        console = [m for m in self.console_errors if not any(p.search(m) for p in self.allowed)]
+    def problems(self, allow: tuple[str, ...] = ()) -> list[str]:
+        """Each distinct problem once, with how often it happened (``(x12)``); console errors matching
+        :meth:`allow`'s patterns or ``allow`` (regular expressions) are accepted."""
+        allowed = [*self.allowed, *(re.compile(a) for a in allow)]
+        console = [m for m in self.console_errors if not any(p.search(m) for p in allowed)]
         found = Counter(
             [f"console error: {m}" for m in console]
             + [f"uncaught exception: {m}" for m in self.page_errors]
@@ -165,7 +167,9 @@ class BrowserLog:
         return [text if n == 1 else f"{text} (x{n})" for text, n in found.items()]
 
 
-def _open_page(browser: Browser, base_url: str, log: BrowserLog, *, javascript: bool) -> Iterator[Page]:
+def open_page(browser: Browser, base_url: str, log: BrowserLog, *, javascript: bool = True) -> Iterator[Page]:
+    """A page in a fresh context (as the ``page`` fixture's) whose events go to ``log``; the context is closed
+    when the generator ends. The log is not judged here: the caller judges it (:func:`_open_page` does)."""
     context = browser.new_context(
         base_url=base_url,
         java_script_enabled=javascript,
@@ -185,6 +189,10 @@ def _open_page(browser: Browser, base_url: str, log: BrowserLog, *, javascript: 
         yield page
     finally:
         context.close()
+
+
+def _open_page(browser: Browser, base_url: str, log: BrowserLog, *, javascript: bool) -> Iterator[Page]:
+    yield from open_page(browser, base_url, log, javascript=javascript)
     problems = log.problems()
     if problems:
         pytest.fail("the browser reported:\n  " + "\n  ".join(problems), pytrace=False)
@@ -206,6 +214,44 @@ def page(browser: Browser, live_server: str, browser_log: BrowserLog) -> Iterato
 def nojs_page(browser: Browser, live_server: str, browser_log: BrowserLog) -> Iterator[Page]:
     """A page with JavaScript disabled, in a fresh context whose base URL is the live server."""
     yield from _open_page(browser, live_server, browser_log, javascript=False)
+
+
+@dataclass
+class Measured:
+    """What :func:`measured` read from a page, and the page's log (judged by each test reading it)."""
+
+    value: Any
+    log: BrowserLog
+
+    def assert_clean(self, allow: tuple[str, ...] = ()) -> None:
+        """Fail (as the ``page`` fixture's teardown would) if the page's log holds a problem not in ``allow``."""
+        problems = self.log.problems(allow)
+        if problems:
+            pytest.fail("the browser reported:\n  " + "\n  ".join(problems), pytrace=False)
+
+
+@pytest.fixture(scope="module")
+def measured(browser: Browser, live_server: str) -> Callable[[Hashable, Callable[[Page], Any]], Measured]:
+    """Read-only checks of one page state shared by the tests of a module (issue 26: the same page at the same
+    window was loaded once per test reading it). ``measured(key, read)``: the first call for ``key`` opens a page
+    (JavaScript on, a fresh context, as ``page``), runs ``read(page)`` and closes it; every call returns that value
+    and the page's :class:`BrowserLog`, which the test judges with :meth:`Measured.assert_clean`. ``read`` takes
+    every measure any test wants of that page, in the order the page's states come (e.g. as loaded, then with
+    every ``<details>`` open). A ``read`` that raises is not kept (the next test asking tries again)."""
+    done: dict[Hashable, Measured] = {}
+
+    def get(key: Hashable, read: Callable[[Page], Any]) -> Measured:
+        if key not in done:
+            log = BrowserLog()
+            pages = open_page(browser, live_server, log)
+            try:
+                value = read(next(pages))
+            finally:
+                pages.close()  # closes the context
+            done[key] = Measured(value, log)
+        return done[key]
+
+    return get
 
 
 def pytest_collection_modifyitems(config: Any, items: list[pytest.Item]) -> None:

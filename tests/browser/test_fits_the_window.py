@@ -4,11 +4,16 @@ Before the fix the calculator at 390 px was 1,795 px wide (the preset list's lon
 minimum width), and the gallery, the teaching panel's page and the experiments index overflowed too. A wide
 table now scrolls in its own box; nothing else may pass the window's right edge, with every ``<details>``
 open. On the gallery, each chart's title stays clear of plotly's toolbar and inside the chart.
+
+Each page is loaded once at each window for all the read-only checks here (the ``measured`` fixture of
+tests/browser/conftest.py): titles and legends as loaded, then the overflow with every ``<details>`` open; each test
+still judges its own measure and the page's browser log.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import pytest
 from playwright.sync_api import Page
@@ -24,7 +29,7 @@ from tests.browser.windows import (
 )
 
 if TYPE_CHECKING:
-    from conftest import BrowserLog
+    from conftest import Measured
 
 PAGES = (
     "/",
@@ -54,20 +59,37 @@ def _settled(page: Page, path: str) -> None:
         page.wait_for_function(PLOTS_DRAWN)
 
 
+def _read(path: str, window: tuple[int, int]) -> Callable[[Page], dict[str, Any]]:
+    """Every measure this module's tests take of ``path`` at ``window``, from one load (issue 26: the gallery's
+    pages were loaded three times at each window, the calculator's twice): as loaded, the charts' titles and
+    toolbars (:data:`TITLES`) and their legends (:data:`LEGEND_OVER`); then with every ``<details>`` open, what
+    passes the window's right edge. Only reads: no measure changes what the next one sees."""
+
+    def read(page: Page) -> dict[str, Any]:
+        use_window(page, window)
+        _settled(page, path)
+        titles, legends = page.evaluate(TITLES), page.evaluate(LEGEND_OVER)
+        page.evaluate(OPEN_EVERY_DETAILS)
+        page.wait_for_timeout(100)
+        return {"titles": titles, "legends": legends, "overflow": horizontal_overflow(page)}
+
+    return read
+
+
+def _measure(measured: Callable[..., Measured], path: str, window: tuple[int, int]) -> Measured:
+    return measured((path, window), _read(path, window))
+
+
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("path", PAGES)
-def test_page_does_not_scroll_sideways(page: Page, path: str, window: tuple[int, int], browser_log: BrowserLog) -> None:
-    browser_log.allow(API_DOCS_FAVICON)
-    use_window(page, window)
-    _settled(page, path)
-    page.evaluate(OPEN_EVERY_DETAILS)
-    page.wait_for_timeout(100)
-    found = horizontal_overflow(page)
+def test_page_does_not_scroll_sideways(measured: Callable[..., Measured], path: str, window: tuple[int, int]) -> None:
+    m = _measure(measured, path, window)
+    m.assert_clean(allow=(API_DOCS_FAVICON,))
+    found = m.value["overflow"]
     assert found["document"] <= found["window"] and not found["sticking_out"], found
 
 
-def _titles_clear(page: Page) -> None:
-    charts = page.evaluate(TITLES)
+def _titles_clear(charts: list[dict[str, Any]]) -> None:
     assert charts
     for c in charts:
         title, bar, plot = c["title"], c["toolbar"], c["plot"]
@@ -84,10 +106,12 @@ def _titles_clear(page: Page) -> None:
 
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("slug", SLUGS)
-def test_gallery_titles_clear_the_toolbar(page: Page, slug: str, window: tuple[int, int]) -> None:
-    use_window(page, window)
-    _settled(page, f"/experiments/{slug}")
-    _titles_clear(page)
+def test_gallery_titles_clear_the_toolbar(
+    measured: Callable[..., Measured], slug: str, window: tuple[int, int]
+) -> None:
+    m = _measure(measured, f"/experiments/{slug}", window)
+    m.assert_clean()
+    _titles_clear(m.value["titles"])
 
 
 def test_gallery_titles_are_fitted_again_when_the_window_narrows(page: Page) -> None:
@@ -100,7 +124,7 @@ def test_gallery_titles_are_fitted_again_when_the_window_narrows(page: Page) -> 
         arg=WINDOWS[0][0],
     )
     page.wait_for_function(PLOTS_DRAWN)
-    _titles_clear(page)
+    _titles_clear(page.evaluate(TITLES))
 
 
 #: Per chart: the axis titles, tick labels and chart title its legend runs over.
@@ -123,7 +147,9 @@ CHART_PAGES = (
 
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("path", CHART_PAGES)
-def test_chart_legends_clear_the_axis_labels(page: Page, path: str, window: tuple[int, int]) -> None:
-    use_window(page, window)
-    _settled(page, path)
-    assert page.evaluate(LEGEND_OVER) == []
+def test_chart_legends_clear_the_axis_labels(
+    measured: Callable[..., Measured], path: str, window: tuple[int, int]
+) -> None:
+    m = _measure(measured, path, window)
+    m.assert_clean()
+    assert m.value["legends"] == []
