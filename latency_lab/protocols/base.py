@@ -25,6 +25,7 @@ from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Qua
 from latency_lab.engine.lin import Lin, value
 from latency_lab.engine.tcp import Connection, Endpoint
 from latency_lab.protocols import secure_setup
+from latency_lab.scenario.schema import DEFAULT_URGENCY
 
 DoneFn = Callable[[str, Any, Packet], None]
 
@@ -120,6 +121,16 @@ class Session:
             self.origin_of[names[0]] = 0
             for name, origin in zip(names[1:], origin_of, strict=True):
                 self.origin_of[name] = origin
+        # each object's RFC 9218 priority on h2 and h3 (page.object_urgency, page.object_incremental; issue 28), by
+        # which multiplex.frame_order writes a batch's responses; none given: all of one urgency and incremental, so
+        # a batch's streams take turns
+        given = tuple(zip(p.object_urgency, p.object_incremental, strict=True))
+        unordered = (DEFAULT_URGENCY, not given)  # the HTML's (alone in its batch) and, none given, every object's
+        self.priority: dict[str, tuple[int, bool]] = {}
+        for names in self.page_names:
+            self.priority[names[0]] = unordered
+            for name, priority in zip(names[1:], given or (unordered,) * len(p.objects), strict=True):
+                self.priority[name] = priority
         coalesce = p.origin_coalesce or (False,) * len(p.origin_dns_ms)
         self.origins: list[OriginState] = [
             OriginState(k, dns, pre, co)

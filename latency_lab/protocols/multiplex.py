@@ -7,15 +7,18 @@ first's ``http.request_bytes``. Requests written at the same instant leave toget
 segments. The server answers the requests that arrive together as one batch after one think time (it
 handles them concurrently), and writes their responses interleaved round-robin, one DATA frame of
 ``multiplex.frame_bytes`` per stream in turn (16,384 bytes, HTTP/2's default maximum frame size,
-RFC 9113 6.5.2), so the small responses of a batch complete first and the large ones share the link
-(RFC 9218's default, incremental-free, equal urgency, is close to this fair share). Responses of a later
+RFC 9113 6.5.2), so the small responses of a batch complete first and the large ones share the link, as a
+server that ignores priorities does. Given the requests' RFC 9218 priorities (``page.object_urgency``,
+``page.object_incremental``), it writes the more urgent responses first, and within one urgency the
+non-incremental ones whole in request order before the incremental ones in turns (:func:`frame_order`). Responses of a later
 batch follow the bytes already written: the server hands its frames to the transport at once (a socket
 buffer that holds them, without TCP_NOTSENT_LOWAT). All streams share one congestion window. An object is
 complete when its last frame arrives.
 
 Left out: the 9-byte frame headers and the connection preface and SETTINGS frames (about 100 bytes once;
 the response header of ``http.response_header_bytes`` stands for the compressed HEADERS frame), flow
-control windows per stream (the connection's receive window applies), priorities and server push.
+control windows per stream (the connection's receive window applies), server push, and a later batch's
+more urgent responses overtaking bytes already written (the server hands its frames to the transport at once).
 """
 
 from __future__ import annotations
@@ -44,6 +47,25 @@ def round_robin(sizes: list[float], frame: float) -> list[tuple[int, float]]:
                 chunk = min(frame, x)
                 out.append((i, chunk))
                 left[i] = x - chunk
+    return out
+
+
+def frame_order(sizes: list[float], frame: float, priorities: list[tuple[int, bool]]) -> list[tuple[int, float]]:
+    """The frames of responses written together, by their RFC 9218 priorities ``(urgency, incremental)``:
+    ``(stream index, bytes)`` in the order they are written.
+
+    The more urgent first (a lower urgency); within one urgency the non-incremental streams whole, one after
+    another in request order, then the incremental ones in turns (:func:`round_robin`), as Cloudflare's quiche
+    orders them (RFC 9218 10 leaves the mix to the server). All of one urgency and incremental (no priorities
+    given): :func:`round_robin` of them all.
+    """
+    out: list[tuple[int, float]] = []
+    for urgency in sorted({u for u, _ in priorities}):
+        for i, (u, incremental) in enumerate(priorities):
+            if u == urgency and not incremental:  # whole, in request order
+                out += [(i, n) for _, n in round_robin([sizes[i]], frame)]
+        turns = [i for i, (u, incremental) in enumerate(priorities) if u == urgency and incremental]
+        out += [(turns[k], n) for k, n in round_robin([sizes[i] for i in turns], frame)]
     return out
 
 
@@ -132,7 +154,7 @@ class Mux:
         ]
         sizes = [value(x) for x in totals]
         sent = [0.0] * len(names)
-        for i, n in round_robin(sizes, p.frame):
+        for i, n in frame_order(sizes, p.frame, [s.priority[name] for name in names]):
             last = sent[i] + n >= sizes[i]
             # the last frame carries what is left of header + body, so a stream's frames add up to its form
             part = (totals[i] - q.size(sent[i]) if sent[i] else totals[i]) if last else q.size(n)

@@ -91,6 +91,11 @@ class Params:
     origin_preconnected: tuple[bool, ...] = ()
     origin_coalesce: tuple[bool, ...] = ()  # h2/h3: on the HTML's connection (RFC 9113 9.1.1)
     object_origins: tuple[int, ...] = ()
+    # each embedded object's RFC 9218 priority (page.object_urgency, page.object_incremental; issue 28): its urgency
+    # (0 the most urgent to 7) and incremental flag; (): none given, every stream of a batch takes its turn (as if all
+    # had one urgency and were incremental)
+    object_urgency: tuple[int, ...] = ()
+    object_incremental: tuple[bool, ...] = ()
     loss: float = (
         0.0  # probability each packet is lost (network.loss_rate); only latency_lab.analysis.expected_loss uses it
     )
@@ -154,6 +159,8 @@ def resolve(s: Scenario) -> Params:
         origin_preconnected=tuple(o.preconnected for o in s.page.origins),
         origin_coalesce=tuple(o.coalesce_with_html for o in s.page.origins),
         object_origins=s.page.origins_of(),
+        object_urgency=tuple(u for u, _ in s.page.priorities()),
+        object_incremental=tuple(i for _, i in s.page.priorities()),
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,

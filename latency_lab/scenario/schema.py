@@ -54,6 +54,10 @@ MAX_OBJECTS = 1000
 MAX_OBJECT_BYTES = 100_000_000
 #: Most origins a page's objects may come from beside the HTML's own (page.origins; issue 28).
 MAX_ORIGINS = 50
+#: RFC 9218 4.1's urgencies: 0 the most urgent, 7 the least, 3 when a request names none.
+MIN_URGENCY = 0
+MAX_URGENCY = 7
+DEFAULT_URGENCY = 3
 #: Longest delay a field may give (ms): a round trip (network.rtt_ms, dns.resolver_rtt_ms), a one-way delay (the
 #: network's and a split proxy's legs'), an origin's DNS lookup; declared once here (the HAR's what-ifs take it too).
 MAX_DELAY_MS = 10_000
@@ -556,6 +560,24 @@ class Page(_Strict):
         "every object from the HTML's origin.",
     )
 
+    object_urgency: list[Annotated[int, Strict()]] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        strict=False,
+        description="For each embedded object, the urgency its request asks for on h2 and h3 (RFC 9218 4.1: 0 the "
+        "most urgent to 7 the least, default 3): of the responses a server writes together, the more urgent go "
+        "first. Omitted with object_incremental: the server ignores priorities and writes a batch's responses a "
+        "frame each in turn.",
+    )
+    object_incremental: list[bool] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        description="For each embedded object, RFC 9218's incremental flag (4.2, default false) on h2 and h3: among "
+        "responses of one urgency the server writes the non-incremental ones whole, one after another in request "
+        "order, then shares the link among the incremental ones a frame each in turn (as Cloudflare's quiche "
+        "schedules them). Omitted with object_urgency: the server ignores priorities.",
+    )
+
     @model_validator(mode="after")
     def _one_way_to_give_objects(self) -> Page:
         if self.object_bytes is not None:
@@ -629,6 +651,44 @@ class Page(_Strict):
                     f"the origins would name other objects); allowed: page.{name} 0"
                 )
         return origins
+
+    @field_validator("object_urgency", "object_incremental")
+    @classmethod
+    def _one_priority_per_object(cls, given: list[Any] | None, info: ValidationInfo) -> list[Any] | None:
+        """One urgency (0 to 7) or incremental flag per embedded object, checked here so that a refusal names the
+        field."""
+        data, name = info.data, info.field_name
+        if given is None or any(
+            key not in data for key in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
+        ):
+            return given
+        n = _object_count(data)
+        if len(given) != n:
+            raise ValueError(f"{name} must give one value per embedded object: {n} objects, {len(given)} values")
+        if name == "object_urgency":
+            for k, urgency in enumerate(given):
+                if not MIN_URGENCY <= urgency <= MAX_URGENCY:
+                    raise ValueError(
+                        f"object_urgency[{k}] ({urgency}) must be between {MIN_URGENCY} (the most urgent) and "
+                        f"{MAX_URGENCY} (RFC 9218 4.1)"
+                    )
+        for key in ("css_bytes", "css_replaces_images"):
+            if data[key] > 0:
+                raise ValueError(
+                    f"{name} cannot be used with page.{key} above 0 (it adds or drops embedded objects, so the "
+                    f"values would name other objects); allowed: page.{key} 0"
+                )
+        return given
+
+    def priorities(self) -> tuple[tuple[int, bool], ...]:
+        """Each embedded object's RFC 9218 priority ``(urgency, incremental)``; ``()``: none given, the server
+        ignores priorities (every stream takes its turn, as if all had one urgency and were incremental)."""
+        if self.object_urgency is None and self.object_incremental is None:
+            return ()
+        n = len(self.sizes())
+        urgency = self.object_urgency if self.object_urgency is not None else [DEFAULT_URGENCY] * n
+        incremental = self.object_incremental if self.object_incremental is not None else [False] * n
+        return tuple(zip(urgency, incremental, strict=True))
 
     def origins_of(self) -> tuple[int, ...]:
         """Each embedded object's origin (0 the HTML's, k the k-th of ``origins``); ``()``: every one the HTML's."""

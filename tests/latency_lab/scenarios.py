@@ -184,6 +184,14 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
             for _ in range(k)
         ]
         page["object_origins"] = [pick.randint(0, k) for _ in range(count)]
+    # RFC 9218 priorities (issue 28), drawn likewise from their own stream
+    pick = random.Random("priorities " + repr(sorted(page.items())))
+    if pick.random() < 0.35 and not page.get("css_bytes") and not page.get("css_replaces_images"):
+        count = len(page["object_bytes"]) if "object_bytes" in page else page.get("object_count", 3)
+        if pick.random() < 0.8:
+            page["object_urgency"] = [pick.choice([0, 1, 3, 3, 5, 7]) for _ in range(count)]
+        if pick.random() < 0.8 or "object_urgency" not in page:
+            page["object_incremental"] = [pick.random() < 0.5 for _ in range(count)]
     doc: dict[str, Any] = {"network": network, "tcp": tcp, "http": http, "page": page}
     if rng.random() < 0.35:  # sessions of several page loads
         session: dict[str, Any] = {"pages": rng.choice([2, 2, 3])}

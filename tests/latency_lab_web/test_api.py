@@ -1426,3 +1426,26 @@ def test_a_list_of_objects_has_no_query_parameter(client: FlaskClient) -> None:
     assert "page.object_origins" in names and "page.origins" not in names
     r = client.get(P + "?page.origins=1")
     assert r.status_code == 422 and "page.origins: unknown field" in r.get_data(as_text=True)
+
+
+def test_priorities_reach_the_api(client: FlaskClient) -> None:
+    """Issue 28's RFC 9218 priorities (page.object_urgency, page.object_incremental) go through the one schema: query
+    parameters of the OpenAPI document; an urgent small object after a large one on h2 ends sooner than in turns, the
+    page as late; an urgency past 7 is a 422 naming the field and its range."""
+    doc = client.get("/api/openapi.json").get_json()
+    params = {p["name"]: p for p in doc["paths"]["/api/v1/predict"]["get"]["parameters"]}
+    assert {"page.object_urgency", "page.object_incremental"} <= set(params)
+    query = P + "?protocols=h2&network.bandwidth_bps=8e6&page.object_bytes=60000,60000,5000"
+    turns = client.get(query)
+    urgent = client.get(query + "&page.object_urgency=3,3,0&page.object_incremental=true,true,false")
+    assert turns.status_code == urgent.status_code == 200
+    assert urgent.json["scenario"]["page"]["object_urgency"] == [3, 3, 0]
+
+    def ends(r: Any) -> dict[str, float]:
+        return {o["name"]: o["end_ms"] for o in r.json["results"][0]["objects"]}
+
+    assert ends(urgent)["obj3"] < ends(turns)["obj3"] - 10  # two 16 KB frames at 1 ms a KB no longer before it
+    assert urgent.json["results"][0]["page_load_ms"] == pytest.approx(turns.json["results"][0]["page_load_ms"])
+    bad = client.get(query + "&page.object_urgency=0,0,8")
+    assert bad.status_code == 422
+    assert "object_urgency[2] (8) must be between 0 (the most urgent) and 7" in json.dumps(bad.json)

@@ -45,6 +45,8 @@ cdef extern from "params.hpp" namespace "ll":
         vector[long long] origin_preconnected
         vector[long long] origin_coalesce
         vector[long long] object_origins
+        vector[long long] object_urgency
+        vector[long long] object_incremental
         long long pages
         double user_think
         cbool has_idle_timeout
@@ -215,6 +217,12 @@ cdef class Prepared:
         c.object_origins.clear()
         for origin in p.object_origins:
             c.object_origins.push_back(origin)
+        c.object_urgency.clear()
+        for urgency in p.object_urgency:
+            c.object_urgency.push_back(urgency)
+        c.object_incremental.clear()
+        for incremental in p.object_incremental:
+            c.object_incremental.push_back(incremental)
         c.pages = p.pages
         c.user_think = p.user_think
         c.has_idle_timeout = p.idle_timeout is not None

@@ -63,6 +63,10 @@ struct Params {
   std::vector<long long> origin_preconnected;
   std::vector<long long> origin_coalesce;  // h2/h3: on the HTML's connection (RFC 9113 9.1.1)
   std::vector<long long> object_origins;
+  // each embedded object's RFC 9218 priority (page.object_urgency, page.object_incremental; issue 28): both empty when
+  // none is given (a batch's streams then take turns)
+  std::vector<long long> object_urgency;
+  std::vector<long long> object_incremental;
   long long pages;
   double user_think;
   bool has_idle_timeout;

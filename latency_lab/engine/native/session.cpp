@@ -26,6 +26,13 @@ Session::Session(const Params& params, int protocol_, long long allowance)
     for (size_t i = 0; i <= n; ++i) {  // each object's origin (page.object_origins; issue 28)
       origin_of.push_back(i == 0 || p->object_origins.empty() ? 0 : static_cast<int>(p->object_origins[i - 1]));
     }
+    // each object's RFC 9218 priority (base.Session.priority): none given, all of one urgency and incremental
+    const bool given = !p->object_urgency.empty();
+    for (size_t i = 0; i <= n; ++i) {
+      bool own = given && i > 0;
+      urgency_of.push_back(own ? static_cast<int>(p->object_urgency[i - 1]) : DEFAULT_URGENCY);
+      incremental_of.push_back(own ? static_cast<char>(p->object_incremental[i - 1] != 0) : static_cast<char>(!given));
+    }
     page_names.push_back(std::move(names));
   }
   for (size_t k = 0; k < p->origin_dns_ms.size(); ++k) {

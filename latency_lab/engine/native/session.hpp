@@ -45,6 +45,8 @@ struct Handshake {  // latency_lab.mechanisms.tls.Handshake
 
 struct Dialogue;
 struct Mux;
+// RFC 9218 4.1's urgency when a request names none (latency_lab.scenario.schema.DEFAULT_URGENCY)
+constexpr int DEFAULT_URGENCY = 3;
 struct SplitProxy;
 
 // what a protocol's schedule is told when an object's last byte arrives: (object, time, packet)
@@ -103,6 +105,10 @@ struct Session {
   // the other origins (page.origins; issue 28): each object's origin, each origin's state (index o - 1), and the
   // connections opened to them (the HTML origin's TLS resumption does not count them)
   std::vector<int> origin_of;
+  // by object: its RFC 9218 urgency and incremental flag (base.Session.priority), by which Mux::write_responses
+  // orders a batch's frames
+  std::vector<int> urgency_of;
+  std::vector<char> incremental_of;
   std::vector<OriginState> origins;
   long long other_conns = 0;
 

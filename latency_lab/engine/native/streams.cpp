@@ -1,4 +1,7 @@
 // latency_lab/protocols/multiplex.py and the seven protocols' schedules (latency_lab/protocols/*.py) in C++ (see engine.hpp).
+#include <algorithm>
+#include <utility>
+
 #include "session.hpp"
 
 namespace ll {
@@ -63,6 +66,29 @@ void Mux::server_data(double t, int32_t pkt) {
   s->eng.at(w, [this, batch, point](double t_) { write_responses(t_, batch, point); });
 }
 
+// multiplex.round_robin: each turn every unfinished stream of ``streams`` writes one frame of what it has ``left``
+static void round_robin(const std::vector<size_t>& streams, std::vector<double>& left, double frame,
+                        std::vector<std::pair<size_t, double>>& out) {
+  bool any = true;
+  while (any) {
+    any = false;
+    for (size_t i : streams) {
+      double x = left[i];
+      if (x > 0) {
+        double chunk = x < frame ? x : frame;
+        left[i] = x - chunk;
+        out.emplace_back(i, chunk);
+      }
+    }
+    for (size_t i : streams) {
+      if (left[i] > 0) {
+        any = true;
+        break;
+      }
+    }
+  }
+}
+
 void Mux::write_responses(double t, const std::vector<int>& names, Ref point) {
   const Params* p = s->p;
   Endpoint* srv = conn->server.get();
@@ -86,25 +112,35 @@ void Mux::write_responses(double t, const std::vector<int>& names, Ref point) {
     srv->output(t, c0);
     srv->hold = true;
   }
+  // multiplex.frame_order: the frames in the order the server writes them, by the streams' RFC 9218 priorities
+  std::vector<std::pair<size_t, double>> frames;
+  std::vector<int> urgencies;
+  for (int name : names) urgencies.push_back(s->urgency_of[static_cast<size_t>(name)]);
+  std::sort(urgencies.begin(), urgencies.end());
+  urgencies.erase(std::unique(urgencies.begin(), urgencies.end()), urgencies.end());
   const double frame = static_cast<double>(p->frame);
-  // multiplex.round_robin: each turn every unfinished stream writes one frame
-  bool any = true;
-  while (any) {
-    any = false;
+  std::vector<size_t> turns;
+  for (int urgency : urgencies) {
+    turns.clear();
     for (size_t i = 0; i < n; ++i) {
-      double x = left[i];
-      if (x > 0) {
-        double chunk = x < frame ? x : frame;
-        left[i] = x - chunk;
-        bool last = sent[i] + chunk >= totals[i];
-        double part = last ? (sent[i] != 0.0 ? totals[i] - sent[i] : totals[i]) : chunk;
-        sent[i] += chunk;
-        srv->write(t, part, names[i], point);
-        down_end += chunk;
-        if (last) conn->expect.emplace_back(down_end, names[i]);
+      size_t name = static_cast<size_t>(names[i]);
+      if (s->urgency_of[name] != urgency) continue;
+      if (s->incremental_of[name]) {
+        turns.push_back(i);
+      } else {  // whole, in request order
+        std::vector<size_t> one{i};
+        round_robin(one, left, frame, frames);
       }
     }
-    for (size_t i = 0; i < n && !any; ++i) any = left[i] > 0;
+    round_robin(turns, left, frame, frames);
+  }
+  for (const auto& [i, chunk] : frames) {
+    bool last = sent[i] + chunk >= totals[i];
+    double part = last ? (sent[i] != 0.0 ? totals[i] - sent[i] : totals[i]) : chunk;
+    sent[i] += chunk;
+    srv->write(t, part, names[i], point);
+    down_end += chunk;
+    if (last) conn->expect.emplace_back(down_end, names[i]);
   }
   srv->hold = held;
   Cause c;
