@@ -729,11 +729,13 @@ def origins_context(scenario: Scenario, results: list[ProtocolResult]) -> dict[s
     doc["page"]["origins"] = []
     doc["page"]["object_origins"] = None
     alone = {r["protocol"]: leading_ms(r) for r in predict(validate_doc(doc))["results"]}
-    effect = [
-        {"protocol": r["protocol"], "ms": leading_ms(r), "alone_ms": alone[r["protocol"]]}
-        for r in results
-        if r["protocol"] in alone
-    ]
+    effect = []
+    for r in results:
+        ms, alone_ms = leading_ms(r), alone[r["protocol"]]
+        diff = ms - alone_ms
+        effect.append(
+            {"protocol": r["protocol"], "ms": ms, "alone_ms": alone_ms, "diff_ms": 0.0 if abs(diff) < 1e-9 else diff}
+        )
     return {"rows": rows, "effect": effect}
 
 
