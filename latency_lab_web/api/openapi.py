@@ -61,7 +61,7 @@ from latency_lab.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS, MAX_SEGMENTS
 from latency_lab.studies.exercises import TEMPLATES as EXERCISE_TEMPLATES
 from latency_lab.studies.har import HarAnswer
 from latency_lab_web.web.problems import KINDS, type_uri
-from latency_lab_web.web.query import SCENARIO_PARAMS
+from latency_lab_web.web.query import LIST_LENGTHS, OBJECT_LIST_PARAMS, SCENARIO_PARAMS
 
 REF = "#/components/schemas/{model}"
 
@@ -74,7 +74,10 @@ QUERY_SYNTAX = (
     "`network.rtt_ms=70&tcp.nagle=false&page.object_count=10&page.object_size_bytes=2544`. "
     "Lists are comma-separated (`protocols=http10,persistent`, `page.object_bytes=2544,1000`; an empty value "
     "is the empty list); booleans are `true` or `false`; numbers are written as in JSON. A field left out keeps "
-    "its default (null cannot be given). Each parameter at most once; unknown parameters are rejected by name. "
+    "its default (null cannot be given). A list of objects (`page.origins`) is one parameter per field of its "
+    "objects, each a list with one value per object in order: `page.origins.dns_ms=50,0&page.origins.preconnected="
+    "false,true` is two origins (those given give as many values; a field left out takes its default; together they "
+    "replace a preset's origins). Each parameter at most once; unknown parameters are rejected by name. "
     "POST takes the same scenario as a JSON body (Content-Type: application/json), where types are strict: "
     '`"70"` is not a number.'
 )
@@ -220,7 +223,19 @@ def _query_param(name: str, schema: dict[str, Any]) -> dict[str, Any]:
 
 def _field_schema(defs: dict[str, Any], path: str) -> dict[str, Any]:
     """A scenario field's schema in the components: ``network.rtt_ms`` -> Network's ``rtt_ms`` property,
-    ``proxy.client_leg.delay_ms`` -> Leg's ``delay_ms``."""
+    ``proxy.client_leg.delay_ms`` -> Leg's ``delay_ms``; a field of a list's objects (``page.origins.dns_ms``, see
+    :data:`latency_lab_web.web.query.OBJECT_LIST_PARAMS`): an array of Origin's ``dns_ms`` values, one an origin."""
+    if path in OBJECT_LIST_PARAMS:
+        items = copy.deepcopy(_field_schema(defs, OBJECT_LIST_PARAMS[path][0])["items"])
+        item_model: dict[str, Any] = defs[items["$ref"].rsplit("/", 1)[1]]
+        item = copy.deepcopy(item_model["properties"][OBJECT_LIST_PARAMS[path][1]])
+        for key in ("title", "description", "default"):
+            item.pop(key, None)
+        s = SCENARIO_PARAMS[path]
+        out: dict[str, Any] = {"type": "array", "items": item, "description": s.description}
+        if s.max_items is not None:
+            out["maxItems"] = s.max_items
+        return out
     model: dict[str, Any] = defs["Scenario"]
     *outer, name = path.split(".")
     for part in outer:
@@ -244,6 +259,11 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
         "only with tls.version none and HTTP/1.x protocols; with http.response_header_bytes 0 every response at "
         "least one byte; at most max_segments response segments (times session.pages, times 3 legs with "
         "split_proxy); packets=true only with format json (the format parameter or the Accept header).",
+    },
+    {
+        "type": LIST_LENGTHS,
+        "rule": "The query parameters of a list's objects (page.origins.dns_ms, page.origins.preconnected, "
+        "page.origins.coalesce_with_html) give one value per origin each: those given must give as many values.",
     },
     {
         "type": "limit_exceeded",

@@ -75,7 +75,7 @@ from latency_lab_web.web.form import (
     validate_doc,
 )
 from latency_lab_web.web.har import UPLOAD_FRAMING_BYTES, calculator_query
-from latency_lab_web.web.query import SCENARIO_PARAMS
+from latency_lab_web.web.query import OBJECT_LISTS, SCENARIO_PARAMS, object_list_pairs
 from latency_lab_web.web.units import EXAMPLES, readable
 from latency_lab_web.web.words import FRIENDLY_NAMES, LOSS_PART_NAMES, PROTOCOL_NAMES, part_name, why
 
@@ -89,9 +89,10 @@ def _value_text(value: Any) -> str:
 
 
 def effective_value(scenario: Scenario, f: FormField) -> Any:
+    """A field's value in the scenario; a field of a list's objects (``page.origins.dns_ms``) is the list of theirs."""
     value: Any = scenario
     for part in f.param.split("."):
-        value = getattr(value, part)
+        value = [getattr(v, part) for v in value] if isinstance(value, list) else getattr(value, part)
     return value
 
 
@@ -701,6 +702,43 @@ def loss_sweep(state: State, plot: SweepPlot) -> tuple[SweepPlot | None, str | N
     return loss_plot, charts.to_json(charts.loss_lines(loss_plot.out, state.scenario.network.loss_rate))
 
 
+def origins_context(scenario: Scenario, results: list[ProtocolResult]) -> dict[str, Any] | None:
+    """The page's origins (``page.origins``) and their effect: each origin's lookup, hints and objects, and each
+    protocol's time beside the same page with every object from the HTML's origin (one more prediction, of a page
+    that costs no more than this one); ``None`` for a page of one origin."""
+    page = scenario.page
+    if not page.origins:
+        return None
+    of = page.origins_of() or (0,) * len(page.sizes())
+    sizes = page.sizes()
+    rows = []
+    for k in range(len(page.origins) + 1):
+        mine = [i for i, o in enumerate(of) if o == k]
+        origin = page.origins[k - 1] if k else None
+        rows.append(
+            {
+                "k": k,
+                "dns_ms": origin.dns_ms if origin is not None else None,
+                "preconnected": origin.preconnected if origin is not None else None,
+                "coalesce": origin.coalesce_with_html if origin is not None else None,
+                "objects": [i + 1 for i in mine],
+                "bytes": sum(sizes[i] for i in mine if i < len(sizes)),
+            }
+        )
+    doc = scenario.model_dump(mode="json")
+    doc["page"]["origins"] = []
+    doc["page"]["object_origins"] = None
+    alone = {r["protocol"]: leading_ms(r) for r in predict(validate_doc(doc))["results"]}
+    effect = []
+    for r in results:
+        ms, alone_ms = leading_ms(r), alone[r["protocol"]]
+        diff = ms - alone_ms
+        effect.append(
+            {"protocol": r["protocol"], "ms": ms, "alone_ms": alone_ms, "diff_ms": 0.0 if abs(diff) < 1e-9 else diff}
+        )
+    return {"rows": rows, "effect": effect}
+
+
 def results_context(state: State) -> dict[str, Any]:
     """Everything the results fragment shows (model outputs, figures as JSON, links)."""
     assert state.scenario is not None
@@ -783,6 +821,7 @@ def results_context(state: State) -> dict[str, Any]:
         "scenario_json": json.dumps(out["scenario"], indent=2),
         "words": charts.words,
         "file_stem": "latency-lab" + (f"-{state.preset}" if state.preset else ""),
+        "origins": origins_context(state.scenario, results),
     }
 
 
@@ -833,7 +872,9 @@ def flatten(doc: Mapping[str, Any], prefix: str = "") -> list[tuple[str, str]]:
     out: list[tuple[str, str]] = []
     for key, value in doc.items():
         name = f"{prefix}{key}"
-        if isinstance(value, dict):
+        if name in OBJECT_LISTS and isinstance(value, list):  # page.origins: a parameter per field of its objects
+            out.extend((param, query_text(values)) for param, values in object_list_pairs(name, value))
+        elif isinstance(value, dict):
             out.extend(flatten(value, name + "."))
         elif value is not None:
             out.append((name, query_text(value)))
@@ -1087,11 +1128,6 @@ def har_upload() -> Response:
         return _har_refused([p.text for p in exc.problems], status)
     except ValidationError as exc:
         return _har_refused([p.text for p in problems(exc, at=("scenario",))], 422)
-    # The calculator's form has no fields for page.origins yet (a list of objects): its address keeps one origin, as
-    # before issue 28's origins (the command line and the API model each origin's own lookup and connections).
-    page = built.document["page"]
-    page.pop("origins", None)
-    page.pop("object_origins", None)
     address = url_for("calculator.index") + "?" + urlencode(calculator_query(built.document))
     return redirect(address, 303)  # type: ignore[return-value]
 

@@ -25,8 +25,15 @@ from latency_lab.analysis.sweep import values as sweep_values
 from latency_lab.scenario.errors import FieldSpec, Problem, problems, words
 from latency_lab.scenario.limits import MAX_WORK_UNITS, check, costly_fields, work_units
 from latency_lab.scenario.overlay import overlay
-from latency_lab.scenario.schema import MAX_SEGMENTS
-from latency_lab_web.web.query import SCENARIO_PARAMS, scenario_document, unknown
+from latency_lab.scenario.schema import MAX_ORIGINS, MAX_SEGMENTS
+from latency_lab_web.web.query import (
+    LIST_LENGTHS,
+    OBJECT_LIST_PARAMS,
+    SCENARIO_PARAMS,
+    convert,
+    scenario_document,
+    unknown,
+)
 from latency_lab_web.web.units import UNITS, UnitError, has_unit, to_base, ungroup
 
 #: Query parameters of the page besides the scenario's fields.
@@ -62,6 +69,15 @@ _SECTION_TITLES = {
 _LABELS = {
     "object_bytes": "Object sizes",
     "header_flush_persistent_only": "Header flush on persistent connections only",
+}
+
+
+#: Labels of whole parameters (a field of a list's objects: one value per origin).
+_PARAM_LABELS = {
+    "page.origins.dns_ms": "Origins' DNS lookups",
+    "page.origins.preconnected": "Origins preconnected",
+    "page.origins.coalesce_with_html": "Origins on the HTML's connection",
+    "page.object_origins": "Object origins",
 }
 
 
@@ -122,7 +138,7 @@ def _form_field(param: str) -> FormField:
     """``proxy.client_leg.delay_ms`` -> section ``proxy``, name ``client_leg.delay_ms``, label "Client leg delay"."""
     section, _, name = param.partition(".")
     parts = name.split(".")
-    label = " ".join([label_of(parts[0]), *(label_of(p).lower() for p in parts[1:])])
+    label = _PARAM_LABELS.get(param) or " ".join([label_of(parts[0]), *(label_of(p).lower() for p in parts[1:])])
     return FormField(param, section, name, label, SCENARIO_PARAMS[param])
 
 
@@ -274,9 +290,11 @@ class State:
         return urlencode(pairs, safe=",")
 
 
-def _where(p: Problem) -> list[str]:
+def _where(p: Problem, given: Mapping[str, str]) -> list[str]:
     """The form parameters a problem belongs beside (``[""]``: the scenario as a whole)."""
     loc = [part for part in p.loc if isinstance(part, str)]
+    if loc == ["page", "origins"]:  # the list as a whole (too many origins): beside each of its parameters given
+        return [param for param in OBJECT_LIST_PARAMS if param in given] or ["page"]
     for n in (3, 2):
         if len(loc) >= n and ".".join(loc[:n]) in FIELD_BY_PARAM:
             return [".".join(loc[:n])]
@@ -320,7 +338,8 @@ def must_be(s: FieldSpec) -> str:
         if s.item.kind == "choice":
             return "one or more of " + ", ".join(str(c) for c in s.item.choices)
         most = f"at most {_bound(s.max_items)} " if s.max_items is not None else ""
-        return f"a comma-separated list of {most}values, each {must_be(s.item)}"
+        each = "true or false (yes or no)" if s.item.kind == "boolean" else must_be(s.item)
+        return f"a comma-separated list of {most}values, each {each}"
     return words(s, with_null=False)
 
 
@@ -347,6 +366,11 @@ def plain(p: Problem, given: Mapping[str, str]) -> str:
     own check) keeps its words, the fields named by their labels.
     """
     param = p.path.split("[")[0]
+    joined = ".".join(part for part in p.loc if isinstance(part, str))
+    if joined in OBJECT_LIST_PARAMS:  # page.origins[1].dns_ms: value 2 of the origins' lookups
+        param = joined
+    if p.loc == ("page", "origins") and p.type == "too_long":
+        return f"The page has at most {MAX_ORIGINS} origins beside the HTML's; these fields give {_count(p.value)}."
     f = FIELD_BY_PARAM.get(param)
     if f is None or p.type == "value_error":
         section = p.loc[0] if p.loc and isinstance(p.loc[0], str) else ""
@@ -354,9 +378,16 @@ def plain(p: Problem, given: Mapping[str, str]) -> str:
     index = next((part for part in p.loc if isinstance(part, int)), None)
     if index is not None and f.spec.item is not None:
         item = p.value if isinstance(p.value, str) else (p.got if p.got is not None else str(p.value))
+        typed_items = given.get(f.param, "").split(" (= ")[0].split(",")  # what was typed, before its units read
+        if f.param in OBJECT_LIST_PARAMS and index < len(typed_items):  # as typed (50, not the number read, 50.0)
+            item = typed_items[index].strip()
         return f"{f.label}: value {index + 1} must be {must_be(f.spec.item)}; you gave {item}."
     typed = given.get(f.param) or p.got or "nothing"
     return f"{f.label} must be {must_be(f.spec)}; you gave {typed}."
+
+
+def _count(value: Any) -> str:
+    return f"{len(value):,}" if isinstance(value, list) else "more"
 
 
 def validate_doc(doc: dict[str, Any]) -> Scenario:
@@ -395,7 +426,10 @@ def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
     pairs: list[tuple[str, str]] = [("preset", state.preset)] if state.preset else []
     for f in FIELDS:
         if f.param in kept:
-            value = at_path(converted, f.param)
+            if f.param in OBJECT_LIST_PARAMS:  # page.origins.dns_ms: a list of the objects' values, not in a dict
+                value = convert(kept[f.param], f.spec)
+            else:
+                value = at_path(converted, f.param)
             pairs.append((f.param, query_text(value)))
     if state.sweep != DEFAULT_SWEEP:
         pairs.append(("sweep", state.sweep))
@@ -418,6 +452,10 @@ def unit_of(param: str) -> str | None:
     return None
 
 
+#: What a list of yes-or-no values reads as true or false (its address writes ``true`` and ``false``).
+_YES_NO = {"yes": "true", "no": "false", "true": "true", "false": "false", "on": "true", "off": "false"}
+
+
 def _in_base_units(param: str, text: str) -> str:
     """A field's text with the units people type (``10 Mbps``, ``64 KB``, ``80ms``, ``1 %``) written in the field's
     base unit, and a single number's grouping commas (``1,000``) left out; :class:`latency_lab_web.web.units.UnitError` if a part
@@ -427,6 +465,8 @@ def _in_base_units(param: str, text: str) -> str:
         return text
     if s.kind in ("number", "integer"):
         text = ungroup(text)
+    if s.kind == "array" and s.item is not None and s.item.kind == "boolean":  # yes/no as the selects say it
+        return ",".join(_YES_NO.get(part.strip().lower(), part) for part in text.split(","))
     unit = unit_of(param)
     if unit is None:
         return text
@@ -491,6 +531,17 @@ def read(args: MultiDict[str, str]) -> State:
         target = p.path if p.path in FIELD_BY_PARAM else ""
         if target and p.type == "repeated_parameter":
             state.add(target, f"{FIELD_BY_PARAM[target].label} was given {len(p.value)} times; give it once.")
+        elif target and p.type == LIST_LENGTHS:
+            counts = [
+                f"\u201c{FIELD_BY_PARAM[n].label}\u201d {len(convert(scenario_args[n], SCENARIO_PARAMS[n]))}"
+                for n in OBJECT_LIST_PARAMS
+                if n in scenario_args
+            ]
+            state.add(
+                target,
+                f"The origins' fields give different numbers of values ({', '.join(counts)}): give each of them one "
+                "value per origin, in the same order.",
+            )
         elif p.type == "extra_forbidden":
             close = f"; did you mean {p.suggestion!r}?" if p.suggestion else "."
             state.add("", f"The address has a setting this calculator does not know: {p.path!r}{close}")
@@ -509,7 +560,7 @@ def read(args: MultiDict[str, str]) -> State:
         scenario = validate_doc(state.document)
     except ValidationError as exc:
         for p in problems(exc):
-            for where in _where(p):
+            for where in _where(p, state.given):
                 state.add(where, plain(p, {**state.given, **typed}))
         return state
     limit = check(work_units(scenario), MAX_WORK_UNITS, "max_work_units", "this prediction")

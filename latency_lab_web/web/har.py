@@ -15,7 +15,7 @@ from latency_lab.scenario.errors import Problem, problems
 from latency_lab.scenario.har import HarError, WhatIf
 from latency_lab_web.web.form import query_text
 from latency_lab_web.web.problems import ApiError, invalid
-from latency_lab_web.web.query import repeated, unknown
+from latency_lab_web.web.query import OBJECT_LISTS, object_list_pairs, repeated, unknown
 
 #: Bytes of an upload's form beside the HAR itself (the calculator's multipart framing).
 UPLOAD_FRAMING_BYTES = 64 * 1024
@@ -81,11 +81,14 @@ def har_problem(exc: HarError) -> ApiError:
 
 
 def calculator_query(document: dict[str, Any]) -> list[tuple[str, str]]:
-    """A scenario document as the calculator's query: one parameter per field given, by its dotted path."""
+    """A scenario document as the calculator's query: one parameter per field given, by its dotted path; a list of
+    objects (``page.origins``) one parameter per field of its objects (:func:`latency_lab_web.web.query.object_list_pairs`)."""
     pairs: list[tuple[str, str]] = []
 
     def walk(value: Any, path: str) -> None:
-        if isinstance(value, dict):
+        if path in OBJECT_LISTS and isinstance(value, list):
+            pairs.extend((param, query_text(values)) for param, values in object_list_pairs(path, value))
+        elif isinstance(value, dict):
             for key, inner in value.items():
                 walk(inner, f"{path}.{key}" if path else key)
         else:

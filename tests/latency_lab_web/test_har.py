@@ -126,10 +126,11 @@ def test_upload_sends_the_browser_to_the_scenarios_address(client: FlaskClient, 
     assert r.status_code == 303
     query = dict(parse_qsl(urlsplit(r.headers["Location"]).query))
     built = to_scenario(load_har(data))
-    # the form has no fields for page.origins yet: the calculator's address keeps one origin
-    assert "page.origins" not in query and "page.object_origins" not in query
-    built.document["page"].pop("origins", None)
-    built.document["page"].pop("object_origins", None)
+    # the address keeps the page's origins (page.origins.dns_ms, ..., and page.object_origins: issue 28's form fields)
+    origins = built.document["page"].get("origins", [])
+    assert ("page.object_origins" in query) == bool(origins)
+    if origins:
+        assert query["page.origins.dns_ms"] == ",".join(format(o["dns_ms"], "g") for o in origins)
     assert query["page.html_bytes"] == str(built.document["page"]["html_bytes"])
     assert query["page.object_bytes"] == ",".join(str(b) for b in built.document["page"]["object_bytes"])
     # the address is the calculator's, and it shows the same scenario without a field refused
