@@ -267,6 +267,8 @@ struct Setup
     bool preconnect = false;   // persistent_parallel: the other connections open at the start (model http.preconnect)
     std::string protocol = "http10";
     std::vector<uint64_t> sizes; // html first, then the objects
+    // each embedded object's parent (0 the HTML, k the k-th object; model page.object_parents); empty: the HTML
+    std::vector<int> parents;
     uint64_t sndbuf = 1u << 20;
     double stop_s = 100000;
     uint32_t spacing_ns = 2;
@@ -339,6 +341,13 @@ ParseSetup(const std::string& text)
         else if (key == "tls_resumed") ReadFlights(in, c.tls_resumed, c.tls_resumed_ready);
         else if (key == "tls_resume_from") in >> c.tls_resume_from;
         else if (key == "dns_ms") in >> c.dns_ms;
+        else if (key == "parents")
+        {
+            size_t n;
+            in >> n;
+            c.parents.resize(n);
+            for (size_t i = 0; i < n; i++) in >> c.parents[i];
+        }
         else if (key == "sizes")
         {
             size_t n;
@@ -440,6 +449,9 @@ class Sim
     std::map<const Socket*, int> m_sock2conn;
     std::vector<int64_t> m_start, m_end;
     std::vector<int> m_objconn;
+    // the objects each object's arrival reveals, in index order (latency_lab/protocols/base.py, Session.reveals)
+    std::vector<std::vector<int>> m_reveals;
+    uint32_t m_busy = 0;        // http10_parallel: object connections open
     std::vector<int> m_pending; // http10_parallel: names not yet launched; persistent_parallel: not yet asked for
     std::vector<int> m_free;    // persistent_parallel: open connections with no request outstanding
     uint32_t m_extra = 0;       // persistent_parallel: connections opened beside the HTML's
@@ -1107,19 +1119,22 @@ class Sim
     {
         const std::string& p = m_c.protocol;
         int total = static_cast<int>(m_c.sizes.size());
+        // the objects this arrival reveals (page.object_parents): every other one after the HTML by default
+        const std::vector<int>& found = m_reveals[n];
         if (p == "http10")
         {
+            // one object at a time in index order: every parent comes earlier, so the tree changes nothing
             if (n + 1 < total) Fetch({n + 1}, true);
         }
         else if (p == "http10_parallel")
         {
-            if (n == 0)
+            // latency_lab/protocols/http10_parallel.py: the revealed objects queue behind those discovered before
+            // them; a free slot (of parallel) takes the first waiting object, on a new connection
+            m_pending.insert(m_pending.end(), found.begin(), found.end());
+            if (n != 0) m_busy--;
+            while (!m_pending.empty() && m_busy < m_c.parallel)
             {
-                size_t k = std::min<size_t>(m_c.parallel, m_pending.size());
-                for (size_t i = 0; i < k; i++) Launch();
-            }
-            else if (!m_pending.empty())
-            {
+                m_busy++;
                 Launch();
             }
         }
@@ -1129,13 +1144,12 @@ class Sim
         }
         else if (p == "persistent_parallel")
         {
-            // latency_lab/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once the
-            // HTML has arrived; this connection takes the next waiting one, then (after the HTML) the idle
-            // connections take theirs in order and new ones open while fewer than parallel are open
-            if (n == 0)
-                for (int i = 1; i < total; i++) m_pending.push_back(i);
+            // latency_lab/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once
+            // their parent has arrived; this connection takes the next waiting one, then (when this arrival revealed
+            // objects) the idle connections take theirs in order and new ones open while fewer than parallel are open
+            m_pending.insert(m_pending.end(), found.begin(), found.end());
             Ready(id);
-            if (n == 0)
+            if (!found.empty())
             {
                 while (!m_pending.empty() && !m_free.empty())
                 {
@@ -1155,27 +1169,22 @@ class Sim
         }
         else if (p == "h2")
         {
-            if (n == 0 && total > 1)
-            {
-                std::vector<int> rest;
-                for (int i = 1; i < total; i++) rest.push_back(i);
-                StreamRequests(id, rest, Think());
-            }
+            // latency_lab/protocols/h2.py, load: the revealed objects' streams in one write
+            if (!found.empty()) StreamRequests(id, found, Think());
         }
         else if (p == "pipelined")
         {
-            if (n == 0)
+            // latency_lab/protocols/pipelined.py: the revealed objects' requests, after those already asked for
+            if (!found.empty())
             {
                 Time at = Think();
-                if (m_c.pipeline_one && total > 2)
+                if (m_c.pipeline_one && found.size() > 1)
                 {
-                    std::vector<int> rest;
-                    for (int i = 1; i < total; i++) rest.push_back(i);
-                    RequestsInOneWrite(id, rest, at);
+                    RequestsInOneWrite(id, found, at);
                 }
                 else
                 {
-                    for (int i = 1; i < total; i++) Request(id, {i}, at);
+                    for (int i : found) Request(id, {i}, at);
                 }
             }
         }
@@ -1230,7 +1239,6 @@ class Sim
         const std::string& p = m_c.protocol;
         if (p == "http10" || p == "http10_parallel")
         {
-            for (size_t i = 1; i < m_c.sizes.size(); i++) m_pending.push_back(static_cast<int>(i));
             Fetch({0}, true);
         }
         else
@@ -1249,6 +1257,13 @@ Sim::Run()
     m_start.assign(nobj, -1);
     m_end.assign(nobj, -1);
     m_objconn.assign(nobj, -1);
+    m_reveals.assign(nobj, {});
+    for (size_t i = 1; i < nobj; i++)
+    {
+        int parent = c.parents.empty() ? 0 : c.parents[i - 1];
+        NS_ABORT_MSG_IF(parent < 0 || static_cast<size_t>(parent) >= i, "object " << i << "'s parent " << parent);
+        m_reveals[parent].push_back(static_cast<int>(i));
+    }
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(c.mss));

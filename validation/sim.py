@@ -66,24 +66,12 @@ def _handshake(p: Params) -> str:
     return str(h)
 
 
-#: The protocols whose schedule ``page.object_parents`` does not change (latency_lab/protocols: http10 and persistent ask
-#: for one object at a time in index order, so every parent has arrived before its child is asked for; getall's server
-#: sends every object in the one response): the harness runs them with a dependency tree as it is.
-TREE_BLIND_PROTOCOLS = ("http10", "persistent", "getall")
-
-
 def unsupported(p: Params, protocol: str | None = None) -> list[str]:
     """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it), for ``protocol`` (None: for
     any of ``SIMULATED_PROTOCOLS``)."""
     out = []
     if getattr(p, "origin_dns_ms", ()):
         out.append("page.origins (the harness builds one origin: no other origin's DNS lookup, connections or TLS)")
-    if any(getattr(p, "object_parents", ())) and protocol not in TREE_BLIND_PROTOCOLS:
-        out.append(
-            "page.object_parents with "
-            + (f"protocol {protocol!r}" if protocol else "a protocol that asks for several objects at once")
-            + " (the harness asks for every object once the HTML has arrived)"
-        )
     if _handshake(p) not in ("three_way", "none", "fast_open"):
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
     if getattr(p, "pages", 1) != 1:
@@ -162,6 +150,9 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
         ("preconnect", int(getattr(p, "preconnect", False))),
     ]
     fields.extend(_secure_fields(p))
+    parents = getattr(p, "object_parents", ())
+    if any(parents):  # page.object_parents: each object requested once its parent has arrived (harness.cc Done)
+        fields.append(("parents", f"{len(parents)} " + " ".join(str(k) for k in parents)))
     text = " ".join(f"{k} {v}" for k, v in fields)
     return text + f" sizes {len(sizes)} " + " ".join(str(s) for s in sizes)
 
