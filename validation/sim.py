@@ -67,11 +67,17 @@ def _handshake(p: Params) -> str:
 
 
 def unsupported(p: Params, protocol: str | None = None) -> list[str]:
-    """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it), for ``protocol`` (None: for
-    any of ``SIMULATED_PROTOCOLS``)."""
+    """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it), for ``protocol`` (None: what
+    any of ``SIMULATED_PROTOCOLS`` cannot)."""
     out = []
     if getattr(p, "origin_dns_ms", ()):
-        out.append("page.origins (the harness builds one origin: no other origin's DNS lookup, connections or TLS)")
+        if protocol in (None, "persistent_parallel"):
+            out.append("page.origins with persistent_parallel (the harness builds one pool of connections)")
+        if _handshake(p) in ("none", "fast_open"):
+            out.append(
+                f"page.origins with tcp.handshake {_handshake(p)!r} (the harness opens the other origins' connections "
+                "with the three-way handshake only)"
+            )
     if _handshake(p) not in ("three_way", "none", "fast_open"):
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
     if getattr(p, "pages", 1) != 1:
@@ -153,6 +159,13 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
     parents = getattr(p, "object_parents", ())
     if any(parents):  # page.object_parents: each object requested once its parent has arrived (harness.cc Done)
         fields.append(("parents", f"{len(parents)} " + " ".join(str(k) for k in parents)))
+    dns = getattr(p, "origin_dns_ms", ())
+    if dns:  # page.origins: each one's lookup, preconnect hint and h2 coalescing; each object's origin
+        coalesce = p.origin_coalesce or (False,) * len(dns)
+        each = zip(dns, p.origin_preconnected, coalesce, strict=True)
+        fields.append(("origins", f"{len(dns)} " + " ".join(f"{d!r} {int(pre)} {int(co)}" for d, pre, co in each)))
+        if p.object_origins:
+            fields.append(("object_origins", f"{len(p.object_origins)} " + " ".join(map(str, p.object_origins))))
     text = " ".join(f"{k} {v}" for k, v in fields)
     return text + f" sizes {len(sizes)} " + " ".join(str(s) for s in sizes)
 
