@@ -491,6 +491,10 @@ class Sim
         int conn = -1;
         uint32_t opened = 0;
         std::vector<std::function<void(int)>> waiters;
+        // persistent_parallel (persistent_parallel.py's Pool of another origin): waiting objects, idle connections,
+        // connections opened
+        std::vector<int> pending, free;
+        uint32_t conns = 0;
     };
     std::vector<Origin> m_origins; // the k-th at k - 1
     std::vector<int> m_origin_of;  // each object's origin (the HTML's 0)
@@ -1327,26 +1331,22 @@ class Sim
         else if (p == "persistent_parallel")
         {
             // latency_lab/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once
-            // their parent has arrived; this connection takes the next waiting one, then (when this arrival revealed
-            // objects) the idle connections take theirs in order and new ones open while fewer than parallel are open
-            m_pending.insert(m_pending.end(), found.begin(), found.end());
-            Ready(id);
-            if (!found.empty())
+            // their parent has arrived; this connection takes the next waiting one of its origin, then (when this
+            // arrival revealed objects of its origin) the idle connections take theirs in order and new ones open
+            // while fewer than parallel are open; objects of other origins join their origins' pools
+            int po = m_origin_of[n];
+            std::map<int, std::vector<int>> groups = ByOrigin(found);
+            std::vector<int> mine = groups.count(po) ? groups[po] : std::vector<int>();
+            std::vector<int>& pending = po == 0 ? m_pending : m_origins[po - 1].pending;
+            pending.insert(pending.end(), mine.begin(), mine.end());
+            PoolReady(po, id);
+            if (!mine.empty()) Dispatch(po);
+            for (auto& [o, group] : groups)
             {
-                while (!m_pending.empty() && !m_free.empty())
-                {
-                    int k = m_free.front();
-                    m_free.erase(m_free.begin());
-                    Ready(k);
-                }
-                while (!m_pending.empty() && 1 + m_extra < m_c.parallel)
-                {
-                    int next = m_pending.front();
-                    m_pending.erase(m_pending.begin());
-                    m_extra++;
-                    m_start[next] = Now(); // as the model's fetch_on_new_connection: asked for when opened
-                    Fetch({next}, false);
-                }
+                if (o == po) continue;
+                std::vector<int>& other = o == 0 ? m_pending : m_origins[o - 1].pending;
+                other.insert(other.end(), group.begin(), group.end());
+                Dispatch(o);
             }
         }
         else if (p == "h2")
@@ -1400,6 +1400,75 @@ class Sim
         }
     }
 
+    // persistent_parallel: connection id of origin o is free: it asks for the next waiting object, or idles
+    void PoolReady(int o, int id)
+    {
+        if (o == 0)
+        {
+            Ready(id);
+            return;
+        }
+        Origin& st = m_origins[o - 1];
+        if (st.pending.empty())
+        {
+            st.free.push_back(id);
+            return;
+        }
+        int next = st.pending.front();
+        st.pending.erase(st.pending.begin());
+        Request(id, {next}, Think());
+    }
+
+    // persistent_parallel (Pool.dispatch): objects of origin o were discovered: idle connections take the waiting
+    // objects, then new connections open while fewer than parallel are (another origin's after its DNS lookup)
+    void Dispatch(int o)
+    {
+        std::vector<int>& pending = o == 0 ? m_pending : m_origins[o - 1].pending;
+        std::vector<int>& free = o == 0 ? m_free : m_origins[o - 1].free;
+        while (!pending.empty() && !free.empty())
+        {
+            int k = free.front();
+            free.erase(free.begin());
+            PoolReady(o, k);
+        }
+        if (o == 0)
+        {
+            while (!m_pending.empty() && 1 + m_extra < m_c.parallel)
+            {
+                int next = m_pending.front();
+                m_pending.erase(m_pending.begin());
+                m_extra++;
+                m_start[next] = Now(); // as the model's fetch_on_new_connection: asked for when opened
+                Fetch({next}, false);
+            }
+            return;
+        }
+        Origin& st = m_origins[o - 1];
+        while (!st.pending.empty() && st.conns < m_c.parallel)
+        {
+            int next = st.pending.front();
+            st.pending.erase(st.pending.begin());
+            if (m_start[next] < 0) m_start[next] = Now();
+            st.conns++;
+            OpenOrigin(o, false, [this, next](int id) { Request(id, {next}, Think()); });
+        }
+    }
+
+    // persistent_parallel (run): a preconnected origin has one connection opened at the click, idle once ready
+    void PoolPreconnectOrigins()
+    {
+        for (size_t k = 0; k < m_origins.size(); k++)
+        {
+            int o = static_cast<int>(k) + 1;
+            Origin& st = m_origins[k];
+            if (st.pre && st.conns == 0)
+            {
+                st.conns++;
+                OpenOrigin(o, false, [this, o](int id) { PoolReady(o, id); });
+            }
+        }
+    }
+
     // persistent_parallel: connection id is free: it asks for the next waiting object, or idles
     void Ready(int id)
     {
@@ -1449,7 +1518,8 @@ class Sim
         {
             Fetch({0}, false);
             if (p == "persistent_parallel" && m_c.preconnect) Preconnect();
-            PreconnectOrigins(false, p == "h2");
+            if (p == "persistent_parallel") PoolPreconnectOrigins();
+            else PreconnectOrigins(false, p == "h2");
         }
     }
 };

@@ -71,8 +71,6 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
     any of ``SIMULATED_PROTOCOLS`` cannot)."""
     out = []
     if getattr(p, "origin_dns_ms", ()):
-        if protocol in (None, "persistent_parallel"):
-            out.append("page.origins with persistent_parallel (the harness builds one pool of connections)")
         if _handshake(p) in ("none", "fast_open"):
             out.append(
                 f"page.origins with tcp.handshake {_handshake(p)!r} (the harness opens the other origins' connections "
