@@ -84,6 +84,10 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
         out.append(
             "http.preconnect with a DNS lookup or tcp.handshake 'fast_open' (the harness preconnects at the start)"
         )
+    if getattr(p, "tls_tickets", 0) > 0 and getattr(p, "tls", "none") != "none":
+        out.append("tls.session_tickets > 0 (the harness's server writes no NewSessionTicket messages)")
+    if getattr(p, "mux_headers_alone", False) and protocol in (None, "h2"):
+        out.append("multiplex.headers_alone on h2 (the harness writes each response's header with its first frame)")
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out

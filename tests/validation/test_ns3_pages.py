@@ -59,6 +59,22 @@ def test_what_the_harness_cannot_build_with_several_origins_is_refused_by_name()
     assert "origins" not in setup_text(plain, "persistent")
 
 
+def test_tls_tickets_and_h2_headers_alone_are_refused_by_name() -> None:
+    """Two more settings ns-3 ignored without saying so: the server's TLS 1.3 NewSessionTicket messages and h2's
+    HEADERS frames written before the DATA frames; refused by name (headers_alone only on h2, the one protocol it
+    changes)."""
+    base = _doc({"html_bytes": 6000}, ["h2"])
+    tickets = resolve(as_scenario({**base, "tls": {"version": "1.3", "session_tickets": 2}}))
+    for protocol in SIMULATED_PROTOCOLS:
+        with pytest.raises(SimulationError, match=r"tls\.session_tickets"):
+            setup_text(tickets, protocol)
+    assert unsupported(resolve(as_scenario({**base, "tls": {"version": "1.3"}}))) == []
+    alone = resolve(as_scenario({**base, "multiplex": {"headers_alone": True}}))
+    with pytest.raises(SimulationError, match=r"multiplex\.headers_alone on h2"):
+        setup_text(alone, "h2")
+    assert unsupported(alone, "persistent") == []
+
+
 def _rows(sim: Any, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["protocol"]: r for r in compare(doc, sim)["rows"]}
 
