@@ -636,7 +636,9 @@ class Sim
         c.close_after = close_after;
         c.origin = origin;
         c.tls_index = origin == 0 ? m_html_opened++ : m_origins[origin - 1].opened++;
-        bool tfo = m_c.fast_open && m_c.handshake;
+        // Fast Open to the HTML's origin only: another origin's connections use the three-way handshake, as the
+        // model's (Session.origin_mode: no cookie for that server); the server takes a plain SYN as any listener
+        bool tfo = m_c.fast_open && m_c.handshake && origin == 0;
         Ptr<Socket> s = tfo ? Ptr<Socket>(TfoSocket::Make(m_client, false))
                             : Socket::CreateSocket(m_client, TcpSocketFactory::GetTypeId());
         s->Bind(InetSocketAddress(m_caddr, 0));

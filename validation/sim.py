@@ -71,10 +71,10 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
     any of ``SIMULATED_PROTOCOLS`` cannot)."""
     out = []
     if getattr(p, "origin_dns_ms", ()):
-        if _handshake(p) in ("none", "fast_open"):
+        if _handshake(p) == "none":
             out.append(
-                f"page.origins with tcp.handshake {_handshake(p)!r} (the harness opens the other origins' connections "
-                "with the three-way handshake only)"
+                "page.origins with tcp.handshake 'none' (the harness opens its connections before the page, for one "
+                "origin)"
             )
     if _handshake(p) not in ("three_way", "none", "fast_open"):
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
