@@ -10,10 +10,13 @@
 //   link B (downlink) server 10.0.2.2 -> client 10.0.2.1, rate b_down, delay d_down
 // The server reaches 10.0.1.1 through a host route over link B; the client accepts packets for
 // 10.0.1.1 on link B (ns-3's weak end-system model). No queue disc; device queues of 10^6 packets.
+// The page's other origins (model page.origins) are the same server over the same path, as the model has them:
+// each has its own DNS lookup, connections and TLS resumption count (Origin, Lookup, OpenOrigin, OriginConn).
 
 #include <algorithm>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <map>
 #include <sstream>
 #include <stdexcept>
@@ -267,6 +270,12 @@ struct Setup
     bool preconnect = false;   // persistent_parallel: the other connections open at the start (model http.preconnect)
     std::string protocol = "http10";
     std::vector<uint64_t> sizes; // html first, then the objects
+    // each embedded object's parent (0 the HTML, k the k-th object; model page.object_parents); empty: the HTML
+    std::vector<int> parents;
+    // the origins beside the HTML's (model page.origins): each one's DNS lookup (ms), preconnect hint and h2
+    // coalescing; each embedded object's origin (0 the HTML's, k the k-th; page.object_origins); empty: one origin
+    std::vector<double> origin_dns;
+    std::vector<int> origin_pre, origin_co, object_origins;
     uint64_t sndbuf = 1u << 20;
     double stop_s = 100000;
     uint32_t spacing_ns = 2;
@@ -339,6 +348,29 @@ ParseSetup(const std::string& text)
         else if (key == "tls_resumed") ReadFlights(in, c.tls_resumed, c.tls_resumed_ready);
         else if (key == "tls_resume_from") in >> c.tls_resume_from;
         else if (key == "dns_ms") in >> c.dns_ms;
+        else if (key == "parents")
+        {
+            size_t n;
+            in >> n;
+            c.parents.resize(n);
+            for (size_t i = 0; i < n; i++) in >> c.parents[i];
+        }
+        else if (key == "origins")
+        {
+            size_t n;
+            in >> n;
+            c.origin_dns.resize(n);
+            c.origin_pre.resize(n);
+            c.origin_co.resize(n);
+            for (size_t i = 0; i < n; i++) in >> c.origin_dns[i] >> c.origin_pre[i] >> c.origin_co[i];
+        }
+        else if (key == "object_origins")
+        {
+            size_t n;
+            in >> n;
+            c.object_origins.resize(n);
+            for (size_t i = 0; i < n; i++) in >> c.object_origins[i];
+        }
         else if (key == "sizes")
         {
             size_t n;
@@ -363,6 +395,9 @@ Ms(double ms)
 struct Conn
 {
     int id = -1;
+    int origin = 0;         // 0 the HTML's, k the k-th other origin (model page.origins)
+    uint32_t tls_index = 0; // connections to the same origin opened before it (TLS resumption, tls.resumed)
+    std::function<void(int)> on_ready; // a connection to another origin: what it does once ready (else OnOpen's)
     Ptr<Socket> cs; // client socket
     Ptr<Socket> ss; // server socket (accepted)
     uint16_t port = 0;
@@ -440,6 +475,30 @@ class Sim
     std::map<const Socket*, int> m_sock2conn;
     std::vector<int64_t> m_start, m_end;
     std::vector<int> m_objconn;
+    // the objects each object's arrival reveals, in index order (latency_lab/protocols/base.py, Session.reveals)
+    std::vector<std::vector<int>> m_reveals;
+    std::vector<uint32_t> m_busy; // http10_parallel: object connections open, by origin
+    // the origins beside the HTML's (latency_lab/protocols/base.py, OriginState): the DNS lookup, the persistent
+    // connection (opening or open), the callers waiting for it, whether a protocol that opens one connection per
+    // object took the preconnected one, and the connections opened to it (TLS resumption counts per server)
+    struct Origin
+    {
+        double dns_ms = 0;
+        bool pre = false, co = false;
+        bool looked = false;
+        Time lookup_end;
+        bool opening = false, ready = false, taken = false;
+        int conn = -1;
+        uint32_t opened = 0;
+        std::vector<std::function<void(int)>> waiters;
+        // persistent_parallel (persistent_parallel.py's Pool of another origin): waiting objects, idle connections,
+        // connections opened
+        std::vector<int> pending, free;
+        uint32_t conns = 0;
+    };
+    std::vector<Origin> m_origins; // the k-th at k - 1
+    std::vector<int> m_origin_of;  // each object's origin (the HTML's 0)
+    uint32_t m_html_opened = 0;    // connections opened to the HTML's origin
     std::vector<int> m_pending; // http10_parallel: names not yet launched; persistent_parallel: not yet asked for
     std::vector<int> m_free;    // persistent_parallel: open connections with no request outstanding
     uint32_t m_extra = 0;       // persistent_parallel: connections opened beside the HTML's
@@ -568,14 +627,18 @@ class Sim
     }
 
     // ------------------------------------------------------------ connections
-    int NewConn(bool close_after)
+    int NewConn(bool close_after, int origin = 0)
     {
         int id = static_cast<int>(m_conns.size());
         m_conns.emplace_back();
         Conn& c = m_conns.back();
         c.id = id;
         c.close_after = close_after;
-        bool tfo = m_c.fast_open && m_c.handshake;
+        c.origin = origin;
+        c.tls_index = origin == 0 ? m_html_opened++ : m_origins[origin - 1].opened++;
+        // Fast Open to the HTML's origin only: another origin's connections use the three-way handshake, as the
+        // model's (Session.origin_mode: no cookie for that server); the server takes a plain SYN as any listener
+        bool tfo = m_c.fast_open && m_c.handshake && origin == 0;
         Ptr<Socket> s = tfo ? Ptr<Socket>(TfoSocket::Make(m_client, false))
                             : Socket::CreateSocket(m_client, TcpSocketFactory::GetTypeId());
         s->Bind(InetSocketAddress(m_caddr, 0));
@@ -654,7 +717,7 @@ class Sim
     void TlsStart(int id)
     {
         Conn& c = m_conns[id];
-        bool resumed = static_cast<uint32_t>(id) >= m_c.tls_resume_from;
+        bool resumed = c.tls_index >= m_c.tls_resume_from;
         c.tls = true;
         c.flights = resumed ? &m_c.tls_resumed : &m_c.tls_full;
         c.ready = resumed ? m_c.tls_resumed_ready : m_c.tls_full_ready;
@@ -808,14 +871,23 @@ class Sim
     void OnOpen(int id)
     {
         Conn& c = m_conns[id];
+        if (c.on_ready)
+        {
+            std::function<void(int)> then = c.on_ready;
+            c.on_ready = nullptr;
+            then(id);
+            return;
+        }
         if (m_c.protocol == "http10" || m_c.protocol == "http10_parallel")
         {
             Request(id, c.pending_names, Think());
         }
         else if (m_c.protocol == "getall")
         {
+            // the HTML and its origin's objects (every object with one origin), in one response
             std::vector<int> all;
-            for (size_t i = 0; i < m_c.sizes.size(); i++) all.push_back(static_cast<int>(i));
+            for (size_t i = 0; i < m_c.sizes.size(); i++)
+                if (m_origin_of[i] == 0) all.push_back(static_cast<int>(i));
             Request(id, all, Think());
         }
         else if (m_c.protocol == "h2")
@@ -1103,80 +1175,298 @@ class Sim
         }
     }
 
+    // ------------------------------------------------------------ other origins (issue 28)
+    // latency_lab/protocols/base.py, Session.lookup: then() once origin o's DNS lookup has ended; the first caller
+    // starts it (a delay of dns_ms, its packets not on the path, as the model leaves them out), later ones wait
+    // for its end; the address is then cached.
+    void Lookup(int o, std::function<void()> then)
+    {
+        Origin& st = m_origins[o - 1];
+        if (st.dns_ms <= 0)
+        {
+            then();
+            return;
+        }
+        if (!st.looked)
+        {
+            st.looked = true;
+            st.lookup_end = Simulator::Now() + Ms(st.dns_ms);
+            m_out << "DNSO " << Now() << " " << o << "\n";
+        }
+        if (st.lookup_end > Simulator::Now())
+            Simulator::Schedule(st.lookup_end - Simulator::Now(), [then]() { then(); });
+        else
+            then();
+    }
+
+    // Session.open_origin: a connection to origin o (after its lookup); then(id) once it is ready (TCP, TLS)
+    void OpenOrigin(int o, bool close_after, std::function<void(int)> then)
+    {
+        Lookup(o, [this, o, close_after, then]() {
+            int id = NewConn(close_after, o);
+            m_conns[id].on_ready = then;
+        });
+    }
+
+    // Session.origin_conn: then(id) on origin o's persistent connection: now if ready, when it is if opening,
+    // else after opening it
+    void OriginConn(int o, std::function<void(int)> then)
+    {
+        Origin& st = m_origins[o - 1];
+        if (st.opening && st.ready)
+        {
+            then(st.conn);
+            return;
+        }
+        st.waiters.push_back(then);
+        if (!st.opening)
+        {
+            st.opening = true;
+            OpenOrigin(o, false, [this, o](int id) { OriginReady(o, id); });
+        }
+    }
+
+    void OriginReady(int o, int id)
+    {
+        Origin& st = m_origins[o - 1];
+        st.conn = id;
+        st.ready = true;
+        std::vector<std::function<void(int)>> waiters;
+        waiters.swap(st.waiters);
+        for (auto& then : waiters) then(id);
+    }
+
+    // Session.origin_fetch (HTTP/1.0 to another origin): on its preconnected connection if unused, else a new one
+    void OriginFetch(int n)
+    {
+        int o = m_origin_of[n];
+        Origin& st = m_origins[o - 1];
+        if (m_start[n] < 0) m_start[n] = Now();
+        auto ask = [this, n](int id) { Request(id, {n}, Think()); };
+        if (st.opening && !st.taken)
+        {
+            st.taken = true;
+            OriginConn(o, ask);
+            return;
+        }
+        OpenOrigin(o, true, ask);
+    }
+
+    // Session.preconnect_origins: the preconnected origins' connections open at the page's start; on h2 a
+    // coalesced origin only starts its lookup
+    void PreconnectOrigins(bool close_after, bool streams)
+    {
+        for (size_t k = 0; k < m_origins.size(); k++)
+        {
+            int o = static_cast<int>(k) + 1;
+            Origin& st = m_origins[k];
+            if (st.pre && streams && st.co)
+            {
+                Lookup(o, []() {});
+                continue;
+            }
+            if (st.pre && (!st.opening || st.taken))
+            {
+                st.opening = true;
+                st.ready = st.taken = false;
+                st.waiters.clear();
+                OpenOrigin(o, close_after, [this, o](int id) { OriginReady(o, id); });
+            }
+        }
+    }
+
+    // Session.by_origin: names grouped by origin, the HTML's first (each group in order)
+    std::map<int, std::vector<int>> ByOrigin(const std::vector<int>& names) const
+    {
+        std::map<int, std::vector<int>> groups;
+        for (int n : names) groups[m_origin_of[n]].push_back(n);
+        return groups;
+    }
+
     void Done(int id, int n)
     {
         const std::string& p = m_c.protocol;
         int total = static_cast<int>(m_c.sizes.size());
+        // the objects this arrival reveals (page.object_parents): every other one after the HTML by default
+        const std::vector<int>& found = m_reveals[n];
+        int html = m_objconn[0]; // the HTML's connection (persistent, pipelined, h2: its origin's objects' too)
         if (p == "http10")
         {
-            if (n + 1 < total) Fetch({n + 1}, true);
+            // one object at a time in index order: every parent comes earlier, so the tree changes nothing
+            if (n + 1 < total)
+            {
+                if (m_origin_of[n + 1]) OriginFetch(n + 1);
+                else Fetch({n + 1}, true);
+            }
         }
         else if (p == "http10_parallel")
         {
-            if (n == 0)
+            // latency_lab/protocols/http10_parallel.py: the revealed objects queue behind those discovered before
+            // them; the first waiting object of each origin with a free slot (of parallel) goes on a new connection
+            m_pending.insert(m_pending.end(), found.begin(), found.end());
+            if (n != 0) m_busy[m_origin_of[n]]--;
+            size_t i = 0;
+            while (i < m_pending.size())
             {
-                size_t k = std::min<size_t>(m_c.parallel, m_pending.size());
-                for (size_t i = 0; i < k; i++) Launch();
-            }
-            else if (!m_pending.empty())
-            {
-                Launch();
+                int other = m_pending[i];
+                int o = m_origin_of[other];
+                if (m_busy[o] >= m_c.parallel)
+                {
+                    i++;
+                    continue;
+                }
+                m_busy[o]++;
+                m_pending.erase(m_pending.begin() + i);
+                if (o) OriginFetch(other);
+                else Fetch({other}, true);
             }
         }
         else if (p == "persistent")
         {
-            if (n + 1 < total) Request(id, {n + 1}, Think());
+            if (n + 1 < total)
+            {
+                int next = n + 1, o = m_origin_of[next];
+                if (o) OriginConn(o, [this, next](int c) { Request(c, {next}, Think()); });
+                else Request(html, {next}, Think());
+            }
         }
         else if (p == "persistent_parallel")
         {
-            // latency_lab/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once the
-            // HTML has arrived; this connection takes the next waiting one, then (after the HTML) the idle
-            // connections take theirs in order and new ones open while fewer than parallel are open
-            if (n == 0)
-                for (int i = 1; i < total; i++) m_pending.push_back(i);
-            Ready(id);
-            if (n == 0)
+            // latency_lab/protocols/persistent_parallel.py, Pool.done and Pool.dispatch: the objects are known once
+            // their parent has arrived; this connection takes the next waiting one of its origin, then (when this
+            // arrival revealed objects of its origin) the idle connections take theirs in order and new ones open
+            // while fewer than parallel are open; objects of other origins join their origins' pools
+            int po = m_origin_of[n];
+            std::map<int, std::vector<int>> groups = ByOrigin(found);
+            std::vector<int> mine = groups.count(po) ? groups[po] : std::vector<int>();
+            std::vector<int>& pending = po == 0 ? m_pending : m_origins[po - 1].pending;
+            pending.insert(pending.end(), mine.begin(), mine.end());
+            PoolReady(po, id);
+            if (!mine.empty()) Dispatch(po);
+            for (auto& [o, group] : groups)
             {
-                while (!m_pending.empty() && !m_free.empty())
-                {
-                    int k = m_free.front();
-                    m_free.erase(m_free.begin());
-                    Ready(k);
-                }
-                while (!m_pending.empty() && 1 + m_extra < m_c.parallel)
-                {
-                    int next = m_pending.front();
-                    m_pending.erase(m_pending.begin());
-                    m_extra++;
-                    m_start[next] = Now(); // as the model's fetch_on_new_connection: asked for when opened
-                    Fetch({next}, false);
-                }
+                if (o == po) continue;
+                std::vector<int>& other = o == 0 ? m_pending : m_origins[o - 1].pending;
+                other.insert(other.end(), group.begin(), group.end());
+                Dispatch(o);
             }
         }
         else if (p == "h2")
         {
-            if (n == 0 && total > 1)
+            // latency_lab/protocols/h2.py, load: the revealed objects' streams in one write, on the HTML's
+            // connection (its origin's, and a coalesced origin's once its lookup has ended) or their origin's own
+            for (auto& [o, group] : ByOrigin(found))
             {
-                std::vector<int> rest;
-                for (int i = 1; i < total; i++) rest.push_back(i);
-                StreamRequests(id, rest, Think());
+                std::vector<int> g = group;
+                if (o == 0) StreamRequests(html, g, Think());
+                else if (m_origins[o - 1].co) Lookup(o, [this, html, g]() { StreamRequests(html, g, Think()); });
+                else OriginConn(o, [this, g](int c) { StreamRequests(c, g, Think()); });
             }
         }
         else if (p == "pipelined")
         {
-            if (n == 0)
+            // latency_lab/protocols/pipelined.py: the revealed objects' requests, after those already asked for, on
+            // their origin's connection (once ready)
+            for (auto& [o, group] : ByOrigin(found))
             {
-                Time at = Think();
-                if (m_c.pipeline_one && total > 2)
+                std::vector<int> g = group;
+                if (o == 0) Pipeline(html, g);
+                else OriginConn(o, [this, g](int c) { Pipeline(c, g); });
+            }
+        }
+        else if (p == "getall")
+        {
+            // latency_lab/protocols/getall.py: once the HTML has arrived, one GETALL to each other origin for all its
+            // objects (page.object_parents does not delay them: the server parses the page)
+            std::vector<int> all;
+            for (int i = 1; i < total; i++) all.push_back(i);
+            if (n == 0)
+                for (auto& [o, group] : ByOrigin(all))
                 {
-                    std::vector<int> rest;
-                    for (int i = 1; i < total; i++) rest.push_back(i);
-                    RequestsInOneWrite(id, rest, at);
+                    std::vector<int> g = group;
+                    if (o) OriginConn(o, [this, g](int c) { Request(c, g, Think()); });
                 }
-                else
-                {
-                    for (int i = 1; i < total; i++) Request(id, {i}, at);
-                }
+        }
+    }
+
+    void Pipeline(int id, const std::vector<int>& names)
+    {
+        Time at = Think();
+        if (m_c.pipeline_one && names.size() > 1)
+        {
+            RequestsInOneWrite(id, names, at);
+        }
+        else
+        {
+            for (int i : names) Request(id, {i}, at);
+        }
+    }
+
+    // persistent_parallel: connection id of origin o is free: it asks for the next waiting object, or idles
+    void PoolReady(int o, int id)
+    {
+        if (o == 0)
+        {
+            Ready(id);
+            return;
+        }
+        Origin& st = m_origins[o - 1];
+        if (st.pending.empty())
+        {
+            st.free.push_back(id);
+            return;
+        }
+        int next = st.pending.front();
+        st.pending.erase(st.pending.begin());
+        Request(id, {next}, Think());
+    }
+
+    // persistent_parallel (Pool.dispatch): objects of origin o were discovered: idle connections take the waiting
+    // objects, then new connections open while fewer than parallel are (another origin's after its DNS lookup)
+    void Dispatch(int o)
+    {
+        std::vector<int>& pending = o == 0 ? m_pending : m_origins[o - 1].pending;
+        std::vector<int>& free = o == 0 ? m_free : m_origins[o - 1].free;
+        while (!pending.empty() && !free.empty())
+        {
+            int k = free.front();
+            free.erase(free.begin());
+            PoolReady(o, k);
+        }
+        if (o == 0)
+        {
+            while (!m_pending.empty() && 1 + m_extra < m_c.parallel)
+            {
+                int next = m_pending.front();
+                m_pending.erase(m_pending.begin());
+                m_extra++;
+                m_start[next] = Now(); // as the model's fetch_on_new_connection: asked for when opened
+                Fetch({next}, false);
+            }
+            return;
+        }
+        Origin& st = m_origins[o - 1];
+        while (!st.pending.empty() && st.conns < m_c.parallel)
+        {
+            int next = st.pending.front();
+            st.pending.erase(st.pending.begin());
+            if (m_start[next] < 0) m_start[next] = Now();
+            st.conns++;
+            OpenOrigin(o, false, [this, next](int id) { Request(id, {next}, Think()); });
+        }
+    }
+
+    // persistent_parallel (run): a preconnected origin has one connection opened at the click, idle once ready
+    void PoolPreconnectOrigins()
+    {
+        for (size_t k = 0; k < m_origins.size(); k++)
+        {
+            int o = static_cast<int>(k) + 1;
+            Origin& st = m_origins[k];
+            if (st.pre && st.conns == 0)
+            {
+                st.conns++;
+                OpenOrigin(o, false, [this, o](int id) { PoolReady(o, id); });
             }
         }
     }
@@ -1215,13 +1505,6 @@ class Sim
         }
     }
 
-    void Launch()
-    {
-        int n = m_pending.front();
-        m_pending.erase(m_pending.begin());
-        Fetch({n}, true);
-    }
-
     void Start()
     {
         m_started = true;
@@ -1230,13 +1513,15 @@ class Sim
         const std::string& p = m_c.protocol;
         if (p == "http10" || p == "http10_parallel")
         {
-            for (size_t i = 1; i < m_c.sizes.size(); i++) m_pending.push_back(static_cast<int>(i));
             Fetch({0}, true);
+            PreconnectOrigins(true, false);
         }
         else
         {
             Fetch({0}, false);
             if (p == "persistent_parallel" && m_c.preconnect) Preconnect();
+            if (p == "persistent_parallel") PoolPreconnectOrigins();
+            else PreconnectOrigins(false, p == "h2");
         }
     }
 };
@@ -1249,6 +1534,28 @@ Sim::Run()
     m_start.assign(nobj, -1);
     m_end.assign(nobj, -1);
     m_objconn.assign(nobj, -1);
+    m_reveals.assign(nobj, {});
+    m_origins.assign(c.origin_dns.size(), Origin());
+    for (size_t k = 0; k < c.origin_dns.size(); k++)
+    {
+        m_origins[k].dns_ms = c.origin_dns[k];
+        m_origins[k].pre = c.origin_pre[k] != 0;
+        m_origins[k].co = c.origin_co[k] != 0;
+    }
+    m_origin_of.assign(nobj, 0);
+    for (size_t i = 1; i < nobj && !c.object_origins.empty(); i++)
+    {
+        int o = c.object_origins[i - 1];
+        NS_ABORT_MSG_IF(o < 0 || static_cast<size_t>(o) > c.origin_dns.size(), "object " << i << "'s origin " << o);
+        m_origin_of[i] = o;
+    }
+    m_busy.assign(1 + c.origin_dns.size(), 0);
+    for (size_t i = 1; i < nobj; i++)
+    {
+        int parent = c.parents.empty() ? 0 : c.parents[i - 1];
+        NS_ABORT_MSG_IF(parent < 0 || static_cast<size_t>(parent) >= i, "object " << i << "'s parent " << parent);
+        m_reveals[parent].push_back(static_cast<int>(i));
+    }
 
     Config::SetDefault("ns3::TcpL4Protocol::SocketType", TypeIdValue(TcpNewReno::GetTypeId()));
     Config::SetDefault("ns3::TcpSocket::SegmentSize", UintegerValue(c.mss));

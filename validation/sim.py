@@ -66,9 +66,16 @@ def _handshake(p: Params) -> str:
     return str(h)
 
 
-def unsupported(p: Params) -> list[str]:
-    """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it)."""
+def unsupported(p: Params, protocol: str | None = None) -> list[str]:
+    """What of the resolved scenario the harness cannot build in ns-3 (empty: all of it), for ``protocol`` (None: what
+    any of ``SIMULATED_PROTOCOLS`` cannot)."""
     out = []
+    if getattr(p, "origin_dns_ms", ()):
+        if _handshake(p) == "none":
+            out.append(
+                "page.origins with tcp.handshake 'none' (the harness opens its connections before the page, for one "
+                "origin)"
+            )
     if _handshake(p) not in ("three_way", "none", "fast_open"):
         out.append(f"tcp.handshake {_handshake(p)!r} (ns-3 has no T/TCP)")
     if getattr(p, "pages", 1) != 1:
@@ -77,6 +84,10 @@ def unsupported(p: Params) -> list[str]:
         out.append(
             "http.preconnect with a DNS lookup or tcp.handshake 'fast_open' (the harness preconnects at the start)"
         )
+    if getattr(p, "tls_tickets", 0) > 0 and getattr(p, "tls", "none") != "none":
+        out.append("tls.session_tickets > 0 (the harness's server writes no NewSessionTicket messages)")
+    if getattr(p, "mux_headers_alone", False) and protocol in (None, "h2"):
+        out.append("multiplex.headers_alone on h2 (the harness writes each response's header with its first frame)")
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out
@@ -105,7 +116,7 @@ def header_flush(p: Params, protocol: str) -> bool:
 
 def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
     """The harness's input for one protocol: ``key value`` pairs (see ``harness.cc``)."""
-    bad = unsupported(p)
+    bad = unsupported(p, protocol)
     if bad:
         raise SimulationError("the ns-3 harness cannot build: " + "; ".join(bad))
     sizes = [p.html, *p.objects]
@@ -147,6 +158,16 @@ def setup_text(p: Params, protocol: str, *, quickack: bool = True) -> str:
         ("preconnect", int(getattr(p, "preconnect", False))),
     ]
     fields.extend(_secure_fields(p))
+    parents = getattr(p, "object_parents", ())
+    if any(parents):  # page.object_parents: each object requested once its parent has arrived (harness.cc Done)
+        fields.append(("parents", f"{len(parents)} " + " ".join(str(k) for k in parents)))
+    dns = getattr(p, "origin_dns_ms", ())
+    if dns:  # page.origins: each one's lookup, preconnect hint and h2 coalescing; each object's origin
+        coalesce = p.origin_coalesce or (False,) * len(dns)
+        each = zip(dns, p.origin_preconnected, coalesce, strict=True)
+        fields.append(("origins", f"{len(dns)} " + " ".join(f"{d!r} {int(pre)} {int(co)}" for d, pre, co in each)))
+        if p.object_origins:
+            fields.append(("object_origins", f"{len(p.object_origins)} " + " ".join(map(str, p.object_origins))))
     text = " ".join(f"{k} {v}" for k, v in fields)
     return text + f" sizes {len(sizes)} " + " ".join(str(s) for s in sizes)
 
