@@ -88,6 +88,12 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
         out.append("tls.session_tickets > 0 (the harness's server writes no NewSessionTicket messages)")
     if getattr(p, "mux_headers_alone", False) and protocol in (None, "h2"):
         out.append("multiplex.headers_alone on h2 (the harness writes each response's header with its first frame)")
+    if any(u != p.object_urgency[0] or not inc for u, inc in zip(p.object_urgency, p.object_incremental, strict=True)):
+        if protocol in (None, "h2"):
+            out.append(
+                "page.object_urgency or page.object_incremental on h2 other than every object of one urgency and "
+                "incremental (the harness's server writes a batch's responses a frame each in turn)"
+            )
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out

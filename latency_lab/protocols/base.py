@@ -314,19 +314,26 @@ class Session:
         """Open a connection to origin ``o`` at ``point`` (after its DNS lookup), then ``then(conn, point)`` once
         it is ready: TCP's handshake and TLS's, or QUIC's for h3."""
         st = self.origins[o - 1]
-        point = self.lookup(o, point)
+        looked = self.lookup(o, point)
         conn = self.new_connection(close_after=close_after)
         conn.origin = o
         self.other_conns += 1
         index = st.opened
         st.opened += 1
-        if self.quic_open is not None:
-            self.quic_open(conn, point, index, lambda pt: then(conn, pt))
-            return conn
-        mode = self.origin_mode()
-        ready = secure_setup.secure(self, conn, mode, lambda pt: then(conn, pt), index)
-        conn.on_open = lambda t, pt: ready(pt)
-        conn.open(point, mode)
+
+        def start(*_: Any) -> None:
+            if self.quic_open is not None:
+                self.quic_open(conn, looked, index, lambda pt: then(conn, pt))
+                return
+            mode = self.origin_mode()
+            ready = secure_setup.secure(self, conn, mode, lambda pt: then(conn, pt), index)
+            conn.on_open = lambda t, pt: ready(pt)
+            conn.open(looked, mode)
+
+        if looked is point:
+            start()
+        else:  # its first packet joins the link when the lookup ends, behind those queued before then, not ahead
+            self.eng.at(looked.t, start)
         return conn
 
     def origin_conn(self, o: int, point: Point, then: ReadyFn) -> None:

@@ -292,20 +292,27 @@ int Session::origin_mode() const {
 
 Connection* Session::open_origin(int o, Ref point, bool close_after, ReadyFn then) {
   OriginState& st = origins[static_cast<size_t>(o - 1)];
-  point = lookup(o, point);
+  Ref looked = lookup(o, point);
   Connection* conn = new_connection(close_after);
   conn->origin = o;
   other_conns += 1;
   long long index = st.opened;
   st.opened += 1;
-  if (protocol == P_H3) {
-    open_quic(conn, point, index, [then, conn](Ref pt) { then(conn, pt); });
-    return conn;
+  auto start = [this, conn, looked, index, then](double) {
+    if (protocol == P_H3) {
+      open_quic(conn, looked, index, [then, conn](Ref pt) { then(conn, pt); });
+      return;
+    }
+    int mode = origin_mode();
+    auto ready = secure(conn, mode, [then, conn](Ref pt) { then(conn, pt); }, index);
+    conn->on_open = [ready](double, Ref pt) { ready(pt); };
+    conn->open(looked, mode);
+  };
+  if (looked == point) {
+    start(0.0);
+  } else {  // base.open_origin: its first packet joins the link when the lookup ends, behind those queued before
+    eng.at(eng.point_t(looked), start);
   }
-  int mode = origin_mode();
-  auto ready = secure(conn, mode, [then, conn](Ref pt) { then(conn, pt); }, index);
-  conn->on_open = [ready](double, Ref pt) { ready(pt); };
-  conn->open(point, mode);
   return conn;
 }
 
