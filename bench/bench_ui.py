@@ -10,11 +10,20 @@ presets (n97-*), against the issue's goal of 150 ms:
 
 and the first view's transfer: the page and every file it loads, compressed as a browser asks
 (gzip; br), against the goal of 1.5 MB. Prints the figures and their ratio to the goals.
+
+With ``--loss RATE`` every form change also sets ``network.loss_rate`` (issue 29: the page then draws the sweep plot
+and the loss chart on the lossy analysis): it prints, per preset, how many of the sweep plot's values and of the loss
+chart's rates the page itself drew (the rest left out for its time budget, drawn by follow-up requests), and the
+follow-up requests' time (``GET /sweep-points``, each within the same budget); the first view's transfer is skipped.
 """
 
 from __future__ import annotations
 
 import argparse
+import datetime
+import gzip
+import json
+import os
 import re
 import statistics
 import sys
@@ -53,14 +62,75 @@ def summary(name: str, values: list[float]) -> str:
     )
 
 
+LEFT_OUT = re.compile(r"Left out \(over this page&#39;s time budget\): ([^<]*?)\.(?:\s|<)")
+LOSS_LEFT_OUT = re.compile(r"Left out to keep within this page&#39;s time budget: (\d+) of the rates")
+FILLS = re.compile(r'data-fill="([^"]+)"')
+
+
+def left_out(html: str) -> tuple[int, int]:
+    """How many sweep values and loss-chart rates a page left out for its time budget (its captions' counts)."""
+    m = LEFT_OUT.search(html)
+    values = 0
+    if m:
+        many = re.match(r"(\d+) values from", m.group(1))
+        values = int(many.group(1)) if many else m.group(1).count(",") + 1
+    rates = LOSS_LEFT_OUT.search(html)
+    return values, int(rates.group(1)) if rates else 0
+
+
+def lossy(client, rate: float, changes: int) -> None:  # type: ignore[no-untyped-def]
+    """Form changes at loss rate ``rate``: their time, the sweep points and loss-chart rates the page drew, and its
+    follow-up requests (``GET /sweep-points``, each timed)."""
+    points = len(SWEEPS[DEFAULT_SWEEP].values)
+    now = datetime.datetime.now(datetime.UTC).strftime("%Y-%m-%d %H:%M UTC")
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"Form changes at network.loss_rate={rate}, {now}, load average {load}; goal {GOAL_MS:.0f} ms")
+    for k, name in enumerate(PRESETS):
+        times: list[float] = []
+        cpu: list[float] = []  # this process's CPU time of each change: less disturbed by other load than wall time
+        fills: list[float] = []
+        kept: list[int] = []
+        rates: list[int] = []
+        for i in range(changes):
+            url = f"/?preset={name}&network.loss_rate={rate}&network.bandwidth_bps={28_000 + 97 * i + 1_000 * k + 1}"
+            c0 = time.process_time()
+            times.append(timed(client, url))
+            cpu.append((time.process_time() - c0) * 1000)
+            html = client.get(url, headers={"HX-Request": "true"}).get_data(as_text=True)  # again, from its cache
+            values, rates_out = left_out(html)
+            kept.append(points - values)
+            rates.append(rates_out)
+            for fill in FILLS.findall(html):
+                follow = unescape(fill)
+                while follow:
+                    start = time.perf_counter()
+                    r = client.get(follow, headers=HX)
+                    fills.append((time.perf_counter() - start) * 1000)
+                    if r.status_code != 200:
+                        raise SystemExit(f"{follow}: HTTP {r.status_code}")
+                    gz = r.headers.get("Content-Encoding") == "gzip"
+                    follow = json.loads(gzip.decompress(r.data) if gz else r.data).get("next")
+        print(summary(f"  {name}", times))
+        print(summary(f"  {name} (CPU time)", cpu))
+        print(
+            f"    sweep values the page drew: {min(kept)}-{max(kept)} of {points}; loss-chart rates left out: "
+            f"{min(rates)}-{max(rates)}; follow-up requests {len(fills) / changes:.1f} a change"
+            + (f", median {statistics.median(fills):.1f} ms, max {max(fills):.1f} ms" if fills else "")
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--changes", type=int, default=12, help="form changes timed per preset and case")
+    parser.add_argument("--loss", type=float, default=0.0, help="network.loss_rate of every form change (0: none)")
     args = parser.parse_args()
 
     app = create_app()
     client = app.test_client()
     client.get("/", headers=HX)  # templates compiled, modules imported
+    if args.loss > 0:
+        lossy(client, args.loss, args.changes)
+        return
 
     cold: list[float] = []
     cold_sweep_cached: list[float] = []

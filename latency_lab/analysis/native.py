@@ -18,7 +18,7 @@ from typing import Any, cast
 
 from latency_lab import _backend
 from latency_lab.analysis import expected_loss
-from latency_lab.analysis.critical_path import CATEGORIES, path_stalls, stall_counts
+from latency_lab.analysis.critical_path import CATEGORIES, STALL_COUNT_NAMES
 from latency_lab.analysis.document import document, summarize
 from latency_lab.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from latency_lab.engine import words
@@ -69,11 +69,12 @@ class Prepared:
         return self.names[obj] if obj >= 0 else SPECIAL_OBJECTS[obj]
 
 
-def _schedule(prep: Prepared, protocol: str, packets: bool) -> Any:
-    """Run ``protocol``'s schedule within the request's step budget (:class:`_native.Run`)."""
+def _schedule(prep: Prepared, protocol: str, packets: bool, summary: bool = False) -> Any:
+    """Run ``protocol``'s schedule within the request's step budget (:class:`_native.Run`; with ``summary``, only what
+    :func:`summary` reads)."""
     assert _native is not None
     start = limits.allowance()
-    r = _native.run(prep.c, protocol, start, packets, cost_at=prep.p.loss)
+    r = _native.run(prep.c, protocol, start, packets, cost_at=prep.p.loss, summary=summary)
     if r.status == 1:  # over the step budget (latency_lab.engine.core.Engine.over_budget)
         raise limits.exceeded(limits.MAX_ENGINE_STEPS - start + r.steps)
     if r.status == 2:  # pragma: no cover - every object completes (tests/latency_lab/analysis/test_fuzz.py)
@@ -107,6 +108,10 @@ def _loss(prep: Prepared, protocol: str, r: Any) -> Callable[[float], ExpectedWi
     return loss
 
 
+#: The stall counts :func:`_native.run` counts with ``summary`` (``Run.stall_counts``), in its order: those of
+#: :func:`~latency_lab.analysis.critical_path.stall_counts`.
+STALL_COUNTS = (*STALL_COUNT_NAMES.values(), "slow_start_restarts")
+
 #: The kind of a session event meaning a slow-start restart after idle (session.hpp's ``EventKind``: ``E_IDLE``,
 #: ``E_RESTART``; :mod:`tests.latency_lab.engine.test_native_layouts` holds them equal).
 RESTART = 1
@@ -119,10 +124,12 @@ def _steps(prep: Prepared, r: Any) -> list[list[tuple[str, float, int, str | Non
 
 def summary(prep: Prepared, protocol: str) -> ProtocolSummary:
     """What a sweep reads of one protocol's result (its page load time, counts and expected time with loss), the same
-    numbers :func:`run` gives, without the objects, the events' sentences and the breakdown."""
-    r = _schedule(prep, protocol, False)
-    path = path_stalls(_steps(prep, r), [pg[4] for pg in r.pages])
-    stalls = stall_counts(path, sum(1 for e in r.events if e[0] == RESTART))
+    numbers :func:`run` gives, without the objects, the events' sentences and the breakdown. The stall counts are
+    counted in C++ off the walks (``api.hpp``'s ``count_stalls``: :func:`~latency_lab.analysis.critical_path.stall_counts`
+    of :func:`~latency_lab.analysis.critical_path.path_stalls`, which :func:`run` calls on the same walks; equal,
+    ``tests/latency_lab/analysis/test_native_summary.py``), so no step of the walk becomes a Python object."""
+    r = _schedule(prep, protocol, False, summary=True)
+    stalls = dict(zip(STALL_COUNTS, r.stall_counts, strict=True))
     return summarize(protocol, [(load, trips) for load, _, trips, _, _ in r.pages], stalls, r.counts,
                      _loss(prep, protocol, r))  # fmt: skip
 

@@ -24,9 +24,16 @@ class Run:
     loss: tuple[int, list[int], list[int], list[tuple[Any, ...]], list[tuple[int, int, float, int]]]
     walk_steps: list[list[tuple[int, float, int, int]]]
     costed: tuple[tuple[float, float, float, float], float, float, int, list[int]]
+    stall_counts: tuple[int, int, int, int] | None
 
 def run(
-    prepared: Prepared, protocol: str, allowance: int, packets: bool = False, loss: bool = False, cost_at: float = 0.0
+    prepared: Prepared,
+    protocol: str,
+    allowance: int,
+    packets: bool = False,
+    loss: bool = False,
+    cost_at: float = 0.0,
+    summary: bool = False,
 ) -> Run: ...
 def periods(
     p: float,

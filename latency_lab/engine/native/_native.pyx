@@ -121,6 +121,7 @@ cdef extern from "api.hpp" namespace "ll":
         vector[double] conn_syn_t
         vector[Packet] pkts
         vector[vector[Step]] page_steps
+        long long restarts
 
     void run_session(const Params&, int, long long, cbool, Output&) except + nogil
 
@@ -128,8 +129,14 @@ cdef extern from "api.hpp" namespace "ll":
 cdef extern from *:
     """
     static inline double ll_page_acc(const ll::Output& o, size_t k, int c) { return o.page_acc[k][c]; }
+    static inline void ll_want_summary(ll::Output& o) { o.summary_only = true; }
+    static inline long long ll_stalls(const ll::Output& o, int part) {
+      return part == 0 ? o.stalls.slow_start_rounds : part == 1 ? o.stalls.delayed_ack_stalls : o.stalls.nagle_stalls;
+    }
     """
     double ll_page_acc(const Output& o, size_t k, int c)
+    void ll_want_summary(Output& o)
+    long long ll_stalls(const Output& o, int part)
 
 
 HANDSHAKES = {"three_way": 0, "none": 1, "ttcp": 2, "fast_open": 3, "warm": 4}
@@ -275,15 +282,22 @@ cdef class Run:
     cdef public tuple loss  # with ``loss``: expected_loss.structure's numbers (_loss_numbers)
     cdef public list walk_steps  # each page's walk: (category index, amount, connection, object), last first
     cdef public tuple costed  # with ``cost_at``: the loss analysis costed in C++ (_loss_costed)
+    # with ``summary``: (slow_start_rounds, delayed_ack_stalls, nagle_stalls, slow_start_restarts), counted in C++
+    # (api.hpp's count_stalls: critical_path.stall_counts of the walks' path_stalls); else None
+    cdef public tuple stall_counts
 
 
-def run(Prepared prepared, str protocol, long long allowance, bint packets=False, bint loss=False, double cost_at=0.0):
+def run(Prepared prepared, str protocol, long long allowance, bint packets=False, bint loss=False, double cost_at=0.0,
+        bint summary=False):
     """Run ``protocol``'s schedule on the prepared scenario within ``allowance`` engine steps (with ``loss``, also
     reading what the loss analysis needs off it: :attr:`Run.loss`; with ``cost_at`` above 0, costing it at that loss
-    rate: :attr:`Run.costed`)."""
+    rate: :attr:`Run.costed`). With ``summary``, only what a summary reads: the stall counts (:attr:`Run.stall_counts`)
+    instead of the walks' steps, the events, notes and objects (left empty)."""
     cdef Output out
     cdef int proto = PROTOCOLS[protocol]
     ll_want_loss(out, loss or cost_at > 0)
+    if summary:
+        ll_want_summary(out)
     with nogil:
         run_session(prepared.c, proto, allowance, packets, out)
     cdef Run r = Run()
@@ -298,6 +312,8 @@ def run(Prepared prepared, str protocol, long long allowance, bint packets=False
         (out.page_load[k], [ll_page_acc(out, k, c) for c in range(NCAT)], out.page_trips[k], out.page_t0[k], out.page_t1[k])
         for k in range(out.page_load.size())
     ]
+    if summary:
+        r.stall_counts = (ll_stalls(out, 0), ll_stalls(out, 1), ll_stalls(out, 2), out.restarts)
     r.objects = [(out.obj_conn[i], out.obj_start[i], out.obj_end[i]) for i in range(out.obj_conn.size())]
     cdef EventRec e
     r.events = []

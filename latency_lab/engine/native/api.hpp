@@ -22,6 +22,38 @@ Walk walk(const Engine& eng, int32_t final_pkt, Ref stop, std::vector<Step>* ste
 
 enum Status { OK = 0, OVER_BUDGET = 1, INCOMPLETE = 2 };
 
+// The stall counts of latency_lab/analysis/critical_path.stall_counts(path_stalls(steps, ...), restarts), read off the
+// walks' steps without building the stalls: a stall is a run of consecutive steps of the stall parts (SS_IDLE,
+// DACK_STALL, NAGLE_STALL), steps of amount 0 skipped (critical_path.stalls); it counts once under each part it has.
+struct StallCounts {
+  long long slow_start_rounds = 0, delayed_ack_stalls = 0, nagle_stalls = 0;
+};
+
+inline void count_stalls(const std::vector<Step>& steps, StallCounts& out) {
+  bool in_stall = false;
+  bool has[3] = {false, false, false};
+  auto close = [&]() {
+    if (!in_stall) return;
+    out.slow_start_rounds += has[0];
+    out.delayed_ack_stalls += has[1];
+    out.nagle_stalls += has[2];
+    in_stall = false;
+  };
+  for (const Step& st : steps) {
+    if (st.amount == 0) continue;  // critical_path.stalls: ``if x == 0: continue``
+    if (st.cat != SS_IDLE && st.cat != DACK_STALL && st.cat != NAGLE_STALL) {
+      close();
+      continue;
+    }
+    if (!in_stall) {
+      in_stall = true;
+      has[0] = has[1] = has[2] = false;
+    }
+    has[st.cat - SS_IDLE] = true;
+  }
+  close();
+}
+
 struct Output {
   int status = OK;
   long long steps = 0;  // engine steps taken (or reached, past the budget)
@@ -49,6 +81,11 @@ struct Output {
   LossOut loss;
   // each page's walk of its critical path, step by step (Step): the path stalls are read off them
   std::vector<std::vector<Step>> page_steps;
+  // set before the run: what a summary reads only (latency_lab.analysis.native.summary): the stall counts and the
+  // restarts counted here (stalls, restarts), page_steps, events, notes and objects left empty
+  bool summary_only = false;
+  StallCounts stalls;
+  long long restarts = 0;
 };
 
 inline void run_session(const Params& params, int protocol, long long allowance, bool want_packets, Output& out) {
@@ -69,11 +106,20 @@ inline void run_session(const Params& params, int protocol, long long allowance,
     }
   }
   const Engine& eng = s.eng;
+  const bool summary = out.summary_only;
+  std::vector<Step> steps;  // a summary's walk, counted and dropped
   for (size_t k = 0; k < s.page_end.size() && k < s.page_start.size(); ++k) {
     Ref st = s.page_start[k];
     int32_t final_pkt = s.page_end[k];
-    out.page_steps.emplace_back();
-    Walk w = walk(eng, final_pkt, st == s.start ? NIL : st, &out.page_steps.back());
+    std::vector<Step>* page_steps = &steps;
+    if (summary) {
+      steps.clear();
+    } else {
+      out.page_steps.emplace_back();
+      page_steps = &out.page_steps.back();
+    }
+    Walk w = walk(eng, final_pkt, st == s.start ? NIL : st, page_steps);
+    if (summary) count_stalls(steps, out.stalls);
     double t0 = eng.point_t(st);
     double t1 = eng.packets[final_pkt].t_a;
     out.page_load.push_back(t1 - t0);
@@ -84,13 +130,17 @@ inline void run_session(const Params& params, int protocol, long long allowance,
     out.page_acc.push_back(acc);
     out.page_trips.push_back(w.trips);
   }
-  for (const ObjectRecord& r : s.objects) {
-    out.obj_conn.push_back(r.connection);
-    out.obj_start.push_back(r.start);
-    out.obj_end.push_back(r.end);
+  if (summary) {
+    for (const EventRec& e : s.events) out.restarts += e.kind == E_RESTART;
+  } else {
+    for (const ObjectRecord& r : s.objects) {
+      out.obj_conn.push_back(r.connection);
+      out.obj_start.push_back(r.start);
+      out.obj_end.push_back(r.end);
+    }
+    out.events = s.events;
+    out.notes = eng.notes;
   }
-  out.events = s.events;
-  out.notes = eng.notes;
   out.connections = static_cast<long long>(s.conns.size());
   out.tls_handshakes = s.tls_handshakes;
   out.tls_bytes = s.tls_bytes;

@@ -4,7 +4,6 @@
 #include <deque>
 #include <limits>
 #include <map>
-#include <set>
 #include <tuple>
 
 namespace ll {
@@ -307,6 +306,10 @@ struct Reader {
         std::vector<long long> w;
         std::vector<char> sampled;
         std::vector<double> ack_at;
+        data.reserve(idx.size());
+        w.reserve(idx.size());
+        sampled.reserve(idx.size());
+        ack_at.reserve(idx.size());
         for (size_t i : idx) {
           data.push_back(fl[i]);
           w.push_back(w_all[i]);
@@ -318,8 +321,10 @@ struct Reader {
         std::vector<double> sends(data.size());
         for (size_t k = 0; k < data.size(); ++k) sends[k] = tq(k);
         std::vector<std::vector<long long>> sizes;
+        sizes.reserve(groups.size());
         for (const auto& b : groups) {
           std::vector<long long> rs;
+          rs.reserve(b.size());
           for (const auto& rnd : b) rs.push_back(static_cast<long long>(rnd.size()));
           sizes.push_back(rs);
         }
@@ -355,6 +360,12 @@ struct Reader {
           if (eng.packets[data[groups[v + 1][0][0]]].obj == eng.packets[data[groups[v].back().back()]].obj)
             stretch_end[v] = stretch_end[v + 1];
         }
+        // stretches_from[v]: the distinct stretch_end of bursts v.. (expected_loss's carry_n, a set of them): stretch_end
+        // never decreases (each is v + 1 or the next one's, which is past v + 1), so equal ones are adjacent and the
+        // distinct ones are counted where they change, once for all rounds
+        std::vector<long long> stretches_from(nb + 1, 0);
+        for (size_t v = nb; v-- > 0;)
+          stretches_from[v] = stretches_from[v + 1] + (v + 1 == nb || stretch_end[v] != stretch_end[v + 1] ? 1 : 0);
         struct Pen {
           long long to_r, to_s, fr_r, fr_s, left;
           double rest_ms;
@@ -403,12 +414,7 @@ struct Reader {
                 for (size_t j = r + 1; j < sizes[u].size(); ++j) left += sizes[u][j];
               b.left = left + after[std::min(u + 1, nb)] - after[end];
               b.carry = u < nb ? after[end] : 0;
-              b.carry_n = 0;
-              if (u < nb) {
-                std::set<size_t> ends_seen;
-                for (size_t v = end; v < nb; ++v) ends_seen.insert(stretch_end[v]);
-                b.carry_n = static_cast<long long>(ends_seen.size());
-              }
+              b.carry_n = u < nb ? stretches_from[end] : 0;
               b.carry_ms = u < nb ? later[end] : 0.0;
               bit = base_of.emplace(bk, b).first;
             }
