@@ -91,7 +91,14 @@ from latency_lab import engine_backend
 from latency_lab.analysis.sweep import SWEEPABLE_FIELDS, field_spec
 from latency_lab.scenario.errors import FieldSpec
 from latency_lab.scenario.limits import MAX_ENGINE_STEPS, MAX_SWEEP_POINTS, MAX_WORK_UNITS
-from latency_lab.scenario.schema import ALL_PROTOCOLS, MAX_OBJECTS
+from latency_lab.scenario.schema import (
+    ALL_PROTOCOLS,
+    MAX_DNS_MS,
+    MAX_OBJECTS,
+    MAX_ORIGINS,
+    MAX_URGENCY,
+    MIN_URGENCY,
+)
 from latency_lab_web import create_app
 from latency_lab_web.calculator.views import flatten
 from latency_lab_web.web.query import SCENARIO_PARAMS
@@ -105,7 +112,18 @@ LOSS_RATES = (1e-4, 0.2)
 REFUSAL_PROMISE_S = 0.05
 PROMISE_S = 1.0
 #: Fields the page generator sets itself (object sizes are drawn as a page, not field by field).
-PAGE_FIELDS = {"page.object_bytes", "page.object_count", "page.object_size_bytes", "page.object_parents"}
+PAGE_FIELDS = {
+    "page.object_bytes",
+    "page.object_count",
+    "page.object_size_bytes",
+    "page.object_parents",
+    "page.origins.dns_ms",
+    "page.origins.preconnected",
+    "page.origins.coalesce_with_html",
+    "page.object_origins",
+    "page.object_urgency",
+    "page.object_incremental",
+}
 NUMERIC_SWEEPS = [f for f in SWEEPABLE_FIELDS if field_spec(f).kind in ("number", "integer")]
 
 
@@ -156,6 +174,20 @@ def draw_page(rng: random.Random) -> dict[str, Any]:
         page["object_parents"] = [rng.randint(0, k - 1) for k in range(1, count + 1)]
     elif tree < 0.35:
         page["object_parents"] = list(range(count))
+    if rng.random() < 0.3:  # page.origins (issue 28): up to MAX_ORIGINS, each its own lookup and connections
+        k = int(math.exp(rng.uniform(0, math.log(MAX_ORIGINS + 1))))
+        page["origins"] = [
+            {
+                "dns_ms": rng.choice([0.0, rng.uniform(0, MAX_DNS_MS)]),
+                "preconnected": rng.random() < 0.5,
+                "coalesce_with_html": rng.random() < 0.3,
+            }
+            for _ in range(k)
+        ]
+        page["object_origins"] = [rng.randint(0, k) for _ in range(count)]
+    if rng.random() < 0.3:  # RFC 9218 priorities (issue 28)
+        page["object_urgency"] = [rng.randint(MIN_URGENCY, MAX_URGENCY) for _ in range(count)]
+        page["object_incremental"] = [rng.random() < 0.5 for _ in range(count)]
     return page
 
 
