@@ -630,7 +630,7 @@ TRACED_STEP_COST = 3
 LOSS_STEP_COST = 2
 #: With the native engine in charge, a lossy run it makes is charged, in native steps, the loss analysis included (the
 #: engine reads its schedule, latency_lab/engine/native/loss.cpp; the periods after a loss are C++ too,
-#: latency_lab/engine/native/periods.cpp; the closed forms, once a run, are Python's): :data:`NATIVE_LOSS_STEP_COST` for each
+#: latency_lab/engine/native/periods.cpp; the closed forms too, loss_recovery.cpp): :data:`NATIVE_LOSS_STEP_COST` for each
 #: step the engine took, plus :data:`NATIVE_LOSS_RUN_STEPS` once (the loss analysis's fixed part: the periods of a new
 #: loss rate or window (not of a new RTT or RTO since 2026-11-28), and the closed forms). Measured from empty caches, as
 #: a request meeting new numbers pays them (bench/loss_step_cost.py --runs 200 --seed 11, 2026-11-28 13:16 UTC, load
@@ -639,6 +639,10 @@ LOSS_STEP_COST = 2
 #: lossless step 0.69 µs median; up to 24,500 a run above the slope). Before the periods moved to C++ the same kind of
 #: timing gave 25 / 127 / 220 and the charge was 36 (a charge of 8, set from warm timings, had let a cold lossy page
 #: take 1.1-1.5 s of CPU and was taken back the same morning).
+#: Known miss (2026-11-29, bench/worst_case.py): a persistent page of 368 objects with tcp.idle_restart keep at 1 % loss
+#: costs 1.04 s of CPU for 27,343 engine steps (0.027 s lossless; charged 363,459), its loss analysis growing about
+#: 5 times a doubling of the responses on the connection (loss.cpp's walks after a loss run over the rest of the
+#: connection with the window kept): do not lower this charge before that is fixed or priced.
 NATIVE_LOSS_STEP_COST = 13
 #: What a lossy run on the native engine is charged once, in native steps, beyond :data:`NATIVE_LOSS_STEP_COST` a
 #: step: about 2 ms of CPU, the median fixed part of a cold lossy run (a sweep point, which meets a new RTT or loss
