@@ -25,6 +25,7 @@ from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Qua
 from latency_lab.engine.lin import Lin, value
 from latency_lab.engine.tcp import Connection, Endpoint
 from latency_lab.protocols import secure_setup
+from latency_lab.protocols.multiplex import HINTS_PREFIX
 from latency_lab.scenario.schema import DEFAULT_URGENCY
 
 DoneFn = Callable[[str, Any, Packet], None]
@@ -56,6 +57,7 @@ class OriginState:
         "coalesce",
         "conn",
         "dns_ms",
+        "early_preconnect",
         "index",
         "lookup_end",
         "opened",
@@ -71,6 +73,7 @@ class OriginState:
         self.dns_ms = dns_ms
         self.preconnected = preconnected
         self.coalesce = coalesce  # h2/h3: on the HTML's connection (RFC 9113 9.1.1)
+        self.early_preconnect = False  # h2/h3: the HTML's 103 Early Hints names it with rel=preconnect
         self.lookup_end: Point | None = None  # when its DNS lookup ends (once started)
         self.conn: Connection | None = None
         self.ready: Point | None = None  # when ``conn`` became ready (None while it opens)
@@ -138,6 +141,19 @@ class Session:
                 zip(p.origin_dns_ms, p.origin_preconnected, coalesce, strict=True), start=1
             )
         ]
+        # 103 Early Hints (RFC 8297; issue 28), on h2 and h3 (multiplex.Mux writes it): with a hint given, the server
+        # answers each page's HTML request with a 103 first; ``hints`` holds, by HTML name, the objects it names (in
+        # index order), whose requests leave when it arrives (and not again when their parent arrives: ``hinted``)
+        early = p.origin_early_preconnect or (False,) * len(p.origin_dns_ms)
+        for st, flag in zip(self.origins, early, strict=True):
+            st.early_preconnect = flag
+        self.hints: dict[str, list[str]] = {}
+        self.hinted: set[str] = set()
+        if p.object_early_hint or any(early):
+            flags = p.object_early_hint or (False,) * len(p.objects)
+            for names in self.page_names:
+                self.hints[names[0]] = [name for name, flag in zip(names[1:], flags, strict=True) if flag]
+                self.hinted.update(self.hints[names[0]])
         self.other_conns = 0  # connections to the other origins (the HTML origin's TLS resumption does not count them)
         self.quic_open: Callable[[Connection, Point, int, Callable[[Point], None]], None] | None = None  # h3's
         self.events: list[dict[str, Any]] = []
@@ -534,6 +550,10 @@ class Session:
         while conn.expect_i < len(expect) and rcv >= expect[conn.expect_i][0]:
             name = expect[conn.expect_i][1]
             conn.expect_i += 1
+            if name.startswith(HINTS_PREFIX):  # a 103 Early Hints response has arrived (multiplex.Mux wrote it)
+                assert conn.mux is not None
+                conn.mux.on_hints(name[len(HINTS_PREFIX) :], t, pkt)
+                continue
             rec = self.objects[name]
             rec.end = t
             rec.end_pkt = pkt

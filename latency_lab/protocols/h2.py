@@ -35,20 +35,38 @@ def load(s: Session, conn: Connection, names: list[str], point: Point) -> None:
 
     def done(name: str, t: Any, pkt: Packet) -> None:
         found = s.reveals[name]  # the HTML's objects, or those a style sheet or script names (page.object_parents)
+        if s.hinted:  # those a 103 Early Hints named were asked for when it arrived
+            found = [other for other in found if other not in s.hinted]
         if found:
-            after = Point(t, pkt, None, "request")
-            for o, group in s.by_origin(found):
-                if o == 0:
-                    mux.requests(group, s.think(after), done)
-                elif s.origins[o - 1].coalesce:  # on the HTML's connection (RFC 9113 9.1.1), after the lookup
-                    ready = s.lookup(o, after)
-                    if value(ready.t) > value(after.t):
-                        s.eng.at(ready.t, coalesced, group, ready)
-                    else:
-                        mux.requests(group, s.think(after), done)
-                else:  # another origin's (page.origins): streams on its own connection, once that is ready
-                    s.origin_conn(o, after, functools.partial(ask, group))
+            discover(found, Point(t, pkt, None, "request"))
 
+    def hints(html: str, t: Any, pkt: Packet) -> None:
+        """The 103 Early Hints for ``html`` arrived: the objects it names are asked for at once, and the origins it
+        names with rel=preconnect start their connections (or, coalesced, their lookups)."""
+        after = Point(t, pkt, None, "request")
+        if s.hints[html]:
+            discover(s.hints[html], after)
+        for st in s.origins:
+            if st.early_preconnect and st.coalesce:
+                s.lookup(st.index, after)
+            elif st.early_preconnect and st.conn is None:
+                st.conn = s.open_origin(st.index, after, False, functools.partial(s._origin_ready, st))
+
+    def discover(found: list[str], after: Point) -> None:
+        """Ask for ``found``: each origin's on its connection (the HTML's, a coalesced origin's after its lookup)."""
+        for o, group in s.by_origin(found):
+            if o == 0:
+                mux.requests(group, s.think(after), done)
+            elif s.origins[o - 1].coalesce:  # on the HTML's connection (RFC 9113 9.1.1), after the lookup
+                ready = s.lookup(o, after)
+                if value(ready.t) > value(after.t):
+                    s.eng.at(ready.t, coalesced, group, ready)
+                else:
+                    mux.requests(group, s.think(after), done)
+            else:  # another origin's (page.origins): streams on its own connection, once that is ready
+                s.origin_conn(o, after, functools.partial(ask, group))
+
+    mux.on_hints = hints
     mux.requests([names[0]], s.think(point), done)
 
 

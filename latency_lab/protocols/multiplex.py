@@ -31,6 +31,12 @@ from latency_lab.engine.lin import value
 from latency_lab.engine.tcp import Connection
 
 DoneFn = Callable[[str, Any, Packet], None]
+#: The name a 103 Early Hints response is expected under on its connection: this, then the HTML's name.
+HINTS_PREFIX = "103:"
+
+
+def _no_hints(html: str, t: Any, pkt: Packet) -> None:  # pragma: no cover - a 103 is written only where h2.load set it
+    raise AssertionError(f"a 103 Early Hints response for {html} arrived on a connection that expects none")
 
 
 def round_robin(sizes: list[float], frame: float) -> list[tuple[int, float]]:
@@ -81,6 +87,8 @@ class Mux:
         self.read = 0  # requests the server has taken
         self.down_end = 0.0  # application bytes the server has written
         self.batches = 0
+        # what the client does when a 103 Early Hints response arrives, given the HTML's name (h2.load sets it)
+        self.on_hints: Callable[[str, Any, Packet], None] = _no_hints
         conn.mux = self
 
     def requests(self, names: list[str], point: Point, on_done: DoneFn) -> None:
@@ -119,7 +127,10 @@ class Mux:
             self.read += 1
         if not batch:
             return
-        q = self.s.q
+        s = self.s
+        q = s.q
+        if batch[0] in s.hints:  # a page's HTML, with hints: the 103 Early Hints first, at once (RFC 8297)
+            s.eng.at(pkt.t_a, self._write_hints, batch[0], Point(pkt.t_a, pkt, None, "server"))
         extra = q.server_think
         if self.batches == 0 and value(q.conn_overhead) > 0:
             extra = extra + q.conn_overhead
@@ -127,12 +138,27 @@ class Mux:
         last: Point | None = self.conn.last_write
         base: Packet | Point = pkt
         begin = pkt.t_a
-        if last is not None and last.t > begin:
+        if s.hinted and all(name in s.hinted for name in batch):
+            # requests a 103 named: the server handles them beside the HTML's (its think time runs from their
+            # arrival, not after the HTML's), and writes their responses after the bytes written before
+            if last is not None and value(last.t) > value(begin + extra):
+                base, begin, extra = last, last.t, q.zero
+        elif last is not None and last.t > begin:
             base, begin = last, last.t
         w = begin + extra
         point = Point(w, base, extra if value(extra) > 0 else None, "server")
         self.conn.last_write = point
-        self.s.eng.at(w, self._write_responses, batch, point)
+        s.eng.at(w, self._write_responses, batch, point)
+
+    def _write_hints(self, t: Any, html: str, point: Point) -> None:
+        """The server writes the 103 Early Hints response for ``html`` (``http.early_hints_bytes``), a write of its
+        own; the client acts on it when its last byte arrives."""
+        s = self.s
+        srv = self.conn.server
+        size = s.p.early_hints_bytes
+        srv.write(t, s.q.size(size), html, point)
+        self.down_end += size
+        self.conn.expect.append((self.down_end, HINTS_PREFIX + html))
 
     def _write_responses(self, t: Any, names: list[str], point: Point) -> None:
         s, q, p = self.s, self.s.q, self.s.p

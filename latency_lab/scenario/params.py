@@ -96,6 +96,12 @@ class Params:
     # had one urgency and were incremental)
     object_urgency: tuple[int, ...] = ()
     object_incremental: tuple[bool, ...] = ()
+    # 103 Early Hints (RFC 8297; page.object_early_hint, page.origins' early_hint_preconnect, http.early_hints_bytes;
+    # issue 28): each embedded object's flag (the 103 names it; (): none is), each other origin's flag (the 103 asks to
+    # preconnect to it) and the 103's size; h2 and h3 only, and only when a flag is set
+    object_early_hint: tuple[bool, ...] = ()
+    origin_early_preconnect: tuple[bool, ...] = ()
+    early_hints_bytes: int = 200
     loss: float = (
         0.0  # probability each packet is lost (network.loss_rate); only latency_lab.analysis.expected_loss uses it
     )
@@ -161,6 +167,9 @@ def resolve(s: Scenario) -> Params:
         object_origins=s.page.origins_of(),
         object_urgency=tuple(u for u, _ in s.page.priorities()),
         object_incremental=tuple(i for _, i in s.page.priorities()),
+        object_early_hint=s.page.early_hints(),
+        origin_early_preconnect=tuple(o.early_hint_preconnect for o in s.page.origins),
+        early_hints_bytes=h.early_hints_bytes,
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,

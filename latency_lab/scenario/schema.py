@@ -306,6 +306,14 @@ class Http(_Strict):
         description="persistent_parallel: open all http.parallel_connections connections at the click, beside "
         "the HTML's (a browser's preconnect), so they are ready when the HTML has arrived.",
     )
+    early_hints_bytes: int = Field(
+        200,
+        ge=1,
+        le=65_536,
+        description="Size of the 103 Early Hints response (RFC 8297) the server sends on h2 and h3 when the page "
+        "names hints (page.object_early_hint, page.origins' early_hint_preconnect): its header block of Link "
+        "fields (bytes), written as soon as the HTML's request has arrived.",
+    )
     pipeline_writes: Literal["each", "one"] = Field(
         "each",
         description="How the pipelined client writes its object requests after the HTML: each (one write per "
@@ -505,6 +513,12 @@ class Origin(_Strict):
         "HTML's certificate covers it and its address is the HTML's), once its DNS lookup has ended; no "
         "connection or handshake of its own. HTTP/1.x protocols do not coalesce.",
     )
+    early_hint_preconnect: bool = Field(
+        False,
+        description="h2 and h3: the HTML's 103 Early Hints response (RFC 8297) names it with a Link rel=preconnect: "
+        "its DNS lookup, TCP and TLS handshakes start when the 103 arrives (one trip after the HTML's request "
+        "reached the server), unless a connection to it is open or opening. HTTP/1.x protocols get no 103.",
+    )
 
 
 DEFAULT_OBJECT_COUNT = 3
@@ -576,6 +590,16 @@ class Page(_Strict):
         "responses of one urgency the server writes the non-incremental ones whole, one after another in request "
         "order, then shares the link among the incremental ones a frame each in turn (as Cloudflare's quiche "
         "schedules them). Omitted with object_urgency: the server ignores priorities.",
+    )
+
+    object_early_hint: list[bool] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        description="For each embedded object, whether the HTML's 103 Early Hints response (RFC 8297) names it with "
+        "a Link rel=preload, on h2 and h3: the server sends the 103 as soon as the HTML's request has arrived, and "
+        "the browser requests the objects it names when it arrives, before the server's think time and the HTML "
+        "(never later than its parent would reveal it). HTTP/1.x protocols get no 103 (RFC 9110 15.2 forbids it "
+        "to HTTP/1.0 clients; browsers act on it only over h2 and h3). Omitted: no object is hinted.",
     )
 
     @model_validator(mode="after")
@@ -652,11 +676,11 @@ class Page(_Strict):
                 )
         return origins
 
-    @field_validator("object_urgency", "object_incremental")
+    @field_validator("object_urgency", "object_incremental", "object_early_hint")
     @classmethod
     def _one_priority_per_object(cls, given: list[Any] | None, info: ValidationInfo) -> list[Any] | None:
-        """One urgency (0 to 7) or incremental flag per embedded object, checked here so that a refusal names the
-        field."""
+        """One urgency (0 to 7), incremental flag or early-hint flag per embedded object, checked here so that a
+        refusal names the field."""
         data, name = info.data, info.field_name
         if given is None or any(
             key not in data for key in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
@@ -689,6 +713,12 @@ class Page(_Strict):
         urgency = self.object_urgency if self.object_urgency is not None else [DEFAULT_URGENCY] * n
         incremental = self.object_incremental if self.object_incremental is not None else [False] * n
         return tuple(zip(urgency, incremental, strict=True))
+
+    def early_hints(self) -> tuple[bool, ...]:
+        """Each embedded object's flag: named by the HTML's 103 Early Hints (``object_early_hint``); ``()``: none is."""
+        if self.object_early_hint is None or not any(self.object_early_hint):
+            return ()
+        return tuple(self.object_early_hint)
 
     def origins_of(self) -> tuple[int, ...]:
         """Each embedded object's origin (0 the HTML's, k the k-th of ``origins``); ``()``: every one the HTML's."""

@@ -263,7 +263,8 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
     {
         "type": LIST_LENGTHS,
         "rule": "The query parameters of a list's objects (page.origins.dns_ms, page.origins.preconnected, "
-        "page.origins.coalesce_with_html) give one value per origin each: those given must give as many values.",
+        "page.origins.coalesce_with_html, page.origins.early_hint_preconnect) give one value per origin each: those "
+        "given must give as many values.",
     },
     {
         "type": "limit_exceeded",

@@ -77,6 +77,8 @@ _PARAM_LABELS = {
     "page.origins.dns_ms": "Origins' DNS lookups",
     "page.origins.preconnected": "Origins preconnected",
     "page.origins.coalesce_with_html": "Origins on the HTML's connection",
+    "page.origins.early_hint_preconnect": "Origins the 103 Early Hints preconnects",
+    "page.object_early_hint": "Objects the 103 Early Hints names",
     "page.object_origins": "Object origins",
 }
 

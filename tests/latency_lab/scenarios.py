@@ -192,6 +192,16 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
             page["object_urgency"] = [pick.choice([0, 1, 3, 3, 5, 7]) for _ in range(count)]
         if pick.random() < 0.8 or "object_urgency" not in page:
             page["object_incremental"] = [pick.random() < 0.5 for _ in range(count)]
+    # 103 Early Hints (issue 28), drawn likewise from their own stream: objects named, origins to preconnect, its size
+    pick = random.Random("early hints " + repr(sorted(page.items())))
+    if pick.random() < 0.35 and not page.get("css_bytes") and not page.get("css_replaces_images"):
+        count = len(page["object_bytes"]) if "object_bytes" in page else page.get("object_count", 3)
+        if pick.random() < 0.85:
+            page["object_early_hint"] = [pick.random() < 0.5 for _ in range(count)]
+        for origin in page.get("origins", []):
+            origin["early_hint_preconnect"] = pick.random() < 0.5
+        if pick.random() < 0.5:
+            http["early_hints_bytes"] = pick.choice([1, 100, 200, 1460, 3000])
     doc: dict[str, Any] = {"network": network, "tcp": tcp, "http": http, "page": page}
     if rng.random() < 0.35:  # sessions of several page loads
         session: dict[str, Any] = {"pages": rng.choice([2, 2, 3])}
@@ -249,7 +259,7 @@ def every_feature(n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` valid scenario documents that together exercise every section and field of the schema
     (profiles, handshakes, idle restarts, Nagle, delayed ACKs, TLS 1.2/1.3 with resumption and early
     data, DNS, h2 and h3 with their frame and QUIC fields, split proxies, sessions, loss, content what-ifs, trees
-    of dependencies, origins, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
+    of dependencies, origins, 103 Early Hints, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
     most 12 KB, HTML up to 16 KB) so each predicts in milliseconds; a draw the schema refuses is drawn again."""
     from pydantic import ValidationError
 

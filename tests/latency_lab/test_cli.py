@@ -242,6 +242,12 @@ def test_presets_json(run: Run) -> None:
         ({"protocols": ["http11"]}, "protocols[0]", ["'persistent'"]),
         ({"http": {"parallel_connections": 100}}, "http.parallel_connections", ["less than or equal to 64"]),
         ({"network": {"uplink_delay_ms": 100}}, "network", ["uplink_delay_ms", "cannot exceed rtt_ms"]),
+        ({"http": {"early_hints_bytes": 0}}, "http.early_hints_bytes", ["from 1 to 65,536 bytes"]),
+        (
+            {"page": {"object_count": 2, "object_size_bytes": 10, "object_early_hint": [True]}},
+            "page.object_early_hint",
+            ["one value per embedded object: 2 objects, 1 values"],
+        ),
     ],
 )
 def test_bad_field_exits_2_naming_the_path(run: Run, document: Any, path: str, expected: list[str]) -> None:

@@ -47,6 +47,9 @@ cdef extern from "params.hpp" namespace "ll":
         vector[long long] object_origins
         vector[long long] object_urgency
         vector[long long] object_incremental
+        vector[long long] object_early_hint
+        vector[long long] origin_early_preconnect
+        long long early_hints_bytes
         long long pages
         double user_think
         cbool has_idle_timeout
@@ -230,6 +233,13 @@ cdef class Prepared:
         c.object_incremental.clear()
         for incremental in p.object_incremental:
             c.object_incremental.push_back(incremental)
+        c.object_early_hint.clear()
+        for hint in p.object_early_hint:
+            c.object_early_hint.push_back(hint)
+        c.origin_early_preconnect.clear()
+        for early in p.origin_early_preconnect:
+            c.origin_early_preconnect.push_back(early)
+        c.early_hints_bytes = p.early_hints_bytes
         c.pages = p.pages
         c.user_think = p.user_think
         c.has_idle_timeout = p.idle_timeout is not None

@@ -67,6 +67,11 @@ struct Params {
   // none is given (a batch's streams then take turns)
   std::vector<long long> object_urgency;
   std::vector<long long> object_incremental;
+  // 103 Early Hints (RFC 8297; issue 28): each embedded object's flag (empty: none is hinted), each other origin's
+  // early_hint_preconnect, and the 103's size; h2 and h3 only, and only when a flag is set
+  std::vector<long long> object_early_hint;
+  std::vector<long long> origin_early_preconnect;
+  long long early_hints_bytes = 200;
   long long pages;
   double user_think;
   bool has_idle_timeout;

@@ -43,6 +43,26 @@ Session::Session(const Params& params, int protocol_, long long allowance)
     st.coalesce = k < p->origin_coalesce.size() && p->origin_coalesce[k] != 0;
     origins.push_back(std::move(st));
   }
+  // 103 Early Hints (base.Session.hints): with a hint given, each page's HTML is answered with a 103 first
+  bool early = false;
+  for (size_t k = 0; k < origins.size(); ++k) {
+    origins[k].early_preconnect = k < p->origin_early_preconnect.size() && p->origin_early_preconnect[k] != 0;
+    early = early || origins[k].early_preconnect;
+  }
+  sends_hints_of.assign(objects.size(), 0);
+  hints_of.assign(objects.size(), {});
+  hinted_of.assign(objects.size(), 0);
+  if (!p->object_early_hint.empty() || early) {
+    for (const std::vector<int>& names : page_names) {
+      sends_hints_of[static_cast<size_t>(names[0])] = 1;
+      for (size_t i = 1; i < names.size(); ++i) {
+        if (p->object_early_hint.empty() || p->object_early_hint[i - 1] == 0) continue;
+        hints_of[static_cast<size_t>(names[0])].push_back(names[i]);
+        hinted_of[static_cast<size_t>(names[i])] = 1;
+        any_hinted = true;
+      }
+    }
+  }
   start = eng.point(0.0, NIL, false, 0.0, REQUEST);
   page_start.push_back(start);
   page_left = static_cast<long long>(page_names[0].size());
@@ -446,6 +466,11 @@ void Session::client_data(Connection* conn, double t, int32_t pkt) {
   while (conn->expect_i < conn->expect.size() && rcv >= conn->expect[conn->expect_i].first) {
     int name = conn->expect[conn->expect_i].second;
     conn->expect_i += 1;
+    if (name < 0) {  // a 103 Early Hints response has arrived (Mux::write_hints expects it as -1 - the HTML)
+      auto on_hints = conn->mux->on_hints;
+      on_hints(-1 - name, t, pkt);
+      continue;
+    }
     ObjectRecord& rec = objects[name];
     rec.has_end = true;
     rec.end = t;

@@ -59,6 +59,7 @@ struct OriginState {  // base.OriginState: an origin beside the HTML's in a sess
   double dns_ms;
   bool preconnected;
   bool coalesce = false;  // h2/h3: on the HTML's connection (RFC 9113 9.1.1)
+  bool early_preconnect = false;  // h2/h3: the HTML's 103 Early Hints names it with rel=preconnect
   bool has_lookup = false;
   Ref lookup_end = NIL;  // when its DNS lookup ends (once started)
   Connection* conn = nullptr;  // its persistent (or preconnected) connection
@@ -111,6 +112,12 @@ struct Session {
   std::vector<char> incremental_of;
   std::vector<OriginState> origins;
   long long other_conns = 0;
+  // 103 Early Hints (RFC 8297; base.Session.hints, .hinted): by object, whether the server answers its request (a
+  // page's HTML) with a 103 first, the objects that 103 names, and whether a 103 names it; any_hinted: one does
+  std::vector<char> sends_hints_of;
+  std::vector<std::vector<int>> hints_of;
+  std::vector<char> hinted_of;
+  bool any_hinted = false;
 
   Session(const Params& params, int protocol_, long long allowance);
   void run();
@@ -191,7 +198,10 @@ struct Mux {  // multiplex.Mux
   size_t read = 0;
   double down_end = 0.0;
   long long batches = 0;
+  // what the client does when a 103 Early Hints response arrives, given the HTML (Session::h2_load sets it)
+  std::function<void(int, double, int32_t)> on_hints;
   Mux(Session* s_, Connection* c);
+  void write_hints(double t, int html, Ref point);
   void requests(const std::vector<int>& names, Ref point, std::function<void(int, double, int32_t)> on_done);
   void write_requests(double t, const std::vector<int>& names, const std::vector<double>& sizes, Ref point);
   void server_data(double t, int32_t pkt);

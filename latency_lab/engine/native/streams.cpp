@@ -50,13 +50,27 @@ void Mux::server_data(double t, int32_t pkt) {
   }
   if (batch.empty()) return;
   const Params* p = s->p;
+  if (s->sends_hints_of[static_cast<size_t>(batch[0])]) {  // a page's HTML, with hints: the 103 first, at once
+    double t_a = s->eng.packets[pkt].t_a;
+    Ref hp = s->eng.point(t_a, pkt, false, 0.0, SERVER);
+    int html = batch[0];
+    s->eng.at(t_a, [this, html, hp](double t_) { write_hints(t_, html, hp); });
+  }
   double extra = p->server_think;
   if (batches == 0 && p->conn_overhead > 0) extra = extra + p->conn_overhead;
   batches += 1;
   Ref last = conn->last_write;
   Ref base = pkt;
   double begin = s->eng.packets[pkt].t_a;
-  if (last != NIL && s->eng.point_t(last) > begin) {
+  bool hinted = s->any_hinted;
+  for (int name : batch) hinted = hinted && s->hinted_of[static_cast<size_t>(name)] != 0;
+  if (hinted) {  // requests a 103 named: handled beside the HTML's, written after the bytes written before
+    if (last != NIL && s->eng.point_t(last) > begin + extra) {
+      base = last;
+      begin = s->eng.point_t(last);
+      extra = 0.0;
+    }
+  } else if (last != NIL && s->eng.point_t(last) > begin) {
     base = last;
     begin = s->eng.point_t(last);
   }
@@ -64,6 +78,14 @@ void Mux::server_data(double t, int32_t pkt) {
   Ref point = s->eng.point(w, base, extra > 0, extra, SERVER);
   conn->last_write = point;
   s->eng.at(w, [this, batch, point](double t_) { write_responses(t_, batch, point); });
+}
+
+// multiplex.Mux._write_hints: the 103 Early Hints response for the HTML, a write of its own
+void Mux::write_hints(double t, int html, Ref point) {
+  double size = static_cast<double>(s->p->early_hints_bytes);
+  conn->server->write(t, size, html, point);
+  down_end += size;
+  conn->expect.emplace_back(down_end, -1 - html);
 }
 
 // multiplex.round_robin: each turn every unfinished stream of ``streams`` writes one frame of what it has ``left``
@@ -158,17 +180,17 @@ Mux* Session::streams(Connection* conn) {
 void Session::h2_load(Connection* conn, const std::vector<int>& names, Ref point) {
   Mux* mux = streams(conn);
   auto st = std::make_shared<DoneFn>();
+  auto ask = std::make_shared<std::function<void(const std::vector<int>&, Ref)>>();  // h2.load's discover
   drivers.push_back(st);
+  drivers.push_back(ask);
   std::weak_ptr<DoneFn> self = st;
-  *st = [this, mux, self](int name, double t, int32_t pkt) {
-    const std::vector<int>& found = reveals[static_cast<size_t>(name)];
-    if (found.empty()) return;
+  std::function<void(const std::vector<int>&, Ref)>* discover = ask.get();
+  *ask = [this, mux, self](const std::vector<int>& found, Ref after) {
+    DoneFn me = *self.lock();
     if (origins.empty()) {
-      mux->requests(found, think(eng.point(t, pkt, false, 0.0, REQUEST)), *self.lock());
+      mux->requests(found, think(after), me);
       return;
     }
-    Ref after = eng.point(t, pkt, false, 0.0, REQUEST);
-    DoneFn me = *self.lock();
     for (auto& group : by_origin(found)) {
       if (group.first == 0) {
         mux->requests(group.second, think(after), me);
@@ -183,6 +205,34 @@ void Session::h2_load(Connection* conn, const std::vector<int>& names, Ref point
       } else {  // another origin's (page.origins): streams on its own connection, once that is ready
         std::vector<int> g = group.second;
         origin_conn(group.first, after, [this, g, me](Connection* c, Ref pt) { streams(c)->requests(g, think(pt), me); });
+      }
+    }
+  };
+  *st = [this, discover](int name, double t, int32_t pkt) {
+    const std::vector<int>& revealed = reveals[static_cast<size_t>(name)];
+    if (!any_hinted) {
+      if (revealed.empty()) return;
+      (*discover)(revealed, eng.point(t, pkt, false, 0.0, REQUEST));
+      return;
+    }
+    std::vector<int> found;  // those a 103 Early Hints named were asked for when it arrived
+    for (int other : revealed)
+      if (!hinted_of[static_cast<size_t>(other)]) found.push_back(other);
+    if (found.empty()) return;
+    (*discover)(found, eng.point(t, pkt, false, 0.0, REQUEST));
+  };
+  // h2.load's hints: the objects a 103 names are asked for at once, the origins it names start their connections
+  mux->on_hints = [this, discover](int html, double t, int32_t pkt) {
+    Ref after = eng.point(t, pkt, false, 0.0, REQUEST);
+    const std::vector<int> hinted = hints_of[static_cast<size_t>(html)];
+    if (!hinted.empty()) (*discover)(hinted, after);
+    for (OriginState& o : origins) {
+      if (o.early_preconnect && o.coalesce) {
+        lookup(o.index, after);
+      } else if (o.early_preconnect && o.conn == nullptr) {
+        int k = o.index;
+        Connection* c = open_origin(k, after, false, [this, k](Connection* c2, Ref pt) { origin_ready(k, c2, pt); });
+        origins[static_cast<size_t>(k - 1)].conn = c;
       }
     }
   };
