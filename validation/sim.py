@@ -94,6 +94,12 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
                 "page.object_urgency or page.object_incremental on h2 other than every object of one urgency and "
                 "incremental (the harness's server writes a batch's responses a frame each in turn)"
             )
+    hints = any(getattr(p, "object_early_hint", ())) or any(getattr(p, "origin_early_preconnect", ()))
+    if hints and protocol in (None, "h2", "h3"):  # the model's HTTP/1.x schedules get no 103: those run as they are
+        out.append(
+            "page.object_early_hint or page.origins' early_hint_preconnect on h2 and h3 (the harness's server sends "
+            "no 103 Early Hints response)"
+        )
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out

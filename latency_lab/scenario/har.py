@@ -802,6 +802,7 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
             "dns_ms": min(har_origin[name].dns_ms or 0.0, float(MAX_DNS_MS)),
             "preconnected": w.preconnect,
             "coalesce_with_html": har_origin[name].coalesced,
+            "early_hint_preconnect": False,  # a HAR records no 103 Early Hints (HAR 1.2: the final response only)
         }
         for name in own
     ]

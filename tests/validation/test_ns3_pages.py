@@ -90,6 +90,20 @@ def test_h2_priorities_are_refused_by_name() -> None:
     assert unsupported(resolve(as_scenario({**base, "page": turns})), "h2") == []
 
 
+def test_early_hints_are_refused_by_name_on_h2() -> None:
+    """103 Early Hints (page.object_early_hint, page.origins' early_hint_preconnect): the harness's server sends no
+    103, so h2 with hints is refused by name; the HTTP/1.x protocols, which the model gives no 103, run as they are."""
+    base = _doc({"object_bytes": [5000, 5000], "object_early_hint": [True, False]}, ["h2"])
+    hinted = resolve(as_scenario(base))
+    with pytest.raises(SimulationError, match=r"page\.object_early_hint or page\.origins' early_hint_preconnect"):
+        setup_text(hinted, "h2")
+    assert unsupported(hinted, "persistent") == [] and len(unsupported(hinted)) == 1
+    page = {"object_bytes": [5000], "origins": [{"early_hint_preconnect": True}], "object_origins": [1]}
+    assert len(unsupported(resolve(as_scenario(_doc(page, ["h2"]))), "h2")) == 1
+    plain = {"object_bytes": [5000, 5000], "object_early_hint": [False, False]}
+    assert unsupported(resolve(as_scenario(_doc(plain, ["h2"]))), "h2") == []
+
+
 def _rows(sim: Any, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["protocol"]: r for r in compare(doc, sim)["rows"]}
 

@@ -129,7 +129,7 @@ def test_the_results_links_carry_the_origins(client: FlaskClient) -> None:
     assert link is not None
     answer = client.get(link.group(1).replace("&amp;", "&")).json
     assert answer["scenario"]["page"]["origins"] == [
-        {"dns_ms": 40.0, "preconnected": False, "coalesce_with_html": True}
+        {"dns_ms": 40.0, "preconnected": False, "coalesce_with_html": True, "early_hint_preconnect": False}
     ]
     assert json.dumps(answer["results"][0]["page_load_ms"])
     assert times(html) == {"h2": f"{answer['results'][0]['page_load_ms']:,.1f}"}
