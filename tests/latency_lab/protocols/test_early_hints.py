@@ -203,3 +203,12 @@ def test_refusals_name_the_field_and_what_it_allows(
     (p,) = problems(exc.value)
     assert p.path == path
     assert words in f"{p.message} {p.allowed or ''}"
+
+
+def test_the_formula_counts_one_server_think_time_less() -> None:
+    """The traced engine's formula of the hand-computed case: 3 RTT + 2 t_s without the hint, 3 RTT + t_s with it."""
+    plain = latency_lab.expression(CASE, "h2")["page_load_ms"]
+    hinted = latency_lab.expression(with_hints(CASE, object_early_hint=[True]), "h2")["page_load_ms"]
+    rtt, think = latency_lab.symbol("RTT"), latency_lab.symbol("t_s")
+    assert (plain.coeff(rtt), plain.coeff(think)) == (3, 2)
+    assert (hinted.coeff(rtt), hinted.coeff(think)) == (3, 1)
