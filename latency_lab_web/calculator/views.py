@@ -721,6 +721,7 @@ def origins_context(scenario: Scenario, results: list[ProtocolResult]) -> dict[s
                 "dns_ms": origin.dns_ms if origin is not None else None,
                 "preconnected": origin.preconnected if origin is not None else None,
                 "coalesce": origin.coalesce_with_html if origin is not None else None,
+                "early_preconnect": origin.early_hint_preconnect if origin is not None else None,
                 "objects": [i + 1 for i in mine],
                 "bytes": sum(sizes[i] for i in mine if i < len(sizes)),
             }

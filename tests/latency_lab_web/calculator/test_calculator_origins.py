@@ -94,7 +94,7 @@ def test_the_results_show_the_origins_effect_worked_by_hand(client: FlaskClient)
     assert effect(html) == {"h2": ("450.0", "300.0", "150.0")}
     table = html[html.index('class="parts-table origins-table"') :]
     table = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", table[: table.index("</table>")]))
-    assert "origin 1 50.0 no no 2: 1, 2 2,000" in table  # its lookup, no hints, both images, their bytes
+    assert "origin 1 50.0 no no no 2: 1, 2 2,000" in table  # its lookup, no hints, both images, their bytes
     r = client.get(
         "/?" + urlencode([*base, (DNS, "50"), (PRE, "yes"), ("page.object_origins", "1,1")]), follow_redirects=True
     )

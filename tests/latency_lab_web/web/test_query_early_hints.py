@@ -110,3 +110,16 @@ def test_the_api_refuses_with_a_problem_naming_the_field(
     (item,) = r.json["errors"]
     assert item["path"] == path
     assert words in item["message"] + " " + (item.get("allowed") or "")
+
+
+def test_the_calculators_origins_table_says_which_origins_the_103_preconnects(client: FlaskClient) -> None:
+    r = client.get(f"/?protocols=h2&{DNS}=40,0&{EARLY}=true,false&{AT}=1,2,0&{HINT}=false,true,false")
+    assert r.status_code == 200
+    html = r.get_data(as_text=True)
+    assert "field-error" not in html
+    table = html.split('class="parts-table origins-table"')[1].split("</table>")[0]
+    assert "preconnected by the 103 Early Hints (h2, h3)" in table
+    rows = table.split("<tbody>")[1].split("</tr>")
+    # origin 1: not preconnected at the click, not coalesced, preconnected by the 103; origin 2: none of them
+    assert "<td>no</td>\n        <td>no</td>\n        <td>yes</td>" in rows[1]
+    assert "<td>no</td>\n        <td>no</td>\n        <td>no</td>" in rows[2]
