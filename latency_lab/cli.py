@@ -21,7 +21,7 @@ docs/dask.md).
 
 ``har FILE`` reads a HAR (:mod:`latency_lab.scenario.har`) and prints its page (origins, objects, bytes, the initiator
 tree's depth) and the model's prediction for it, with what-ifs (``--protocols``, ``--rtt-ms``, ``--bandwidth-bps``,
-``--loss-rate``, ``--remove-origin``, ``--preconnect``), beside the HAR's own measured onLoad; ``--json`` prints the
+``--loss-rate``, ``--remove-origin``, ``--preconnect``, ``--early-hints``), beside the HAR's own measured onLoad; ``--json`` prints the
 answer :func:`latency_lab.studies.har.answer` gives (the API's).
 
 ``study DESIGN --out DIR`` runs a study (:mod:`latency_lab.studies.study`) into Parquet shards in DIR, resuming from
@@ -513,11 +513,16 @@ HAR_OPTIONS = {
     "loss_rate": "--loss-rate",
     "remove_origins": "--remove-origin",
     "preconnect": "--preconnect",
+    "early_hints": "--early-hints",
 }
 
 
 def _what_if(args: argparse.Namespace) -> WhatIf:
-    given: dict[str, Any] = {"preconnect": args.preconnect, "remove_origins": args.remove_origin}
+    given: dict[str, Any] = {
+        "preconnect": args.preconnect,
+        "early_hints": args.early_hints,
+        "remove_origins": args.remove_origin,
+    }
     for name in ("protocols", "rtt_ms", "bandwidth_bps", "loss_rate"):
         if getattr(args, name) is not None:
             given[name] = getattr(args, name)
@@ -839,6 +844,11 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         help="drop this origin's objects and what they initiated (scheme://host:port as listed); repeatable",
     )
     ph.add_argument("--preconnect", action="store_true", help="open the browser's connections at the click")
+    ph.add_argument(
+        "--early-hints",
+        action="store_true",
+        help="h2, h3: a 103 Early Hints names the HTML's style sheets and scripts and preconnects the other origins",
+    )
     ph.add_argument("--json", action="store_true", help="print the answer as JSON (the API's)")
     ph.set_defaults(handler=cmd_har, parser=ph)
 

@@ -703,6 +703,12 @@ class WhatIf(BaseModel):
         description="Preconnect hints: the browser's connections open at the click, beside the HTML's "
         "(persistent_parallel), and so do every other origin's DNS lookup, connection and TLS handshake.",
     )
+    early_hints: bool = Field(
+        False,
+        description="103 Early Hints (RFC 8297) on h2 and h3: the document's server answers first with a 103 naming "
+        "the style sheets and scripts the HTML names (rel=preload: page.object_early_hint) and every other origin "
+        "(rel=preconnect: early_hint_preconnect). A HAR records no 103 of its own.",
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -732,6 +738,12 @@ def page_section(
         section["origins"] = origins
         section["object_origins"] = object_origins
     return section
+
+
+def render_blocking(mime_type: str) -> bool:
+    """Whether a response of ``mime_type`` is a style sheet or a script: what a server names in a 103 Early Hints."""
+    mime = mime_type.split(";")[0].strip().lower()
+    return mime == "text/css" or "javascript" in mime or "ecmascript" in mime
 
 
 def _kept(page: HarPage, removed: set[str]) -> tuple[list[HarObject], list[int]]:
@@ -802,7 +814,8 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
             "dns_ms": min(har_origin[name].dns_ms or 0.0, float(MAX_DNS_MS)),
             "preconnected": w.preconnect,
             "coalesce_with_html": har_origin[name].coalesced,
-            "early_hint_preconnect": False,  # a HAR records no 103 Early Hints (HAR 1.2: the final response only)
+            # a HAR records no 103 Early Hints (HAR 1.2: the final response only): only the what-if gives one
+            "early_hint_preconnect": w.early_hints,
         }
         for name in own
     ]
@@ -845,6 +858,13 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
     }
     if home.dns_ms is not None:
         document["dns"] = {"lookup": "resolver", "resolver_rtt_ms": min(home.dns_ms, float(MAX_DELAY_MS))}
+    if w.early_hints and kept:
+        hints = [parent == 0 and render_blocking(o.mime_type) for o, parent in zip(kept, parents, strict=True)]
+        document["page"]["object_early_hint"] = hints
+        notes.append(
+            f"early hints: a 103 names the HTML's {sum(hints)} style sheets and scripts and preconnects "
+            f"{len(origins)} other origins (h2 and h3 only)"
+        )
     return HarScenario(
         document=document,
         har_protocol=har_protocol,

@@ -50,7 +50,7 @@ def what_if_of(args: MultiDict[str, str]) -> WhatIf:
             except ValueError:
                 number = math.nan
             doc[name] = number if math.isfinite(number) else text  # a string: refused by the model as not a number
-        elif name == "preconnect":
+        elif name in ("preconnect", "early_hints"):
             doc[name] = {"true": True, "false": False}.get(text, text)
     if found:
         raise invalid(found)

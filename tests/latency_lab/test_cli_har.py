@@ -41,6 +41,21 @@ def test_har_what_ifs_and_json(capsys: pytest.CaptureFixture[str]) -> None:
     assert all(r["expected_with_loss_ms"] > r["page_load_ms"] for r in doc["results"])
 
 
+def test_har_early_hints_what_if(capsys: pytest.CaptureFixture[str]) -> None:
+    """--early-hints: the 103 names the HTML's style sheets and scripts and preconnects the other origins (h2)."""
+    argv = ["har", HAR, "--json", "--protocols", "h2"]
+    assert main(argv) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--early-hints"]) == 0
+    hinted = json.loads(capsys.readouterr().out)
+    assert "object_early_hint" not in plain["scenario"]["page"] or not any(
+        plain["scenario"]["page"]["object_early_hint"]
+    )
+    assert any(hinted["scenario"]["page"]["object_early_hint"])
+    assert all(o["early_hint_preconnect"] for o in hinted["scenario"]["page"]["origins"])
+    assert hinted["results"][0]["page_load_ms"] <= plain["results"][0]["page_load_ms"]
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [

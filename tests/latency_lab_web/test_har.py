@@ -54,6 +54,18 @@ def test_api_what_ifs_as_query_parameters(client: FlaskClient) -> None:
     assert doc["measured"]["on_load_ms"] == 2310
 
 
+def test_api_early_hints_what_if(client: FlaskClient) -> None:
+    """early_hints=true: the 103 names the HTML's style sheet and script and preconnects the CDN; a value that is not
+    true or false is refused naming it."""
+    q = "?protocols=h2&rtt_ms=150&remove_origins=https://ads.example:443"
+    plain, hinted = post(client, HAR, q).get_json(), post(client, HAR, q + "&early_hints=true").get_json()
+    assert hinted["scenario"]["page"]["object_early_hint"] == [True, True, False, False, False]
+    assert all(o["early_hint_preconnect"] for o in hinted["scenario"]["page"]["origins"])
+    assert hinted["results"][0]["page_load_ms"] < plain["results"][0]["page_load_ms"] - 100
+    body = problem(post(client, HAR, "?early_hints=maybe"), 422)
+    assert body["errors"][0]["path"] == "early_hints"
+
+
 def problem(r: Any, status: int) -> dict[str, Any]:
     assert r.status_code == status, r.get_data(as_text=True)
     assert r.mimetype == "application/problem+json"
@@ -101,6 +113,7 @@ def test_openapi_document_has_the_har_endpoint_from_the_models() -> None:
         "loss_rate",
         "remove_origins",
         "preconnect",
+        "early_hints",
     ]
     schemas = doc["components"]["schemas"]
     assert {"HarDocument", "HarAnswer", "WhatIf", "HarEntry"} <= set(schemas)

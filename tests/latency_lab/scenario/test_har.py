@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+import latency_lab
 from latency_lab.scenario.errors import validate_scenario
 from latency_lab.scenario.har import (
     HarError,
@@ -24,6 +25,7 @@ from latency_lab.scenario.har import (
     load_har,
     origin_of,
     read_har,
+    render_blocking,
     to_scenario,
     wire_bytes,
 )
@@ -228,6 +230,46 @@ def test_what_ifs_replace_what_the_har_shows() -> None:
     assert (s.network.rtt_ms, s.network.bandwidth_bps, s.network.loss_rate) == (150, 10e6, 0.01)
     assert s.http.preconnect is True
     assert s.page.origins and all(o.preconnected for o in s.page.origins)  # preconnect hints for the other origins too
+
+
+def test_the_early_hints_what_if_names_the_htmls_style_sheets_and_scripts() -> None:
+    """A HAR records no 103: without the what-if no object is hinted; with it the style sheets and scripts the HTML
+    names (render-blocking, what a server puts in a 103) are hinted and every other origin is preconnected by it, and
+    h2 loads the page no later."""
+    page = load_har(text(raw("webpagetest")))
+    plain = validate_scenario(to_scenario(page, WhatIf(protocols=["h2"])).document)
+    assert plain.page.early_hints() == () and not any(o.early_hint_preconnect for o in plain.page.origins)
+    built = to_scenario(page, WhatIf(protocols=["h2"], early_hints=True))
+    hinted = validate_scenario(built.document)
+    kept = page.objects
+    want = [o.parent == 0 and render_blocking(o.mime_type) for o in kept]
+    assert hinted.page.object_early_hint == want and any(want) and not all(want)
+    assert {o.mime_type.split(";")[0] for o, flag in zip(kept, want, strict=True) if flag} <= {
+        "text/css",
+        "application/javascript",
+    }
+    assert hinted.page.origins and all(o.early_hint_preconnect for o in hinted.page.origins)
+    assert any("early hints: a 103 names" in note for note in built.notes)
+    fast = latency_lab.predict(hinted)["results"][0]["page_load_ms"]
+    slow = latency_lab.predict(plain)["results"][0]["page_load_ms"]
+    assert fast <= slow
+
+
+@pytest.mark.parametrize(
+    ("mime", "expected"),
+    [
+        ("text/css", True),
+        ("text/css; charset=utf-8", True),
+        ("application/javascript", True),
+        ("text/javascript", True),
+        ("application/ecmascript", True),
+        ("image/png", False),
+        ("font/woff2", False),
+        ("text/html", False),
+    ],
+)
+def test_render_blocking(mime: str, expected: bool) -> None:
+    assert render_blocking(mime) is expected
 
 
 def test_an_origin_the_har_shows_on_the_documents_connection_is_coalesced() -> None:
