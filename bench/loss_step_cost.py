@@ -7,6 +7,13 @@ than 3,000 steps, where the budget matters) beside the steps the budget charged 
 
     python bench/loss_step_cost.py            # 60 pages, about a minute
     python bench/loss_step_cost.py --runs 200 --seed 3
+    python bench/loss_step_cost.py --every-field   # every other field drawn too (tests/latency_lab/scenarios.py)
+
+With ``--every-field`` each page's other sections (TCP profile, idle restart, windows, delayed ACKs, Nagle, TLS, DNS,
+h2/h3 fields, split proxies, sessions, asymmetric links) come from the differential test's draw of every field
+(``every_feature``) and its objects have unequal sizes (``page.object_bytes``, each within 1/8 to 8 times the drawn
+size): the plain draw kept the defaults, and missed a persistent page of 368 unequal objects with the window kept
+across idle periods whose loss analysis cost 38 times its lossless run (bench/cases/lossy_keep_368.json, 2026-11-29).
 
 Each timing starts from empty caches (``bench.calibrate_costs.forget``): a request that meets a new loss rate, RTT or
 window pays the loss analysis's periods in full, and a best of two whose second run met the first one's caches
@@ -34,12 +41,16 @@ from bench.calibrate_costs import fit, measure  # CPU best of two and the steps 
 from latency_lab import ALL_PROTOCOLS, Scenario, engine_backend
 from latency_lab.analysis import native
 from latency_lab.scenario import limits
+from tests.latency_lab.scenarios import every_feature
 
 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=60)
     parser.add_argument("--seed", type=int, default=7)
+    parser.add_argument(
+        "--every-field", action="store_true", help="draw every other field too, objects of unequal sizes"
+    )
     args = parser.parse_args(argv)
     if not native.available():
         print("the native engine is not built (pip install -e .)", file=sys.stderr)
@@ -55,6 +66,13 @@ def main(argv: list[str] | None = None) -> int:
             "page": {"html_bytes": html, "object_count": count, "object_size_bytes": size},
             "network": {"rtt_ms": round(math.exp(rng.uniform(0, math.log(1000))), 1)},
         }
+        if args.every_field:
+            drawn = every_feature(1, rng.randrange(2**31))[0]
+            sizes = [max(1, int(size * math.exp(rng.uniform(-math.log(8), math.log(8))))) for _ in range(count)]
+            drawn["protocols"] = [rng.choice(drawn["protocols"])]
+            drawn["page"] = {"html_bytes": html, "object_bytes": sizes}
+            drawn["network"] = {**drawn.get("network", {}), "loss_rate": 0.0, "rtt_ms": doc["network"]["rtt_ms"]}
+            doc = drawn
         try:
             lossless = Scenario.model_validate(doc)
             doc["network"]["loss_rate"] = round(math.exp(rng.uniform(math.log(1e-4), math.log(0.2))), 5)

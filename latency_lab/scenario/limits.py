@@ -639,10 +639,16 @@ LOSS_STEP_COST = 2
 #: lossless step 0.69 µs median; up to 24,500 a run above the slope). Before the periods moved to C++ the same kind of
 #: timing gave 25 / 127 / 220 and the charge was 36 (a charge of 8, set from warm timings, had let a cold lossy page
 #: take 1.1-1.5 s of CPU and was taken back the same morning).
-#: Known miss (2026-11-29, bench/worst_case.py): a persistent page of 368 objects with tcp.idle_restart keep at 1 % loss
-#: costs 1.04 s of CPU for 27,343 engine steps (0.027 s lossless; charged 363,459), its loss analysis growing about
-#: 5 times a doubling of the responses on the connection (loss.cpp's walks after a loss run over the rest of the
-#: connection with the window kept): do not lower this charge before that is fixed or priced.
+#: A persistent page of 368 unequal objects with tcp.idle_restart keep at 1 % loss (bench/cases/lossy_keep_368.json,
+#: found by bench/worst_case.py) cost 1.04-1.29 s of CPU for 27,343 engine steps (0.027 s lossless; charged 363,459):
+#: after each loss loss.cpp walks the rest of the connection (the kept window never holds its largest response again),
+#: and it kept a shared walk for every run of equal responses each walk crossed (542,565 of them for 14,756 walks,
+#: each used once). Sharing only where a walk enters its first such run: 0.14 s (5.5 times lossless, the most any
+#: draw has shown: bench/loss_step_cost.py --every-field --runs 40 --seed 3 gave median 1.29, at most 3.27, 2026-11-29
+#: 18:58 UTC, load 11). Its walks are still quadratic in the responses (a response's segments times the responses
+#: after it), bounded by the 10,000 response segments a page may have: 0.12-0.18 s for pages of 300 to 700 unequal
+#: responses filling that bound. Lower this charge only with a bench/worst_case.py search of lossy_fill behind it: at
+#: 5 the slices of that page's loss chart (/sweep-points) took 10 s of CPU before the fix (1.1 s after, estimated).
 NATIVE_LOSS_STEP_COST = 13
 #: What a lossy run on the native engine is charged once, in native steps, beyond :data:`NATIVE_LOSS_STEP_COST` a
 #: step: about 2 ms of CPU, the median fixed part of a cold lossy run (a sweep point, which meets a new RTT or loss
