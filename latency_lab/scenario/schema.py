@@ -17,6 +17,7 @@ front ends' words: the field's path, what it allows, the value given, and for an
 
 from __future__ import annotations
 
+from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import (
@@ -491,6 +492,43 @@ def _object_count(data: dict[str, Any]) -> int:
     return DEFAULT_OBJECT_COUNT
 
 
+#: The page's fields a list of one value per embedded object is checked against: the objects, and the what-ifs
+#: that add or drop objects (a style sheet, images drawn by it).
+_OBJECTS_AND_WHAT_IFS = ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
+
+
+def _per_object_list(
+    given: Sequence[Any] | None,
+    info: ValidationInfo,
+    noun: str,
+    *,
+    needs: tuple[str, ...] = (),
+    each: Callable[[int, Any], str | None] | None = None,
+) -> None:
+    """Check the page's list ``info.field_name``, one ``noun`` per embedded object (``page.object_parents``,
+    ``object_origins``, ``object_urgency``...): its length, then each item (``each(k, item)``: the refusal of item
+    k, or None), then that neither ``page.css_bytes`` nor ``page.css_replaces_images`` is above 0 (they add or drop
+    embedded objects). Unchecked where ``given`` is None or a field it needs (the objects, the what-ifs, ``needs``)
+    failed validation: that field is reported on its own. A refusal is a ``ValueError`` naming the field."""
+    data, name = info.data, info.field_name
+    if given is None or any(key not in data for key in (*_OBJECTS_AND_WHAT_IFS, *needs)):
+        return
+    n = _object_count(data)
+    if len(given) != n:
+        raise ValueError(f"{name} must give one {noun} per embedded object: {n} objects, {len(given)} {noun}s")
+    if each is not None:
+        for k, item in enumerate(given):
+            refusal = each(k, item)
+            if refusal is not None:
+                raise ValueError(refusal)
+    for key in ("css_bytes", "css_replaces_images"):
+        if data[key] > 0:
+            raise ValueError(
+                f"{name} cannot be used with page.{key} above 0 (it adds or drops embedded objects, so the "
+                f"{noun}s would name other objects); allowed: page.{key} 0"
+            )
+
+
 class Origin(_Strict):
     """An origin (scheme, host, port) some of the page's objects come from, beside the HTML's own (issue 28): its own
     DNS lookup, connections and TLS handshakes, over the same path as the HTML's."""
@@ -622,28 +660,16 @@ class Page(_Strict):
         """One parent per embedded object, each an earlier object (a tree in request order), checked here so that a
         refusal names ``page.object_parents`` (the fields before it are validated by now; one that failed is
         reported on its own)."""
-        data = info.data
-        if parents is None or any(
-            name not in data for name in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
-        ):
-            return parents
-        n = _object_count(data)
-        if len(parents) != n:
-            raise ValueError(
-                f"object_parents must give one parent per embedded object: {n} objects, {len(parents)} parents"
+
+        def earlier(k: int, parent: int) -> str | None:
+            if 0 <= parent <= k:
+                return None
+            return (
+                f"object_parents[{k}] ({parent}) must be between 0 and {k}: embedded object {k + 1} is revealed "
+                "by the HTML (0) or by an earlier embedded object"
             )
-        for k, parent in enumerate(parents, start=1):
-            if not 0 <= parent <= k - 1:
-                raise ValueError(
-                    f"object_parents[{k - 1}] ({parent}) must be between 0 and {k - 1}: embedded object {k} is revealed "
-                    "by the HTML (0) or by an earlier embedded object"
-                )
-        for name in ("css_bytes", "css_replaces_images"):
-            if data[name] > 0:
-                raise ValueError(
-                    f"object_parents cannot be used with page.{name} above 0 (it adds or drops embedded objects, so "
-                    f"the parents would name other objects); allowed: page.{name} 0"
-                )
+
+        _per_object_list(parents, info, "parent", each=earlier)
         return parents
 
     @field_validator("object_origins")
@@ -651,29 +677,17 @@ class Page(_Strict):
     def _origins_named(cls, origins: list[int] | None, info: ValidationInfo) -> list[int] | None:
         """One origin per embedded object, each 0 or one of ``page.origins``, checked here so that a refusal names
         ``page.object_origins``."""
-        data = info.data
-        if origins is None or any(
-            name not in data for name in ("object_bytes", "object_count", "css_bytes", "css_replaces_images", "origins")
-        ):
-            return origins
-        n = _object_count(data)
-        if len(origins) != n:
-            raise ValueError(
-                f"object_origins must give one origin per embedded object: {n} objects, {len(origins)} origins"
+
+        def named(k: int, origin: int) -> str | None:
+            top = len(info.data["origins"])
+            if 0 <= origin <= top:
+                return None
+            return (
+                f"object_origins[{k}] ({origin}) must be between 0 and {top}: 0 the HTML's origin, k the k-th of "
+                f"page.origins ({top} given)"
             )
-        top = len(data["origins"])
-        for k, origin in enumerate(origins):
-            if not 0 <= origin <= top:
-                raise ValueError(
-                    f"object_origins[{k}] ({origin}) must be between 0 and {top}: 0 the HTML's origin, k the k-th of "
-                    f"page.origins ({top} given)"
-                )
-        for name in ("css_bytes", "css_replaces_images"):
-            if data[name] > 0:
-                raise ValueError(
-                    f"object_origins cannot be used with page.{name} above 0 (it adds or drops embedded objects, so "
-                    f"the origins would name other objects); allowed: page.{name} 0"
-                )
+
+        _per_object_list(origins, info, "origin", needs=("origins",), each=named)
         return origins
 
     @field_validator("object_urgency", "object_incremental", "object_early_hint")
@@ -681,27 +695,16 @@ class Page(_Strict):
     def _one_priority_per_object(cls, given: list[Any] | None, info: ValidationInfo) -> list[Any] | None:
         """One urgency (0 to 7), incremental flag or early-hint flag per embedded object, checked here so that a
         refusal names the field."""
-        data, name = info.data, info.field_name
-        if given is None or any(
-            key not in data for key in ("object_bytes", "object_count", "css_bytes", "css_replaces_images")
-        ):
-            return given
-        n = _object_count(data)
-        if len(given) != n:
-            raise ValueError(f"{name} must give one value per embedded object: {n} objects, {len(given)} values")
-        if name == "object_urgency":
-            for k, urgency in enumerate(given):
-                if not MIN_URGENCY <= urgency <= MAX_URGENCY:
-                    raise ValueError(
-                        f"object_urgency[{k}] ({urgency}) must be between {MIN_URGENCY} (the most urgent) and "
-                        f"{MAX_URGENCY} (RFC 9218 4.1)"
-                    )
-        for key in ("css_bytes", "css_replaces_images"):
-            if data[key] > 0:
-                raise ValueError(
-                    f"{name} cannot be used with page.{key} above 0 (it adds or drops embedded objects, so the "
-                    f"values would name other objects); allowed: page.{key} 0"
-                )
+
+        def urgent(k: int, urgency: int) -> str | None:
+            if MIN_URGENCY <= urgency <= MAX_URGENCY:
+                return None
+            return (
+                f"object_urgency[{k}] ({urgency}) must be between {MIN_URGENCY} (the most urgent) and "
+                f"{MAX_URGENCY} (RFC 9218 4.1)"
+            )
+
+        _per_object_list(given, info, "value", each=urgent if info.field_name == "object_urgency" else None)
         return given
 
     def priorities(self) -> tuple[tuple[int, bool], ...]:
