@@ -79,7 +79,8 @@ mypy latency_lab latency_lab_web validation
 echo "== import contracts (lint-imports)"
 lint-imports --no-cache
 # Two phases (issue 26): every test but the serial ones over all cores with pytest-xdist (each test file on one
-# worker, so a module's shared fixture, e.g. an ns-3 grid run, is computed once), then the serial tests alone:
+# worker, so a module's shared fixture, e.g. an ns-3 grid run, is computed once; the files that share page states on
+# one worker together, and the longest units first: tests/conftest.py's scheduler), then the serial tests alone:
 # the real-stack guard and the tests that time a live server (marked in tests/conftest.py), which a build or a
 # browser on the other core would make flaky. Both phases always run; the gate fails if either does.
 results=$(mktemp -d)

@@ -22,7 +22,7 @@ import os
 import re
 import threading
 from collections import Counter
-from collections.abc import Callable, Hashable, Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -218,7 +218,7 @@ def nojs_page(browser: Browser, live_server: str, browser_log: BrowserLog) -> It
 
 @dataclass
 class Measured:
-    """What :func:`measured` read from a page, and the page's log (judged by each test reading it)."""
+    """What :func:`page_states` read from a page, and the page's log (judged by each test reading it)."""
 
     value: Any
     log: BrowserLog
@@ -230,22 +230,29 @@ class Measured:
             pytest.fail("the browser reported:\n  " + "\n  ".join(problems), pytrace=False)
 
 
-@pytest.fixture(scope="module")
-def measured(browser: Browser, live_server: str) -> Callable[[Hashable, Callable[[Page], Any]], Measured]:
-    """Read-only checks of one page state shared by the tests of a module (issue 26: the same page at the same
-    window was loaded once per test reading it). ``measured(key, read)``: the first call for ``key`` opens a page
-    (JavaScript on, a fresh context, as ``page``), runs ``read(page)`` and closes it; every call returns that value
-    and the page's :class:`BrowserLog`, which the test judges with :meth:`Measured.assert_clean`. ``read`` takes
-    every measure any test wants of that page, in the order the page's states come (e.g. as loaded, then with
-    every ``<details>`` open). A ``read`` that raises is not kept (the next test asking tries again)."""
-    done: dict[Hashable, Measured] = {}
+@pytest.fixture(scope="session")
+def page_states(browser: Browser, live_server: str) -> Callable[..., Measured]:
+    """Read-only checks of one page at one window, shared by every test of the session that reads it (issue 26:
+    test_accessibility's axe runs and test_fits_the_window's measures loaded the same 33 page states apart, and
+    the gallery's pages three times at each window). ``page_states(path, window, axe=False)``: the first call for
+    ``(path, window)`` opens a page (JavaScript on, a fresh context, as ``page``) and takes every measure of
+    :func:`tests.browser.windows.read_state` (axe-core's two runs only when ``axe`` is asked: they are most of a
+    state's cost), then closes it; a later call gets the same :class:`Measured` (its ``value`` that dict, and the
+    page's :class:`BrowserLog`, which each test judges with :meth:`Measured.assert_clean`), unless it asks for axe
+    and the state was read without it: then the state is read again, with axe. A read that raises is not kept (the
+    next test asking tries again). scripts/test.sh's xdist scheduler (tests/conftest.py) runs the modules that share
+    states on one worker."""
+    from tests.browser.windows import read_state
 
-    def get(key: Hashable, read: Callable[[Page], Any]) -> Measured:
-        if key not in done:
+    done: dict[tuple[str, tuple[int, int]], Measured] = {}
+
+    def get(path: str, window: tuple[int, int], *, axe: bool = False) -> Measured:
+        key = (path, window)
+        if key not in done or (axe and done[key].value["axe"] is None):
             log = BrowserLog()
             pages = open_page(browser, live_server, log)
             try:
-                value = read(next(pages))
+                value = read_state(next(pages), path, window, axe=axe)
             finally:
                 pages.close()  # closes the context
             done[key] = Measured(value, log)

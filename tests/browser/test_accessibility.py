@@ -12,16 +12,25 @@ before) with a skip link to the results, and a visible focus on plotly's toolbar
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 import pytest
 from playwright.sync_api import Page, expect
 
 from latency_lab_web.gallery.views import SLUGS
-from tests.browser.windows import API_DOCS_FAVICON, PLOTS_DRAWN, WINDOW_IDS, WINDOWS, axe_violations, use_window
+from tests.browser.windows import (
+    API_DOCS_FAVICON,
+    DUPLICATE_IDS,
+    PANEL_DRAWN,
+    WINDOW_IDS,
+    WINDOWS,
+    settle,
+    use_window,
+)
 
 if TYPE_CHECKING:
-    from conftest import BrowserLog
+    from conftest import Measured
 
 PAGES = (
     "/",
@@ -35,23 +44,8 @@ PAGES = (
     "/api/docs",
 )
 
-OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
-PANEL_DRAWN = """() => { const p = document.querySelector("#explain .plot.ladder[data-figure]");
-                         return !!(p && p.dataset.rendered === "true"); }"""
-DUPLICATE_IDS = """() => { const seen = {}; for (const el of document.querySelectorAll("[id]")) seen[el.id] = (seen[el.id] || 0) + 1;
-                           return Object.keys(seen).filter((id) => seen[id] > 1); }"""
-
 #: Up to this many Tab presses from the top of the calculator to its Compute button (about 70 before the fix).
 TAB_STOPS_TO_COMPUTE = 40
-
-
-def _settled(page: Page, path: str) -> None:
-    page.goto(path)
-    page.wait_for_load_state("networkidle")
-    if page.locator(".plot[data-figure]").count():
-        page.wait_for_function(PLOTS_DRAWN)
-    if page.locator("#explain[hx-trigger='load']").count():  # the calculator's teaching panel loads after it
-        page.wait_for_function(PANEL_DRAWN)
 
 
 def _report(found: list[dict[str, object]]) -> str:
@@ -61,25 +55,22 @@ def _report(found: list[dict[str, object]]) -> str:
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("path", PAGES)
 def test_no_serious_or_critical_axe_violation(
-    page: Page, path: str, window: tuple[int, int], browser_log: BrowserLog
+    page_states: Callable[..., Measured], path: str, window: tuple[int, int]
 ) -> None:
-    if "rtt_ms=-5" in path:
-        browser_log.allow(r"status of 400")
-    browser_log.allow(API_DOCS_FAVICON)
-    use_window(page, window)
-    _settled(page, path)
-    found = axe_violations(page)
+    """axe as loaded and with every ``<details>`` open, one ``<h1>``, one element per id: read from the page state
+    test_fits_the_window's overflow check reads too (the ``page_states`` fixture: one load for both)."""
+    m = page_states(path, window, axe=True)
+    m.assert_clean(allow=(API_DOCS_FAVICON, *((r"status of 400",) if "rtt_ms=-5" in path else ())))
+    found = m.value["axe_loaded"]
     assert not found, f"axe-core on {path} as loaded:\n{_report(found)}"
-    page.evaluate(OPEN_EVERY_DETAILS)
-    page.wait_for_timeout(100)
-    found = axe_violations(page)
+    found = m.value["axe"]
     assert not found, f"axe-core on {path} with every <details> open:\n{_report(found)}"
-    assert page.locator("h1").count() == 1, f"{path} has {page.locator('h1').count()} <h1>"
-    assert page.evaluate(DUPLICATE_IDS) == []
+    assert m.value["h1"] == 1, f"{path} has {m.value['h1']} <h1>"
+    assert m.value["duplicate_ids"] == []
 
 
 def test_one_element_per_id_while_the_teaching_panel_changes(page: Page) -> None:
-    _settled(page, "/?preset=h96-lan")
+    settle(page, "/?preset=h96-lan")
     assert page.evaluate(DUPLICATE_IDS) == []
     page.get_by_role("navigation", name="Explain a protocol").get_by_role("link", name="persistent", exact=True).click()
     expect(page.locator("#explain").get_by_role("heading", level=2)).to_contain_text("persistent")
@@ -105,7 +96,7 @@ def _tabs_until(page: Page, selector: str, limit: int) -> int | None:
 @pytest.mark.parametrize("path", ["/", "/?preset=pm94-remote"])
 def test_keyboard_reaches_compute_in_a_few_dozen_stops(page: Page, path: str, window: tuple[int, int]) -> None:
     use_window(page, window)
-    _settled(page, path)
+    settle(page, path)
     stops = _tabs_until(page, "#scenario button[type=submit]", TAB_STOPS_TO_COMPUTE)
     assert stops is not None, f"Compute not reached in {TAB_STOPS_TO_COMPUTE} Tab presses"
 
@@ -113,7 +104,7 @@ def test_keyboard_reaches_compute_in_a_few_dozen_stops(page: Page, path: str, wi
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 def test_skip_link_to_the_results(page: Page, window: tuple[int, int]) -> None:
     use_window(page, window)
-    _settled(page, "/?preset=pm94-remote")
+    settle(page, "/?preset=pm94-remote")
     assert _tabs_until(page, "a.skip[href='#results']", 2) is not None, "no 'Skip to the results' link"
     page.keyboard.press("Enter")
     # The next Tab goes into the results (their first link), not back into the form.
@@ -140,7 +131,7 @@ FOCUSED_BUTTON = """() => {
 @pytest.mark.parametrize("path", ["/?preset=pm94-remote", "/experiments/h96"])
 def test_plot_toolbar_buttons_show_their_focus(page: Page, path: str, window: tuple[int, int]) -> None:
     use_window(page, window)
-    _settled(page, path)
+    settle(page, path)
     page.mouse.move(0, 0)  # no hover anywhere: only the keyboard focus may show the toolbar
     first_plot = page.locator(".plot[data-figure]").first
     first_plot.scroll_into_view_if_needed()

@@ -5,9 +5,10 @@ minimum width), and the gallery, the teaching panel's page and the experiments i
 table now scrolls in its own box; nothing else may pass the window's right edge, with every ``<details>``
 open. On the gallery, each chart's title stays clear of plotly's toolbar and inside the chart.
 
-Each page is loaded once at each window for all the read-only checks here (the ``measured`` fixture of
-tests/browser/conftest.py): titles and legends as loaded, then the overflow with every ``<details>`` open; each test
-still judges its own measure and the page's browser log.
+Each page is loaded once at each window for all the read-only checks here and test_accessibility's (the
+``page_states`` fixture of tests/browser/conftest.py, :func:`tests.browser.windows.read_state`): titles and legends as
+loaded, then the overflow with every ``<details>`` open; each test still judges its own measure and the page's
+browser log.
 """
 
 from __future__ import annotations
@@ -19,14 +20,7 @@ import pytest
 from playwright.sync_api import Page
 
 from latency_lab_web.gallery.views import SLUGS
-from tests.browser.windows import (
-    API_DOCS_FAVICON,
-    PLOTS_DRAWN,
-    WINDOW_IDS,
-    WINDOWS,
-    horizontal_overflow,
-    use_window,
-)
+from tests.browser.windows import API_DOCS_FAVICON, PLOTS_DRAWN, TITLES, WINDOW_IDS, WINDOWS, settle, use_window
 
 if TYPE_CHECKING:
     from conftest import Measured
@@ -41,49 +35,13 @@ PAGES = (
     "/api/docs",
 )
 
-OPEN_EVERY_DETAILS = "() => document.querySelectorAll('details').forEach((d) => { d.open = true; })"
-
-#: Per gallery chart: its title's and its toolbar's boxes, and the chart's own.
-TITLES = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => {
-  const box = (el) => { if (!el) return null; const r = el.getBoundingClientRect();
-                        return {left: r.left, top: r.top, right: r.right, bottom: r.bottom}; };
-  return {id: p.dataset.figure, plot: box(p), title: box(p.querySelector(".gtitle")),
-          toolbar: box(p.querySelector(".modebar")), text: (p.querySelector(".gtitle") || {}).textContent};
-})"""
-
-
-def _settled(page: Page, path: str) -> None:
-    page.goto(path)
-    page.wait_for_load_state("networkidle")
-    if page.locator(".plot[data-figure]").count():
-        page.wait_for_function(PLOTS_DRAWN)
-
-
-def _read(path: str, window: tuple[int, int]) -> Callable[[Page], dict[str, Any]]:
-    """Every measure this module's tests take of ``path`` at ``window``, from one load (issue 26: the gallery's
-    pages were loaded three times at each window, the calculator's twice): as loaded, the charts' titles and
-    toolbars (:data:`TITLES`) and their legends (:data:`LEGEND_OVER`); then with every ``<details>`` open, what
-    passes the window's right edge. Only reads: no measure changes what the next one sees."""
-
-    def read(page: Page) -> dict[str, Any]:
-        use_window(page, window)
-        _settled(page, path)
-        titles, legends = page.evaluate(TITLES), page.evaluate(LEGEND_OVER)
-        page.evaluate(OPEN_EVERY_DETAILS)
-        page.wait_for_timeout(100)
-        return {"titles": titles, "legends": legends, "overflow": horizontal_overflow(page)}
-
-    return read
-
-
-def _measure(measured: Callable[..., Measured], path: str, window: tuple[int, int]) -> Measured:
-    return measured((path, window), _read(path, window))
-
 
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("path", PAGES)
-def test_page_does_not_scroll_sideways(measured: Callable[..., Measured], path: str, window: tuple[int, int]) -> None:
-    m = _measure(measured, path, window)
+def test_page_does_not_scroll_sideways(
+    page_states: Callable[..., Measured], path: str, window: tuple[int, int]
+) -> None:
+    m = page_states(path, window)
     m.assert_clean(allow=(API_DOCS_FAVICON,))
     found = m.value["overflow"]
     assert found["document"] <= found["window"] and not found["sticking_out"], found
@@ -107,16 +65,16 @@ def _titles_clear(charts: list[dict[str, Any]]) -> None:
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("slug", SLUGS)
 def test_gallery_titles_clear_the_toolbar(
-    measured: Callable[..., Measured], slug: str, window: tuple[int, int]
+    page_states: Callable[..., Measured], slug: str, window: tuple[int, int]
 ) -> None:
-    m = _measure(measured, f"/experiments/{slug}", window)
+    m = page_states(f"/experiments/{slug}", window)
     m.assert_clean()
     _titles_clear(m.value["titles"])
 
 
 def test_gallery_titles_are_fitted_again_when_the_window_narrows(page: Page) -> None:
     use_window(page, WINDOWS[1])
-    _settled(page, "/experiments/m98")
+    settle(page, "/experiments/m98")
     use_window(page, WINDOWS[0])  # a laptop's page opened, then the window made phone-sized
     page.wait_for_function(
         "(w) => [...document.querySelectorAll('.plot[data-figure]')].every((p) => p._latencyLabWidth === p.clientWidth"
@@ -126,17 +84,6 @@ def test_gallery_titles_are_fitted_again_when_the_window_narrows(page: Page) -> 
     page.wait_for_function(PLOTS_DRAWN)
     _titles_clear(page.evaluate(TITLES))
 
-
-#: Per chart: the axis titles, tick labels and chart title its legend runs over.
-LEGEND_OVER = """() => [...document.querySelectorAll(".plot[data-figure]")].map((p) => {
-  const box = (el) => { const r = el.getBoundingClientRect(); return [r.left, r.top, r.right, r.bottom]; };
-  const hit = (a, b) => a[0] < b[2] && b[0] < a[2] && a[1] < b[3] && b[1] < a[3];
-  const legend = p.querySelector(".legend");
-  if (!legend) return null;
-  const under = [...p.querySelectorAll(".xtitle, .ytitle, .xtick text, .ytick text, .gtitle")]
-    .filter((el) => hit(box(legend), box(el))).map((el) => el.textContent.slice(0, 30));
-  return under.length ? {plot: p.dataset.figure, under} : null;
-}).filter((x) => x)"""
 
 CHART_PAGES = (
     "/?preset=pm94-remote",
@@ -148,8 +95,8 @@ CHART_PAGES = (
 @pytest.mark.parametrize("window", WINDOWS, ids=WINDOW_IDS)
 @pytest.mark.parametrize("path", CHART_PAGES)
 def test_chart_legends_clear_the_axis_labels(
-    measured: Callable[..., Measured], path: str, window: tuple[int, int]
+    page_states: Callable[..., Measured], path: str, window: tuple[int, int]
 ) -> None:
-    m = _measure(measured, path, window)
+    m = page_states(path, window)
     m.assert_clean()
     assert m.value["legends"] == []
