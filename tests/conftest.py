@@ -31,8 +31,8 @@ SHARED_UNITS: dict[str, str] = {
     "tests/browser/test_fits_the_window.py": "tests/browser/[page states]",
 }
 
-#: The parallel phase's longest work units, with their test time in seconds (summed over their tests; the fresh-clone
-#: run of 592b499, 2026-11-29 17:31 UTC, quiet machine, before issue 26's cuts), for the xdist order only: the
+#: The parallel phase's longest work units, with their test time in seconds (summed over their tests; the CI run of
+#: 43a4bcf, 2026-11-29 17:31 UTC, quiet machine, before issue 26's cuts), for the xdist order only: the
 #: longest first, so that no long unit starts near the end while the other worker has run dry (pytest-xdist's own
 #: order, most tests first, started test_api_schemathesis 73rd and test_engine_backends 95th of 125 units). A unit
 #: not listed comes after these, most tests first; a figure that is off changes only the order.
