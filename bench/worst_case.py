@@ -123,6 +123,8 @@ PAGE_FIELDS = {
     "page.object_origins",
     "page.object_urgency",
     "page.object_incremental",
+    "page.object_early_hint",
+    "page.origins.early_hint_preconnect",
 }
 NUMERIC_SWEEPS = [f for f in SWEEPABLE_FIELDS if field_spec(f).kind in ("number", "integer")]
 
@@ -181,6 +183,7 @@ def draw_page(rng: random.Random) -> dict[str, Any]:
                 "dns_ms": rng.choice([0.0, rng.uniform(0, MAX_DNS_MS)]),
                 "preconnected": rng.random() < 0.5,
                 "coalesce_with_html": rng.random() < 0.3,
+                "early_hint_preconnect": rng.random() < 0.3,
             }
             for _ in range(k)
         ]
@@ -188,6 +191,8 @@ def draw_page(rng: random.Random) -> dict[str, Any]:
     if rng.random() < 0.3:  # RFC 9218 priorities (issue 28)
         page["object_urgency"] = [rng.randint(MIN_URGENCY, MAX_URGENCY) for _ in range(count)]
         page["object_incremental"] = [rng.random() < 0.5 for _ in range(count)]
+    if rng.random() < 0.3:  # 103 Early Hints (issue 28): some objects named by the HTML's 103
+        page["object_early_hint"] = [rng.random() < 0.3 for _ in range(count)]
     return page
 
 
