@@ -209,36 +209,16 @@ cdef class Prepared:
         c.conn_overhead = p.conn_overhead
         c.parallel = p.parallel
         c.html = p.html
-        c.objects.clear()
-        for size in p.objects:
-            c.objects.push_back(size)
-        c.object_parents.clear()
-        for parent in p.object_parents:
-            c.object_parents.push_back(parent)
-        c.origin_dns_ms.clear()
-        for dns in p.origin_dns_ms:
-            c.origin_dns_ms.push_back(dns)
-        c.origin_preconnected.clear()
-        for pre in p.origin_preconnected:
-            c.origin_preconnected.push_back(pre)
-        c.origin_coalesce.clear()
-        for co in p.origin_coalesce:
-            c.origin_coalesce.push_back(co)
-        c.object_origins.clear()
-        for origin in p.object_origins:
-            c.object_origins.push_back(origin)
-        c.object_urgency.clear()
-        for urgency in p.object_urgency:
-            c.object_urgency.push_back(urgency)
-        c.object_incremental.clear()
-        for incremental in p.object_incremental:
-            c.object_incremental.push_back(incremental)
-        c.object_early_hint.clear()
-        for hint in p.object_early_hint:
-            c.object_early_hint.push_back(hint)
-        c.origin_early_preconnect.clear()
-        for early in p.origin_early_preconnect:
-            c.origin_early_preconnect.push_back(early)
+        c.objects = p.objects
+        c.object_parents = p.object_parents
+        c.origin_dns_ms = p.origin_dns_ms
+        c.origin_preconnected = p.origin_preconnected
+        c.origin_coalesce = p.origin_coalesce
+        c.object_origins = p.object_origins
+        c.object_urgency = p.object_urgency
+        c.object_incremental = p.object_incremental
+        c.object_early_hint = p.object_early_hint
+        c.origin_early_preconnect = p.origin_early_preconnect
         c.early_hints_bytes = p.early_hints_bytes
         c.pages = p.pages
         c.user_think = p.user_think
