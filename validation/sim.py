@@ -100,6 +100,12 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
             "page.object_early_hint or page.origins' early_hint_preconnect on h2 and h3 (the harness's server sends "
             "no 103 Early Hints response)"
         )
+    streamed = ("h2", "h3", "pipelined", "persistent_parallel", "http10_parallel")
+    if getattr(p, "object_named_at", ()) and protocol in (None, *streamed):  # the others ask one object at a time
+        out.append(
+            "page.object_named_at_bytes before a parent's end on h2, h3, pipelined, persistent_parallel and "
+            "http10_parallel (the harness's client asks for an object once its parent has arrived whole)"
+        )
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
     return out

@@ -8,7 +8,8 @@ it closes after the response), and the rest in ``server_write_bytes`` writes (se
 its FIN with the last data. The client waits its think time before each request. An object is
 complete when its last byte reaches the client; a page when all its objects are. An embedded object is
 discovered when its parent (``page.object_parents``: the HTML, or an earlier embedded object such as the style
-sheet that names a font) has arrived, and its request leaves only then (:attr:`Session.reveals`). A session loads
+sheet that names a font) has arrived, and its request leaves only then (:attr:`Session.reveals`); with
+``page.object_named_at_bytes`` when the byte of its parent that names it has (HTML parsed as it streams). A session loads
 the page ``session.pages`` times, each after the user's think time (seed 000, 2.4; seed 001, 5.2):
 a persistent connection carries over unless the server's idle timeout closed it. On a split-proxy
 path (seed 003) the client's connections end at the local proxy, which relays (:mod:`latency_lab.protocols.proxy`).
@@ -29,6 +30,11 @@ from latency_lab.protocols.multiplex import HINTS_PREFIX
 from latency_lab.scenario.schema import DEFAULT_URGENCY
 
 DoneFn = Callable[[str, Any, Packet], None]
+
+#: The pseudo name of a byte of a parent's body that names objects (page.object_named_at_bytes): ``NAMED_PREFIX``
+#: parent ``@`` offset. A protocol's done callback gets it as it gets an object's name, and reveals
+#: ``Session.reveals[it]``; it is no object (no record, no end).
+NAMED_PREFIX = "named:"
 
 
 class ObjectRecord:
@@ -107,6 +113,9 @@ class Session:
         self.page_names: list[list[str]] = []
         # the objects each object's arrival reveals, in index order (page.object_parents; issue 28), every page alike
         self.reveals: dict[str, list[str]] = {}
+        # by object: the body offsets on the wire (sorted) at which objects it names are revealed, each with its
+        # pseudo name (page.object_named_at_bytes; issue 28)
+        self.named: dict[str, list[tuple[int, str]]] = {}
         parents = p.object_parents or (0,) * len(p.objects)
         for k in range(p.pages):
             prefix = "" if k == 0 else f"p{k + 1}:"
@@ -115,8 +124,21 @@ class Session:
             for name, size in zip(names, sizes, strict=True):
                 self.objects[name] = ObjectRecord(name, size, k)
                 self.reveals[name] = []
-            for i, parent in enumerate(parents, start=1):
-                self.reveals[names[parent]].append(names[i])
+            # HTML parsed as it streams (page.object_named_at_bytes): an object named before its parent's end is
+            # revealed when that byte of the parent's body arrives, by a pseudo name ``NAMED_PREFIX parent@offset``
+            # (its objects in ``reveals``) that the client expects at that byte (:meth:`_register`, multiplex.Mux)
+            named_at = p.object_named_at or (-1,) * len(p.objects)
+            for i, (parent, at) in enumerate(zip(parents, named_at, strict=True), start=1):
+                if 0 <= at < sizes[parent]:
+                    pseudo = f"{NAMED_PREFIX}{names[parent]}@{at}"
+                    if pseudo not in self.reveals:
+                        self.reveals[pseudo] = []
+                        self.named.setdefault(names[parent], []).append((at, pseudo))
+                    self.reveals[pseudo].append(names[i])
+                else:
+                    self.reveals[names[parent]].append(names[i])
+        for marks in self.named.values():
+            marks.sort()
         # each object's origin (page.object_origins; issue 28): 0 the HTML's, k the k-th of page.origins
         origin_of = p.object_origins or (0,) * len(p.objects)
         self.origin_of: dict[str, int] = {}
@@ -456,6 +478,9 @@ class Session:
             rec.connection = conn.id
             if rec.start is None:
                 rec.start = point.t
+            if name in self.named:  # the objects it names as it streams: revealed when that byte arrives
+                body = conn.expect_end + self.p.header
+                conn.expect.extend((body + at, pseudo) for at, pseudo in self.named[name])
             conn.expect_end += rec.bytes + self.p.header
             conn.expect.append((conn.expect_end, name))
 
@@ -553,6 +578,10 @@ class Session:
             if name.startswith(HINTS_PREFIX):  # a 103 Early Hints response has arrived (multiplex.Mux wrote it)
                 assert conn.mux is not None
                 conn.mux.on_hints(name[len(HINTS_PREFIX) :], t, pkt)
+                continue
+            if name.startswith(NAMED_PREFIX):  # the byte of a parent that names objects has arrived: reveal them
+                assert conn.on_done is not None
+                conn.on_done(name, t, pkt)
                 continue
             rec = self.objects[name]
             rec.end = t

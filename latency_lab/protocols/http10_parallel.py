@@ -24,7 +24,7 @@ def run(s: Session, names: list[str], start: Point) -> None:
     def done(name: str, t: Any, pkt: Packet) -> None:
         point = Point(t, pkt, None, "request")
         pending.extend(s.reveals[name])
-        if name != names[0]:
+        if name != names[0] and name in s.objects:  # not a byte that names objects (page.object_named_at_bytes)
             busy[s.origin(name)] -= 1
         i = 0
         while i < len(pending):  # the first waiting object of each origin with a free slot, in discovery order

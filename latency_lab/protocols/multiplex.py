@@ -180,10 +180,16 @@ class Mux:
         ]
         sizes = [value(x) for x in totals]
         sent = [0.0] * len(names)
+        # the bytes of each stream that name objects as it streams (page.object_named_at_bytes), from its start
+        head = 0 if alone else p.header
+        marks = [[(head + at, pseudo) for at, pseudo in s.named.get(name, ())] for name in names]
         for i, n in frame_order(sizes, p.frame, [s.priority[name] for name in names]):
             last = sent[i] + n >= sizes[i]
             # the last frame carries what is left of header + body, so a stream's frames add up to its form
             part = (totals[i] - q.size(sent[i]) if sent[i] else totals[i]) if last else q.size(n)
+            while marks[i] and marks[i][0][0] <= sent[i] + n:  # a byte that names objects is in this frame
+                at, pseudo = marks[i].pop(0)
+                self.conn.expect.append((self.down_end + at - sent[i], pseudo))
             sent[i] += n
             srv.write(t, part, names[i], point)
             self.down_end += n

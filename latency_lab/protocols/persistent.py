@@ -21,6 +21,8 @@ from latency_lab.protocols.base import Session
 def run(s: Session, names: list[str], start: Point) -> None:
     def opened(conn: Connection, point: Point) -> None:
         def done(name: str, t: Any, pkt: Packet) -> None:
+            if name not in s.objects:  # a byte that names objects (page.object_named_at_bytes): in order anyway
+                return
             i = names.index(name) + 1
             if i < len(names):
                 after = Point(t, pkt, None, "request")

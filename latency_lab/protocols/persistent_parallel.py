@@ -46,15 +46,16 @@ class Pool:
     def done(self, name: str, t: Any, pkt: Packet) -> None:
         """An object's last byte arrived: its connection takes the next waiting object, or idles."""
         s = self.s
-        conn = s.conns[s.objects[name].connection]
         point = Point(t, pkt, None, "request")
         found = s.reveals[name]  # the objects are known once their parent (the HTML, or page.object_parents') arrived
         mine = found if not s.origins else [other for other in found if s.origin(other) == self.origin]
         self.pending.extend(mine)
-        if self.pending:
-            s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
-        else:
-            self.free.append(conn)
+        if name in s.objects:  # not a byte that names objects (page.object_named_at_bytes), whose connection is busy
+            conn = s.conns[s.objects[name].connection]
+            if self.pending:
+                s.request(conn, [self.pending.pop(0)], s.think(point), self.done)
+            else:
+                self.free.append(conn)
         if mine:
             self.dispatch(point)
         if len(mine) < len(found):  # objects of other origins (page.origins): each origin's pool takes its own

@@ -100,6 +100,10 @@ class Params:
     # issue 28): each embedded object's flag (the 103 names it; (): none is), each other origin's flag (the 103 asks to
     # preconnect to it) and the 103's size; h2 and h3 only, and only when a flag is set
     object_early_hint: tuple[bool, ...] = ()
+    # HTML parsed as it streams (page.object_named_at_bytes; issue 28): each embedded object's offset in its parent's
+    # body on the wire (after compression) after which it is named, so discovered; the parent's wire size: at its end;
+    # (): every one at its parent's end
+    object_named_at: tuple[int, ...] = ()
     origin_early_preconnect: tuple[bool, ...] = ()
     early_hints_bytes: int = 200
     loss: float = (
@@ -168,6 +172,7 @@ def resolve(s: Scenario) -> Params:
         object_urgency=tuple(u for u, _ in s.page.priorities()),
         object_incremental=tuple(i for _, i in s.page.priorities()),
         object_early_hint=s.page.early_hints(),
+        object_named_at=s.page.named_at(h.html_compression_ratio),
         origin_early_preconnect=tuple(o.early_hint_preconnect for o in s.page.origins),
         early_hints_bytes=h.early_hints_bytes,
         pages=s.session.pages,

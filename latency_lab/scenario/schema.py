@@ -640,6 +640,20 @@ class Page(_Strict):
         "to HTTP/1.0 clients; browsers act on it only over h2 and h3). Omitted: no object is hinted.",
     )
 
+    object_named_at_bytes: list[Annotated[int, Strict()]] | None = Field(
+        None,
+        max_length=MAX_OBJECTS,
+        strict=False,
+        description="For each embedded object, the byte offset within its parent's body (page.object_parents: the "
+        "HTML's, or the style sheet's...; as authored, before compression) after which the reference to it has "
+        "been read (issue 28): browsers parse HTML and CSS as it streams, so the object is discovered, and its "
+        "request leaves, once the packet carrying that byte of its parent's response has arrived, not the whole "
+        "parent. 0 to the parent's size (bytes); the parent's size: at its end, as when omitted. With "
+        "http.html_compression_ratio the offset scales with the body (the compressed bytes up to offset x ratio, "
+        "rounded up). Delays only h2, h3, pipelined, http10_parallel and persistent_parallel: http10 and "
+        "persistent ask for one object at a time after the previous one has arrived, GETALL in one request.",
+    )
+
     @model_validator(mode="after")
     def _one_way_to_give_objects(self) -> Page:
         if self.object_bytes is not None:
@@ -671,6 +685,57 @@ class Page(_Strict):
 
         _per_object_list(parents, info, "parent", each=earlier)
         return parents
+
+    @field_validator("object_named_at_bytes")
+    @classmethod
+    def _named_within_parent(cls, offsets: list[int] | None, info: ValidationInfo) -> list[int] | None:
+        """One offset per embedded object, each within its parent's body (0 to the parent's size), checked here so
+        that a refusal names ``page.object_named_at_bytes``."""
+        data = info.data
+
+        def within(k: int, offset: int) -> str | None:
+            parents = data.get("object_parents")
+            parent = parents[k] if parents is not None and k < len(parents) else 0
+            if data["object_bytes"] is not None:
+                sizes = list(data["object_bytes"])
+            elif data["object_count"] is not None:
+                sizes = [data["object_size_bytes"] or 0] * data["object_count"]
+            else:
+                sizes = [DEFAULT_OBJECT_BYTES] * DEFAULT_OBJECT_COUNT
+            if not 0 <= parent <= len(sizes):  # pragma: no cover - object_parents refused it already
+                parent = 0
+            top = int(data["html_bytes"]) if parent == 0 else int(sizes[parent - 1])
+            if 0 <= offset <= top:
+                return None
+            named_by = "the HTML" if parent == 0 else f"embedded object {parent}"
+            return (
+                f"object_named_at_bytes[{k}] ({offset}) must be between 0 and {top}: the byte of its parent "
+                f"({named_by}, {top} bytes) after which embedded object {k + 1} is named"
+            )
+
+        _per_object_list(
+            offsets, info, "offset", needs=("html_bytes", "object_size_bytes", "object_parents"), each=within
+        )
+        return offsets
+
+    def named_at(self, html_compression_ratio: float = 1.0) -> tuple[int, ...]:
+        """Each embedded object's ``object_named_at_bytes`` as body bytes on the wire of its parent's response: the
+        offset scaled by the parent's transferred size over its given size (compression, image_size_ratio,
+        revalidation), rounded up, at most the parent's transferred size (its end). ``()``: none given, or every
+        one at its parent's end (as today)."""
+        if self.object_named_at_bytes is None:
+            return ()
+        html, objects = self.transferred(html_compression_ratio)
+        given = [self.html_bytes, *self.sizes()]
+        wire = [html, *objects]
+        parents = self.parents() or (0,) * len(objects)
+        out = []
+        for offset, parent in zip(self.object_named_at_bytes, parents, strict=True):
+            g, w = given[parent], wire[parent]
+            out.append(min(w, -(-offset * w // g)) if g > 0 else w)
+        if all(o >= wire[parent] for o, parent in zip(out, parents, strict=True)):
+            return ()
+        return tuple(out)
 
     @field_validator("object_origins")
     @classmethod

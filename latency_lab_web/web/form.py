@@ -79,6 +79,7 @@ _PARAM_LABELS = {
     "page.origins.coalesce_with_html": "Origins on the HTML's connection",
     "page.origins.early_hint_preconnect": "Origins the 103 Early Hints preconnects",
     "page.object_early_hint": "Objects the 103 Early Hints names",
+    "page.object_named_at_bytes": "Where its parent names each object",
     "page.object_origins": "Object origins",
 }
 

@@ -202,6 +202,18 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
             origin["early_hint_preconnect"] = pick.random() < 0.5
         if pick.random() < 0.5:
             http["early_hints_bytes"] = pick.choice([1, 100, 200, 1460, 3000])
+    # HTML parsed as it streams (issue 28): where in its parent each object is named, drawn likewise from its own stream
+    pick = random.Random("streamed " + repr(sorted(page.items())))
+    if pick.random() < 0.35 and not page.get("css_bytes") and not page.get("css_replaces_images"):
+        if "object_bytes" in page:
+            sizes = list(page["object_bytes"])
+        else:
+            sizes = [page.get("object_size_bytes", 2544)] * page.get("object_count", 3)
+        parents = page.get("object_parents", [0] * len(sizes))
+        page["object_named_at_bytes"] = [
+            pick.choice([0, 1, top // 2, top, pick.randint(0, top), max(top - 1, 0)])
+            for top in ([page["html_bytes"], *sizes][parent] for parent in parents)
+        ]
     doc: dict[str, Any] = {"network": network, "tcp": tcp, "http": http, "page": page}
     if rng.random() < 0.35:  # sessions of several page loads
         session: dict[str, Any] = {"pages": rng.choice([2, 2, 3])}

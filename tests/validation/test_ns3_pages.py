@@ -104,6 +104,21 @@ def test_early_hints_are_refused_by_name_on_h2() -> None:
     assert unsupported(resolve(as_scenario(_doc(plain, ["h2"]))), "h2") == []
 
 
+def test_streamed_html_is_refused_by_name_where_it_changes_the_schedule() -> None:
+    """HTML parsed as it streams (page.object_named_at_bytes before a parent's end): the harness's client asks for an
+    object once its parent has arrived whole, so the protocols the offset changes are refused by name; http10,
+    persistent and getall (one object at a time, or one request) and offsets at the parent's end run as they are."""
+    base = _doc({"object_bytes": [5000, 5000], "object_named_at_bytes": [100, 6000]}, ["h2"])
+    streamed = resolve(as_scenario(base))
+    for protocol in ("h2", "h3", "pipelined", "persistent_parallel", "http10_parallel"):
+        with pytest.raises(SimulationError, match=r"page\.object_named_at_bytes before a parent's end"):
+            setup_text(streamed, protocol)
+    for protocol in ("http10", "persistent", "getall"):
+        assert unsupported(streamed, protocol) == []
+    at_end = {"object_bytes": [5000, 5000], "object_named_at_bytes": [6000, 6000]}
+    assert unsupported(resolve(as_scenario(_doc(at_end, ["h2"]))), "h2") == []
+
+
 def _rows(sim: Any, doc: dict[str, Any]) -> dict[str, dict[str, Any]]:
     return {r["protocol"]: r for r in compare(doc, sim)["rows"]}
 

@@ -49,6 +49,7 @@ cdef extern from "params.hpp" namespace "ll":
         vector[long long] object_incremental
         vector[long long] object_early_hint
         vector[long long] origin_early_preconnect
+        vector[long long] object_named_at
         long long early_hints_bytes
         long long pages
         double user_think
@@ -220,6 +221,7 @@ cdef class Prepared:
         c.object_early_hint = p.object_early_hint
         c.origin_early_preconnect = p.origin_early_preconnect
         c.early_hints_bytes = p.early_hints_bytes
+        c.object_named_at = p.object_named_at
         c.pages = p.pages
         c.user_think = p.user_think
         c.has_idle_timeout = p.idle_timeout is not None

@@ -72,6 +72,9 @@ struct Params {
   std::vector<long long> object_early_hint;
   std::vector<long long> origin_early_preconnect;
   long long early_hints_bytes = 200;
+  // HTML parsed as it streams (page.object_named_at_bytes; issue 28): each embedded object's offset in its parent's
+  // body on the wire after which it is named (the parent's size or more: at its end); empty: every one at the end
+  std::vector<long long> object_named_at;
   long long pages;
   double user_think;
   bool has_idle_timeout;

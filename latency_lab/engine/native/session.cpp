@@ -1,5 +1,6 @@
 // latency_lab/protocols/base.py in C++: the session, its connections, the HTTP applications (see engine.hpp).
 #include <map>
+#include <tuple>
 
 #include "session.hpp"
 
@@ -9,6 +10,8 @@ namespace ll {
 Session::Session(const Params& params, int protocol_, long long allowance)
     : pp(params), q(&pp), p(&pp), eng(&q, allowance), protocol(protocol_) {
   int id = 0;
+  // the objects named before their parent's end (page.object_named_at_bytes): (parent, offset, child), in order
+  std::vector<std::tuple<int, long long, int>> streamed;
   for (long long k = 0; k < p->pages; ++k) {
     std::vector<int> names;
     objects.push_back(ObjectRecord{p->html, static_cast<int>(k)});
@@ -21,7 +24,13 @@ Session::Session(const Params& params, int protocol_, long long allowance)
     size_t n = p->objects.size();
     for (size_t i = 1; i <= n; ++i) {
       size_t parent = p->object_parents.empty() ? 0 : static_cast<size_t>(p->object_parents[i - 1]);
-      reveals[static_cast<size_t>(names[parent])].push_back(names[i]);
+      long long at = p->object_named_at.empty() ? -1 : p->object_named_at[i - 1];
+      long long parent_bytes = parent == 0 ? p->html : p->objects[parent - 1];
+      if (at >= 0 && at < parent_bytes) {
+        streamed.emplace_back(names[parent], at, names[i]);
+      } else {
+        reveals[static_cast<size_t>(names[parent])].push_back(names[i]);
+      }
     }
     for (size_t i = 0; i <= n; ++i) {  // each object's origin (page.object_origins; issue 28)
       origin_of.push_back(i == 0 || p->object_origins.empty() ? 0 : static_cast<int>(p->object_origins[i - 1]));
@@ -35,6 +44,20 @@ Session::Session(const Params& params, int protocol_, long long allowance)
     }
     page_names.push_back(std::move(names));
   }
+  named_of.assign(objects.size(), {});
+  for (const auto& [parent, at, child] : streamed) {  // base.Session's pseudo names, one per (parent, offset)
+    std::vector<std::pair<long long, int>>& marks = named_of[static_cast<size_t>(parent)];
+    int pseudo = -1;
+    for (const auto& mark : marks)
+      if (mark.first == at) pseudo = mark.second;
+    if (pseudo < 0) {
+      pseudo = static_cast<int>(reveals.size());
+      reveals.emplace_back();
+      marks.emplace_back(at, pseudo);
+    }
+    reveals[static_cast<size_t>(pseudo)].push_back(child);
+  }
+  for (auto& marks : named_of) std::sort(marks.begin(), marks.end());
   for (size_t k = 0; k < p->origin_dns_ms.size(); ++k) {
     OriginState st;
     st.index = static_cast<int>(k) + 1;
@@ -251,6 +274,9 @@ void Session::reg(Connection* conn, const std::vector<int>& names, Ref point, co
       rec.has_start = true;
       rec.start = eng.point_t(point);
     }
+    const double body = conn->expect_end + static_cast<double>(p->header);  // objects it names as it streams
+    for (const auto& [at, pseudo] : named_of[static_cast<size_t>(name)])
+      conn->expect.emplace_back(body + static_cast<double>(at), pseudo);
     conn->expect_end += static_cast<double>(rec.bytes + p->header);
     conn->expect.emplace_back(conn->expect_end, name);
   }
@@ -471,6 +497,11 @@ void Session::client_data(Connection* conn, double t, int32_t pkt) {
       on_hints(-1 - name, t, pkt);
       continue;
     }
+    if (static_cast<size_t>(name) >= objects.size()) {  // a byte of a parent that names objects: reveal them
+      DoneFn fn = conn->on_done;
+      fn(name, t, pkt);
+      continue;
+    }
     ObjectRecord& rec = objects[name];
     rec.has_end = true;
     rec.end = t;
@@ -503,7 +534,9 @@ struct Pool {
   }
 
   void done(int name, double t, int32_t pkt) {
-    Connection* conn = s->conns[static_cast<size_t>(s->objects[name].connection)].get();
+    // a byte that names objects (page.object_named_at_bytes): its connection is busy, it only reveals
+    const bool object = static_cast<size_t>(name) < s->objects.size();
+    Connection* conn = object ? s->conns[static_cast<size_t>(s->objects[name].connection)].get() : nullptr;
     Ref point = s->eng.point(t, pkt, false, 0.0, REQUEST);
     // the objects are known once their parent (the HTML, or page.object_parents') has arrived
     const std::vector<int>& found = s->reveals[static_cast<size_t>(name)];
@@ -514,9 +547,9 @@ struct Pool {
         mine += 1;
       }
     }
-    if (!pending.empty()) {
+    if (object && !pending.empty()) {
       take(conn, point);
-    } else {
+    } else if (object) {
       free.push_back(conn);
     }
     if (mine > 0) dispatch(point);

@@ -81,6 +81,10 @@ struct Session {
   std::vector<ObjectRecord> objects;
   std::vector<std::vector<int>> page_names;
   std::vector<std::vector<int>> reveals;  // by object: the objects its arrival reveals, in index order (base.py)
+  // HTML parsed as it streams (base.Session.named; page.object_named_at_bytes): by object, the body offsets on the wire
+  // (sorted) at which objects it names are revealed, each with its pseudo name: an id from objects.size() on, whose
+  // reveals are those objects (a done callback gets it as an object's name; it is no object)
+  std::vector<std::vector<std::pair<long long, int>>> named_of;
   std::vector<EventRec> events;
   long long restarts = 0;
   Ref start;

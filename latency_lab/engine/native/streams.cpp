@@ -156,9 +156,18 @@ void Mux::write_responses(double t, const std::vector<int>& names, Ref point) {
     }
     round_robin(turns, left, frame, frames);
   }
+  // the bytes of each stream that name objects as it streams (page.object_named_at_bytes), from its start
+  const long long head = alone ? 0 : p->header;
+  std::vector<size_t> mark(n, 0);
   for (const auto& [i, chunk] : frames) {
     bool last = sent[i] + chunk >= totals[i];
     double part = last ? (sent[i] != 0.0 ? totals[i] - sent[i] : totals[i]) : chunk;
+    const std::vector<std::pair<long long, int>>& marks = s->named_of[static_cast<size_t>(names[i])];
+    while (mark[i] < marks.size() && static_cast<double>(head + marks[mark[i]].first) <= sent[i] + chunk) {
+      const double target = static_cast<double>(head + marks[mark[i]].first);
+      conn->expect.emplace_back(down_end + target - sent[i], marks[mark[i]].second);
+      mark[i] += 1;
+    }
     sent[i] += chunk;
     srv->write(t, part, names[i], point);
     down_end += chunk;
@@ -275,7 +284,7 @@ void Session::driver(const std::vector<int>& names, Ref st) {
         Ref point = eng.point(t, pkt, false, 0.0, REQUEST);
         const std::vector<int>& found = reveals[static_cast<size_t>(name)];
         pend->insert(pend->end(), found.begin(), found.end());
-        if (name != names[0]) (*live)[static_cast<size_t>(origin_of[static_cast<size_t>(name)])] -= 1;
+        if (name != names[0] && static_cast<size_t>(name) < objects.size()) (*live)[static_cast<size_t>(origin_of[static_cast<size_t>(name)])] -= 1;
         size_t i = 0;
         while (i < pend->size()) {  // the first waiting object of each origin with a free slot, in discovery order
           int next = (*pend)[i];
