@@ -7,7 +7,8 @@ congestion window serves all streams. Browsers speak HTTP/2 only over TLS: set `
 as deployed (the schedule also runs over plain TCP, h2c). With ``page.origins`` each origin has one connection of
 its own (after its DNS lookup, or preconnected) and its objects' streams go there, unless it is coalesced with the
 HTML's (``coalesce_with_html``, RFC 9113 9.1.1): then its streams go on the HTML's connection once its lookup has
-ended.
+ended. With ``page.object_named_at_bytes`` an object's stream opens when the byte of its parent that names it has
+arrived (the done callback gets that byte's pseudo name, :data:`latency_lab.protocols.base.NAMED_PREFIX`).
 """
 
 from __future__ import annotations

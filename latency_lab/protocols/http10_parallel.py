@@ -6,7 +6,8 @@ opens ``parallel_connections`` connections, one object each, and opens the next 
 Live connections share the link first come, first served. With ``page.object_parents`` an object is
 discovered when its parent arrives and queues behind those discovered before it (ties in index order); a
 free slot takes the first waiting object. With ``page.origins`` the limit is per origin (as browsers' 6 per
-origin): a free slot of an origin takes the first waiting object of that origin, on a connection to it.
+origin): a free slot of an origin takes the first waiting object of that origin, on a connection to it. With
+``page.object_named_at_bytes`` an object is discovered when the byte of its parent that names it has arrived.
 """
 
 from __future__ import annotations

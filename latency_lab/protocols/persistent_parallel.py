@@ -8,7 +8,8 @@ fewer than ``parallel_connections`` are open the client opens a new connection f
 request leaves when the connection is ready). When an object's response has fully arrived its connection
 takes the next waiting object (one request at a time: no pipelining). With ``page.object_parents`` an object
 is discovered when its parent has arrived: it joins the waiting objects (in discovery order, ties in index order)
-and is taken as the HTML's objects are. The connections stay open across the
+and is taken as the HTML's objects are; with ``page.object_named_at_bytes`` when the byte of its parent that names
+it has arrived, while the parent's connection is still busy with it. The connections stay open across the
 session's pages; the server's idle timeout closes them all (:meth:`latency_lab.protocols.base.Session._object_done`).
 
 With ``http.preconnect`` the client opens the other ``parallel_connections - 1`` connections at the click, beside

@@ -10,7 +10,8 @@ requests and responses can be contained in a single TCP segment"; libwww buffers
 With ``page.object_parents`` the requests of the objects an object reveals are written, the same way, when
 its last byte arrives (after the responses already asked for, on the same connection). With ``page.origins``
 each origin has its own connection (opened when its first objects are discovered, after its DNS lookup, or
-preconnected) and the requests of its objects are pipelined there, in order, once it is ready.
+preconnected) and the requests of its objects are pipelined there, in order, once it is ready. With
+``page.object_named_at_bytes`` they are written when the byte of the parent that names them has arrived.
 """
 
 from __future__ import annotations

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 from latency_lab import ALL_PROTOCOLS
+from latency_lab.analysis.predict import evaluate, expression
 from latency_lab.scenario.params import resolve
 from latency_lab.scenario.schema import Scenario
 from tests.latency_lab import differential
@@ -127,3 +128,16 @@ def test_a_child_of_an_object_is_named_at_its_offset_in_that_object() -> None:
     plain = _doc("h2", None, object_bytes=[20_000, 5_000], object_parents=[0, 1])
     _, whole = _objects(plain, "h2")
     assert whole["obj2"]["start_ms"] == pytest.approx(whole["obj1"]["end_ms"], abs=TOL)
+
+
+@pytest.mark.parametrize("protocol", [*STREAMED, "h3"])
+def test_the_formula_follows_the_streamed_schedule(protocol: str) -> None:
+    """The traced (symbolic) run goes through the same schedule: its formula evaluates to the streamed page load time,
+    which differs from the whole-parent one."""
+    doc = _doc(protocol, 1_000)
+    scenario = Scenario.model_validate(doc)
+    formula = expression(scenario, protocol)["page_load_ms"]
+    streamed, _ = _objects(doc, protocol)
+    whole, _ = _objects(_doc(protocol, None), protocol)
+    assert evaluate(formula, resolve(scenario)) == pytest.approx(streamed, rel=1e-9)
+    assert abs(streamed - whole) > 50
