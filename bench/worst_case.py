@@ -125,6 +125,7 @@ PAGE_FIELDS = {
     "page.object_incremental",
     "page.object_early_hint",
     "page.origins.early_hint_preconnect",
+    "page.object_named_at_bytes",
 }
 NUMERIC_SWEEPS = [f for f in SWEEPABLE_FIELDS if field_spec(f).kind in ("number", "integer")]
 
@@ -161,7 +162,7 @@ def draw_value(rng: random.Random, s: FieldSpec) -> Any:
     raise ValueError(s)
 
 
-def draw_page(rng: random.Random) -> dict[str, Any]:
+def draw_page(rng: random.Random, html_bytes: int = 6000) -> dict[str, Any]:
     """Objects: equal ones (object_count, object_size_bytes) or a list of sizes; up to MAX_OBJECTS of them, small
     pages as often as large ones (log-uniform count)."""
     count = int(math.exp(rng.uniform(0, math.log(MAX_OBJECTS + 1)))) - 1
@@ -193,6 +194,11 @@ def draw_page(rng: random.Random) -> dict[str, Any]:
         page["object_incremental"] = [rng.random() < 0.5 for _ in range(count)]
     if rng.random() < 0.3:  # 103 Early Hints (issue 28): some objects named by the HTML's 103
         page["object_early_hint"] = [rng.random() < 0.3 for _ in range(count)]
+    if rng.random() < 0.3:  # HTML parsed as it streams (issue 28): where in its parent (``html_bytes``: the HTML's
+        # size) each object is named, from its start to its end
+        sizes = page.get("object_bytes") or [page.get("object_size_bytes", 0)] * count
+        tops = [html_bytes if parent == 0 else sizes[parent - 1] for parent in page.get("object_parents", [0] * count)]
+        page["object_named_at_bytes"] = [rng.choice([0, rng.randint(0, top), top]) for top in tops]
     return page
 
 
@@ -211,7 +217,7 @@ def random_scenario(rng: random.Random) -> dict[str, Any]:
         if param in PAGE_FIELDS or param == "protocols" or rng.random() > share:
             continue
         set_at(doc, param, draw_value(rng, s))
-    doc.setdefault("page", {}).update(draw_page(rng))
+    doc.setdefault("page", {}).update(draw_page(rng, doc.get("page", {}).get("html_bytes", 6000)))
     doc["protocols"] = (
         list(ALL_PROTOCOLS) if rng.random() < 0.5 else rng.sample(ALL_PROTOCOLS, rng.randint(1, len(ALL_PROTOCOLS)))
     )
@@ -328,10 +334,10 @@ def mutate(rng: random.Random, req: Request) -> Request:
             page = {
                 k: v
                 for k, v in out.scenario.get("page", {}).items()
-                if k not in ("object_bytes", "object_count", "object_parents")
+                if k not in ("object_bytes", "object_count", "object_parents", "object_named_at_bytes")
             }
             page.pop("object_size_bytes", None)
-            out.scenario["page"] = {**page, **draw_page(rng)}
+            out.scenario["page"] = {**page, **draw_page(rng, page.get("html_bytes", 6000))}
         elif r < 0.25:
             out.scenario["protocols"] = rng.sample(ALL_PROTOCOLS, rng.randint(1, len(ALL_PROTOCOLS)))
         elif r < 0.3 and out.route in ("sweep", "formula", "explain"):
