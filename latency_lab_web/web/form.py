@@ -31,6 +31,7 @@ from latency_lab_web.web.query import (
     OBJECT_LIST_PARAMS,
     SCENARIO_PARAMS,
     convert,
+    place_values,
     scenario_document,
     unknown,
 )
@@ -414,17 +415,30 @@ def _param_doc(params: Mapping[str, str]) -> dict[str, Any]:
 
 
 def canonical(state: State, scenario: Scenario) -> list[tuple[str, str]]:
-    """The shortest query giving ``scenario``: each given field left out if the scenario stays the same without it."""
+    """The shortest query giving ``scenario``: each given field left out if the scenario stays the same without it.
+
+    ``scenario`` is the one ``state.base_doc`` and ``state.given`` give (:func:`read`). Each field is read once, and a
+    trial without it validates only its own section: the others are the same documents as the scenario kept so far,
+    whose validated sections it takes (the overlay's rules stay within a section, and a section's rules read only
+    it). A 663-object page with every per-object list given cost 0.4 s a request otherwise (issue 26)."""
     target = scenario.model_dump(mode="json")
     kept = dict(state.given)
+    values = {param: convert(text, SCENARIO_PARAMS[param]) for param, text in kept.items()}
+    current = scenario  # validated from the fields kept so far
     for param in list(kept):
-        trial = {k: v for k, v in kept.items() if k != param}
+        section = param.split(".", 1)[0] if "." in param else ""
+        doc, _ = place_values({k: v for k, v in values.items() if k in kept and k != param})
+        trial = overlay(state.base_doc, doc)
+        for name, value in trial.items():
+            if name != section and isinstance(value, dict) and isinstance(getattr(current, name, None), BaseModel):
+                trial[name] = getattr(current, name).model_copy()  # the same section as current's, validated
         try:
-            same = validate_doc(overlay(state.base_doc, _param_doc(trial))).model_dump(mode="json") == target
+            shorter = validate_doc(trial)
         except ValidationError:
-            same = False
-        if same:
+            continue
+        if shorter.model_dump(mode="json") == target:
             del kept[param]
+            current = shorter
     converted = _param_doc(kept)
     pairs: list[tuple[str, str]] = [("preset", state.preset)] if state.preset else []
     for f in FIELDS:

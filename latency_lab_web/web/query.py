@@ -26,7 +26,7 @@ from __future__ import annotations
 import difflib
 import re
 import typing
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from pydantic import BaseModel
@@ -159,9 +159,8 @@ def scenario_document(args: MultiDict[str, str], options: Iterable[str]) -> tupl
     elsewhere and only checked here for repeats.
     """
     opts = set(options)
-    doc: dict[str, Any] = {}
     found: list[Problem] = []
-    lists: dict[str, dict[str, Any]] = {}  # page.origins -> its parameters' values (each a list, or unreadable text)
+    converted: dict[str, Any] = {}
     for name in args:
         values = args.getlist(name)
         if len(values) > 1:
@@ -173,7 +172,20 @@ def scenario_document(args: MultiDict[str, str], options: Iterable[str]) -> tupl
         if s is None:
             found.append(unknown(name, [*SCENARIO_PARAMS, *sorted(opts)]))
             continue
-        value = convert(values[0], s)
+        converted[name] = convert(values[0], s)
+    doc, placed = place_values(converted)
+    return doc, found + placed
+
+
+def place_values(converted: Mapping[str, Any]) -> tuple[dict[str, Any], list[Problem]]:
+    """The scenario document of scenario parameters already read (:func:`convert`), and the problems of lists of
+    objects given different numbers of values; :func:`scenario_document`'s second half (the canonical address tries
+    the given parameters without each in turn, each read once: ``latency_lab_web.web.form.canonical``). The values are
+    placed, not copied."""
+    doc: dict[str, Any] = {}
+    found: list[Problem] = []
+    lists: dict[str, dict[str, Any]] = {}  # page.origins -> its parameters' values (each a list, or unreadable text)
+    for name, value in converted.items():
         if name in OBJECT_LIST_PARAMS:
             lists.setdefault(OBJECT_LIST_PARAMS[name][0], {})[name] = value
             continue

@@ -17,7 +17,7 @@ from werkzeug.datastructures import MultiDict
 from latency_lab import PRESETS, Scenario
 from latency_lab.analysis.sweep import SweepRequest, points
 from latency_lab.cli import predict_document
-from latency_lab.scenario.overlay import deep_merge, mean_size, overlay
+from latency_lab.scenario.overlay import copy_json, deep_merge, mean_size, overlay
 
 #: (preset or "", the one given field, its value): the fields whose rules differ from a plain merge, and one without.
 CASES: list[tuple[str, str, Any]] = [
@@ -125,3 +125,21 @@ def test_a_sweep_of_the_count_of_unequal_objects_takes_their_mean_size() -> None
     base = Scenario.model_validate({"page": {"object_bytes": [1000, 3000]}})
     pts = points(SweepRequest(scenario=base, field="page.object_count", values=[1, 4]))
     assert [(v, s.page.sizes()) for v, s in pts] == [(1, [2000]), (4, [2000] * 4)]
+
+
+def test_a_copy_shares_no_list_or_dict_with_its_original() -> None:
+    """Lists of numbers are copied in one step and numbers shared (they cannot change): still a deep copy."""
+    doc: dict[str, Any] = {
+        "page": {"object_bytes": [1, 2.5, 3], "origins": [{"dns_ms": 5}, {"dns_ms": None}], "flags": [True, "x"]},
+        "nested": [[1, [2, {"a": [3]}]]],
+    }
+    copied = copy_json(doc)
+    assert copied == doc
+    copied["page"]["object_bytes"].append(4)
+    copied["page"]["origins"][0]["dns_ms"] = 6
+    copied["page"]["flags"][0] = False
+    copied["nested"][0][1][1]["a"].append(4)
+    assert doc == {
+        "page": {"object_bytes": [1, 2.5, 3], "origins": [{"dns_ms": 5}, {"dns_ms": None}], "flags": [True, "x"]},
+        "nested": [[1, [2, {"a": [3]}]]],
+    }

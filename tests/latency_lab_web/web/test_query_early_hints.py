@@ -5,8 +5,6 @@ address that reads back the same."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 import pytest
 from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
@@ -14,6 +12,7 @@ from werkzeug.datastructures import MultiDict
 from latency_lab_web import create_app
 from latency_lab_web.web.form import FIELD_BY_PARAM, read
 from latency_lab_web.web.query import SCENARIO_PARAMS, scenario_document
+from tests.latency_lab_web.web.address import query_predicts_as_body, reads_back_the_same
 
 HINT, EARLY, SIZE = "page.object_early_hint", "page.origins.early_hint_preconnect", "http.early_hints_bytes"
 DNS, AT = "page.origins.dns_ms", "page.object_origins"
@@ -68,10 +67,7 @@ def test_a_bad_value_is_said_beside_its_field(pairs: list[tuple[str, str]], fiel
     ],
 )
 def test_the_address_reads_back_the_same(pairs: list[tuple[str, str]]) -> None:
-    first = read(MultiDict(pairs))
-    assert first.errors == {} and first.scenario is not None
-    again = read(MultiDict(parse_qsl(first.query, keep_blank_values=True)))
-    assert again.errors == {} and again.scenario == first.scenario and again.query == first.query
+    reads_back_the_same(pairs)
 
 
 @pytest.fixture(scope="module")
@@ -87,10 +83,7 @@ def test_the_api_query_predicts_what_the_json_body_does_and_the_hint_helps_h2(cl
         "page": {"object_bytes": [10_000], "object_early_hint": [True]},
     }
     q = "protocols=h2&network.rtt_ms=100&http.server_think_ms=500&page.object_bytes=10000"
-    got = client.get(f"/api/v1/predict?{q}&{HINT}=true")
-    want = client.post("/api/v1/predict", json=body)
-    assert got.status_code == 200 and want.status_code == 200
-    assert got.json == want.json
+    got = query_predicts_as_body(client, f"{q}&{HINT}=true", body)
     plain = client.get(f"/api/v1/predict?{q}")
     assert got.json["results"][0]["page_load_ms"] < plain.json["results"][0]["page_load_ms"] - 400
 

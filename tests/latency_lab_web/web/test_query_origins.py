@@ -22,6 +22,7 @@ from latency_lab_web.web.query import (
     object_list_pairs,
     scenario_document,
 )
+from tests.latency_lab_web.web.address import query_predicts_as_body
 
 DNS, PRE, CO = "page.origins.dns_ms", "page.origins.preconnected", "page.origins.coalesce_with_html"
 
@@ -162,10 +163,7 @@ def test_the_api_query_predicts_what_the_json_body_does(client: FlaskClient) -> 
         "protocols=h2,persistent_parallel&network.rtt_ms=80&page.object_bytes=2000,3000,4000,5000"
         f"&{DNS}=40,0&{PRE}=false,true&page.object_origins=1,2,2,0"
     )
-    got = client.get("/api/v1/predict?" + q)
-    want = client.post("/api/v1/predict", json=body)
-    assert got.status_code == 200 and want.status_code == 200
-    assert got.json == want.json
+    got = query_predicts_as_body(client, q, body)
     flat = client.get("/api/v1/predict?" + q.split(f"&{DNS}")[0])
     # another origin's own lookup and handshake cost h2 time here (origin 1's 40 ms lookup is on the path)
     assert got.json["results"][0]["page_load_ms"] > flat.json["results"][0]["page_load_ms"] + 40

@@ -4,8 +4,6 @@ address that reads back the same."""
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl
-
 import pytest
 from flask.testing import FlaskClient
 from werkzeug.datastructures import MultiDict
@@ -13,6 +11,7 @@ from werkzeug.datastructures import MultiDict
 from latency_lab_web import create_app
 from latency_lab_web.web.form import FIELD_BY_PARAM, read
 from latency_lab_web.web.query import SCENARIO_PARAMS, scenario_document
+from tests.latency_lab_web.web.address import query_predicts_as_body, reads_back_the_same
 
 AT = "page.object_named_at_bytes"
 
@@ -46,10 +45,7 @@ def test_a_bad_value_is_said_beside_its_field(pairs: list[tuple[str, str]], word
 
 
 def test_the_address_reads_back_the_same() -> None:
-    first = read(MultiDict([(AT, "1000,0,6000"), ("protocols", "h2,h3")]))
-    assert first.errors == {} and first.scenario is not None
-    again = read(MultiDict(parse_qsl(first.query, keep_blank_values=True)))
-    assert again.errors == {} and again.scenario == first.scenario and again.query == first.query
+    reads_back_the_same([(AT, "1000,0,6000"), ("protocols", "h2,h3")])
 
 
 @pytest.fixture(scope="module")
@@ -64,10 +60,7 @@ def test_the_api_query_predicts_what_the_json_body_does_and_streaming_helps_h2(c
         "page": {"html_bytes": 100_000, "object_bytes": [10_000], "object_named_at_bytes": [1000]},
     }
     q = "protocols=h2&network.rtt_ms=100&network.bandwidth_bps=1000000&page.html_bytes=100000&page.object_bytes=10000"
-    got = client.get(f"/api/v1/predict?{q}&{AT}=1000")
-    want = client.post("/api/v1/predict", json=body)
-    assert got.status_code == 200 and want.status_code == 200
-    assert got.json == want.json
+    got = query_predicts_as_body(client, f"{q}&{AT}=1000", body)
     plain = client.get(f"/api/v1/predict?{q}")
     assert got.json["results"][0]["page_load_ms"] < plain.json["results"][0]["page_load_ms"] - 100
 
