@@ -21,7 +21,7 @@ docs/dask.md).
 
 ``har FILE`` reads a HAR (:mod:`latency_lab.scenario.har`) and prints its page (origins, objects, bytes, the initiator
 tree's depth) and the model's prediction for it, with what-ifs (``--protocols``, ``--rtt-ms``, ``--bandwidth-bps``,
-``--loss-rate``, ``--remove-origin``, ``--preconnect``, ``--early-hints``), beside the HAR's own measured onLoad; ``--json`` prints the
+``--loss-rate``, ``--remove-origin``, ``--preconnect``, ``--early-hints``, ``--origin-rtt``, ``--origin-paths``), beside the HAR's own measured onLoad; ``--json`` prints the
 answer :func:`latency_lab.studies.har.answer` gives (the API's).
 
 ``study DESIGN --out DIR`` runs a study (:mod:`latency_lab.studies.study`) into Parquet shards in DIR, resuming from
@@ -514,6 +514,8 @@ HAR_OPTIONS = {
     "remove_origins": "--remove-origin",
     "preconnect": "--preconnect",
     "early_hints": "--early-hints",
+    "origin_rtts": "--origin-rtt",
+    "origin_paths": "--origin-paths",
 }
 
 
@@ -522,6 +524,8 @@ def _what_if(args: argparse.Namespace) -> WhatIf:
         "preconnect": args.preconnect,
         "early_hints": args.early_hints,
         "remove_origins": args.remove_origin,
+        "origin_rtts": args.origin_rtt,
+        "origin_paths": args.origin_paths,
     }
     for name in ("protocols", "rtt_ms", "bandwidth_bps", "loss_rate"):
         if getattr(args, name) is not None:
@@ -848,6 +852,19 @@ def build_parser(prog: str = PROG) -> argparse.ArgumentParser:
         "--early-hints",
         action="store_true",
         help="h2, h3: a 103 Early Hints names the HTML's style sheets and scripts and preconnects the other origins",
+    )
+    ph.add_argument(
+        "--origin-rtt",
+        action="append",
+        default=[],
+        metavar="ORIGIN=MS",
+        help="put this origin on a path of its own at this round trip (a CDN nearby; scheme://host:port as listed); "
+        "repeatable",
+    )
+    ph.add_argument(
+        "--origin-paths",
+        action="store_true",
+        help="every other origin on a path of its own at the round trip its connect times show",
     )
     ph.add_argument("--json", action="store_true", help="print the answer as JSON (the API's)")
     ph.set_defaults(handler=cmd_har, parser=ph)

@@ -108,6 +108,11 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
         )
     if getattr(p, "proxy", None) is not None:
         out.append("proxy.architecture 'split_proxy' (the harness builds one client-server path, no proxies)")
+    if any(getattr(p, "origin_path", ())):
+        out.append(
+            "page.origins[].rtt_ms or bandwidth_bps, an origin's own path (the harness builds one client-server path: "
+            "every origin's server on it)"
+        )
     return out
 
 

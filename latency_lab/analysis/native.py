@@ -22,7 +22,7 @@ from latency_lab.analysis.critical_path import CATEGORIES, STALL_COUNT_NAMES
 from latency_lab.analysis.document import document, summarize
 from latency_lab.analysis.result import ExpectedWithLoss, ObjectTiming, ProtocolResult, ProtocolSummary
 from latency_lab.engine import words
-from latency_lab.engine.core import LEG_NAMES
+from latency_lab.engine.core import LEG_NAMES, ORIGIN_LEG
 from latency_lab.engine.tcp import NAMES
 from latency_lab.mechanisms import loss, quic
 from latency_lab.mechanisms.loss_recovery import CAUSES, assemble, expected
@@ -140,9 +140,11 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     p = prep.p
     events: list[dict[str, Any]] = []
     notes = r.notes
-    # who the two ends of each connection are, for the sentences (latency_lab.engine.tcp.NAMES: on a split-proxy path by leg)
-    ends = NAMES["direct" if p.proxy is None else "split_proxy"]
-    legs = r.conn_legs
+    # who the two ends of each connection are, for the sentences, by its leg (latency_lab.engine.tcp.leg_ends, written
+    # out: no call into the Python engine's modules from the native path)
+    by_leg = NAMES["direct" if p.proxy is None else "split_proxy"]
+    ends = [NAMES["direct"][0] if leg >= ORIGIN_LEG else by_leg[leg] for leg in r.conn_legs]  # by connection
+
     for (
         kind,
         reason,
@@ -163,10 +165,10 @@ def run(prep: Prepared, protocol: str, packets: bool = False) -> ProtocolResult:
     ) in r.events:
         name = prep.name(obj)
         if kind == RESTART:  # a restart after idle (latency_lab.protocols.base.Session.record_restart)
-            why = words.restart_why(ends[legs[conn]][side], gap, rto, before, after)  # the sender's name
+            why = words.restart_why(ends[conn][side], gap, rto, before, after)  # the sender's name
             events.append(words.event("slow_start_restart", t, 0.0, conn, name, why))
             continue
-        near, far = ends[legs[conn]][side], ends[legs[conn]][1 - side]
+        near, far = ends[conn][side], ends[conn][1 - side]
         text = ""
         if note >= 0:
             segs, nbytes, ep_segments = notes[note]

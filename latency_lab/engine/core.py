@@ -29,6 +29,17 @@ UP, DOWN = 0, 1  # client -> server, server -> client
 PATH, CLIENT_LEG, SERVER_LEG = 0, 1, 2
 #: The legs by index, as the packets of the output document name them.
 LEG_NAMES = ("long_haul", "client", "server")
+#: The first leg of the other origins' own paths (page.origins' rtt_ms, bandwidth_bps; issue 28): origin ``k``'s is leg
+#: ``ORIGIN_LEG + k - 1`` (links ``2 leg`` up and ``2 leg + 1`` down), each a path of its own, FIFO links no other
+#: origin's connections share.
+ORIGIN_LEG = 3
+
+
+def origin_leg(p: Params, o: int) -> int | None:
+    """The leg of origin ``o``'s own path (``o`` >= 1), or None if it shares the network's."""
+    return ORIGIN_LEG + o - 1 if p.origin_path and p.origin_path[o - 1] else None
+
+
 #: The rate symbol of each link in the linear forms (:mod:`latency_lab.analysis.symbolic`).
 LINK_RATE = ("B_u", "B_d", "B_c", "B_c", "B_s", "B_s")
 
@@ -44,7 +55,10 @@ class Quantities:
         x = p.proxy
         dc, kc, ds, ks = (x.d_c, x.k_c, x.d_s, x.k_s) if x is not None else (0.0, 0.0, 0.0, 0.0)
         self.d: tuple[Any, ...] = (p.d_up, p.d_down, dc, dc, ds, ds)  # one-way delay of each link (ms)
-        self.k = (p.k_up, p.k_down, kc, kc, ks, ks)  # ms per wire byte of each link
+        self.k: tuple[float, ...] = (p.k_up, p.k_down, kc, kc, ks, ks)  # ms per wire byte of each link
+        if p.origin_path:  # the other origins' own paths, two links each (ORIGIN_LEG on)
+            self.d = (*self.d, *(x for pair in zip(p.origin_d_up, p.origin_d_down, strict=True) for x in pair))
+            self.k = (*self.k, *(x for pair in zip(p.origin_k_up, p.origin_k_down, strict=True) for x in pair))
         self.o = p.overhead
         self.server_think: Any = p.server_think
         self.client_think: Any = p.client_think
@@ -55,12 +69,15 @@ class Quantities:
         self.request: Any = p.request
         self.rwnd: Any = p.rwnd
         # each leg's receive window (bytes), as a number and as used in the forms
-        self.rwnd_n: tuple[int, int, int] = (p.rwnd, p.rwnd, p.rwnd)
+        self.rwnd_n: tuple[int, ...] = (p.rwnd, p.rwnd, p.rwnd)
         self.mux: Any = 0  # bytes of multiplexing overhead per relayed segment (split proxy)
         if x is not None:
             self.rwnd_n = (x.rwnd_x or p.rwnd, x.rwnd_c or p.rwnd, x.rwnd_s or p.rwnd)
             self.mux = x.mux
-        self.rwnds: tuple[Any, Any, Any] = self.rwnd_n
+        self.rwnds: tuple[Any, ...] = self.rwnd_n
+        if p.origin_path:  # each origin's own path: the scenario's receive window
+            self.rwnd_n = (*self.rwnd_n, *(p.rwnd,) * len(p.origin_path))
+            self.rwnds = self.rwnd_n
         self.dns: Any = p.dns_ms
 
     def size(self, n: int) -> Any:
@@ -93,7 +110,7 @@ class Traced(Quantities):
         self.rwnds = (self.rwnd, self.rwnd, self.rwnd)
         if x is not None:
             self.d = (*self.d[:2], *[Lin(x.d_c, {"d_c": 1})] * 2, *[Lin(x.d_s, {"d_s": 1})] * 2)
-            self.rwnds = tuple(  # type: ignore[assignment]
+            self.rwnds = tuple(
                 Lin(n, {sym: 1}) if given is not None else self.rwnd
                 for n, given, sym in zip(
                     self.rwnd_n, (x.rwnd_x, x.rwnd_c, x.rwnd_s), ("W_x", "W_c", "W_s"), strict=True
@@ -101,11 +118,19 @@ class Traced(Quantities):
             )
             self.mux = Lin(x.mux, {"m": 1})
         self.dns = Lin(p.dns_ms, {"T_dns": 1})
+        if p.origin_path:
+            # the other origins' own paths: their delays and serialization times enter the forms as numbers (ms), the
+            # glossary having no symbol for them; the links before them keep theirs (a direct path has no legs 1, 2)
+            legs = [*self.d, *[Lin.const(0.0)] * (2 * ORIGIN_LEG - len(self.d))]
+            self.d = (*legs, *(Lin.const(x) for x in Quantities(p).d[2 * ORIGIN_LEG :]))
+            self.rwnds = (*self.rwnds, *(self.rwnd,) * len(p.origin_path))
 
     def size(self, n: int) -> Any:
         return Lin.const(n)
 
     def tx(self, direction: int, payload: Any) -> Any:
+        if direction >= 2 * ORIGIN_LEG:  # an origin's own path: a number (see __init__)
+            return Lin.const((payload.v + self.o) * self.k[direction])
         link = LINK_RATE[direction]
         c: dict[object, float] = {(link, key): x for key, x in payload.c.items()}
         c[(link, "o")] = c.get((link, "o"), 0) + 1
@@ -180,8 +205,8 @@ class Engine:
         self.traced = q.traced
         self.heap: list[tuple[float, int, Callable[..., None], tuple[Any, ...]]] = []
         self.seq = 0
-        self.link_free: list[Any] = [q.zero] * 6
-        self.link_last: list[Packet | None] = [None] * 6
+        self.link_free: list[Any] = [q.zero] * len(q.k)  # two a leg (and the other origins' own paths)
+        self.link_last: list[Packet | None] = [None] * len(q.k)
         self.packets: list[Packet] = []
         self.wire_bytes = 0  # bytes of every packet on the wire, headers included
         # the request's step budget (latency_lab.scenario.limits): every scheduled packet, timer and write is a step

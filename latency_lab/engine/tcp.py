@@ -13,7 +13,7 @@ from collections.abc import Callable
 from typing import Any
 
 from latency_lab.engine import words
-from latency_lab.engine.core import PATH, Engine, Packet, Point
+from latency_lab.engine.core import ORIGIN_LEG, PATH, Engine, Packet, Point
 from latency_lab.engine.lin import Lin
 from latency_lab.mechanisms import connection_setup, delayed_ack, nagle, rto, slow_start
 
@@ -479,6 +479,14 @@ NAMES = {
 }
 
 
+def leg_ends(split_proxy: bool, leg: int) -> tuple[str, str]:
+    """Who the two ends of a connection on ``leg`` are (the opener first): :data:`NAMES`' on the network's legs, the
+    client and the server on another origin's own path (page.origins' rtt_ms; issue 28)."""
+    if leg >= ORIGIN_LEG:
+        return NAMES["direct"][PATH]
+    return NAMES["split_proxy" if split_proxy else "direct"][leg]
+
+
 class Connection:
     """A TCP connection on one leg of the path; ``session`` gets its application events.
 
@@ -494,9 +502,12 @@ class Connection:
         p = q.p
         self.leg = leg
         self.links = (2 * leg, 2 * leg + 1)
-        self.names = NAMES["direct" if p.proxy is None else "split_proxy"][leg]
         x = p.proxy
-        self.rto = p.rto_ms if x is None or leg == PATH else x.rto_c if leg == 1 else x.rto_s
+        self.names = leg_ends(x is not None, leg)
+        if leg >= ORIGIN_LEG:  # another origin's own path (page.origins' rtt_ms; issue 28): its own initial timeout
+            self.rto = p.origin_rto_ms[leg - ORIGIN_LEG]
+        else:
+            self.rto = p.rto_ms if x is None or leg == PATH else x.rto_c if leg == 1 else x.rto_s
         self.client = Endpoint(self, 0, p.iw)
         self.server = Endpoint(self, 1, p.iw)
         self.client.peer = self.server

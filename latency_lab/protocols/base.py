@@ -22,7 +22,7 @@ from collections.abc import Callable
 from typing import Any, Protocol
 
 from latency_lab.engine import words
-from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities
+from latency_lab.engine.core import CLIENT_LEG, PATH, Engine, Packet, Point, Quantities, origin_leg
 from latency_lab.engine.lin import Lin, value
 from latency_lab.engine.tcp import Connection, Endpoint
 from latency_lab.protocols import secure_setup
@@ -353,7 +353,7 @@ class Session:
         it is ready: TCP's handshake and TLS's, or QUIC's for h3."""
         st = self.origins[o - 1]
         looked = self.lookup(o, point)
-        conn = self.new_connection(close_after=close_after)
+        conn = self.new_connection(close_after=close_after, leg=origin_leg(self.p, o))
         conn.origin = o
         self.other_conns += 1
         index = st.opened
@@ -425,9 +425,10 @@ class Session:
         self.conns.append(conn)
         return conn
 
-    def new_connection(self, close_after: bool) -> Connection:
-        """A new connection of the client's (to the server, or to the local proxy on a split-proxy path)."""
-        conn = self.add_connection(self.client_leg)
+    def new_connection(self, close_after: bool, leg: int | None = None) -> Connection:
+        """A new connection of the client's (to the server, or to the local proxy on a split-proxy path; on ``leg``,
+        another origin's own path, if given)."""
+        conn = self.add_connection(self.client_leg if leg is None else leg)
         conn.close_after = close_after
         if self.p.idle_restart == "fast_start" and self.cwnd_cache is not None:
             conn.server.cwnd = max(conn.server.cwnd, self.cwnd_cache)  # TCP fast start (seed 001, 5.2)

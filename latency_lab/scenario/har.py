@@ -24,8 +24,8 @@ allows); :func:`har_page` builds a :class:`HarPage` from it:
 preconnect) into a scenario document of :class:`~latency_lab.scenario.schema.Scenario`: each origin beside the
 document's becomes one of ``page.origins`` (its own DNS lookup as the HAR shows it, connections and TLS handshakes;
 coalesced onto the document's connection where the HAR shows its requests on that connection, RFC 9113 9.1.1) and
-each object names its origin (``page.object_origins``); all origins share the document's path (one RTT and rate: the
-model has no path per origin yet); past :data:`~latency_lab.scenario.schema.MAX_ORIGINS` the rest are served by the
+each object names its origin (``page.object_origins``); all origins share the document's path (one RTT and rate)
+unless the what-if gives them their own (``origin_rtts``, ``origin_paths``: ``page.origins[].rtt_ms``); past :data:`~latency_lab.scenario.schema.MAX_ORIGINS` the rest are served by the
 document's origin (the result names them). The initiator tree becomes ``page.object_parents`` (:func:`page_section`):
 an object is requested once its initiator has arrived.
 
@@ -709,6 +709,69 @@ class WhatIf(BaseModel):
         "the style sheets and scripts the HTML names (rel=preload: page.object_early_hint) and every other origin "
         "(rel=preconnect: early_hint_preconnect). A HAR records no 103 of its own.",
     )
+    origin_rtts: list[str] = Field(
+        default_factory=list,
+        max_length=100,
+        strict=False,
+        description="Origins put on a path of their own at the round trip given, each ORIGIN=MS (the origin as the "
+        "page summary lists it, scheme://host:port; 0 to 10,000 ms): a CDN nearby, a third party far away "
+        "(page.origins[].rtt_ms). Their rate stays the network's; a coalesced origin no longer coalesces (another "
+        "address). Not with loss_rate above 0.",
+    )
+    origin_paths: bool = Field(
+        False,
+        description="Every other origin on a path of its own at the round trip the HAR shows for it (its median TCP "
+        "connect time, the page summary's rtt_ms), where it shows one and the origin is not coalesced onto the "
+        "document's connection; origin_rtts take precedence. Not with loss_rate above 0.",
+    )
+
+
+def _origin_rtts(w: WhatIf, names: list[str], document: str) -> dict[str, float]:
+    """The what-if's ``origin_rtts`` (ORIGIN=MS each) by origin, each checked: an origin of the page beside the
+    document's, a round trip within the network's range, and no loss (the loss analysis costs the network's path
+    only). :class:`HarError` naming the item otherwise."""
+    out: dict[str, float] = {}
+    others = ", ".join(name for name in names if name != document) or "none: the page has one origin"
+    for i, item in enumerate(w.origin_rtts):
+        name, sep, ms = item.rpartition("=")
+        try:
+            rtt = float(ms) if sep else -1.0
+        except ValueError:
+            rtt = -1.0
+        if not (0 <= rtt <= MAX_DELAY_MS):
+            raise _refuse(
+                f"origin_rtts[{i}]",
+                f"not ORIGIN=MS with MS a round trip: {item[:200]!r}",
+                f"ORIGIN=MS, the origin one of {others}, MS 0 to {MAX_DELAY_MS:,}",
+                value=item[:200],
+            )
+        if name not in names or name == document:
+            why = "is the document's own origin (its RTT is rtt_ms)" if name == document else "is not an origin of it"
+            raise _refuse(
+                f"origin_rtts[{i}]",
+                f"the page's {name[:100]!r} {why}{did_you_mean(name, names) if name not in names else ''}",
+                others,
+                value=item[:200],
+            )
+        out[name] = rtt
+    if (out or w.origin_paths) and w.loss_rate:
+        option = "origin_rtts" if out else "origin_paths"
+        raise _refuse(
+            option,
+            f"{option} cannot be used with loss_rate above 0 ({w.loss_rate:g}): the loss analysis costs the "
+            "network's path only",
+            "loss_rate 0, or no origin on a path of its own",
+            value=w.origin_rtts if out else True,
+        )
+    return out
+
+
+def _shown_rtt(origin: HarOrigin, wanted: bool) -> float | None:
+    """``origin_paths``: the origin's round trip as the HAR shows it (clamped to the largest), unless it was not
+    wanted, the HAR shows none, or the origin is coalesced onto the document's connection (its address)."""
+    if not wanted or origin.rtt_ms is None or origin.coalesced:
+        return None
+    return min(origin.rtt_ms, float(MAX_DELAY_MS))
 
 
 @dataclass(frozen=True, slots=True)
@@ -788,6 +851,7 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
                 ", ".join(names[1:]) or "none: the page has one origin",
                 value=name,
             )
+    given_rtt = _origin_rtts(w, names, page.document.origin)
     removed = set(w.remove_origins)
     kept, parents = _kept(page, removed)
     dropped = len(page.objects) - len(kept)
@@ -802,20 +866,29 @@ def to_scenario(page: HarPage, what_if: WhatIf | None = None) -> HarScenario:
             f"at most {MAX_ORIGINS} origins beside the document's: the objects of {', '.join(merged)} are served by "
             f"{page.document.origin}"
         )
+    har_origin = {o.origin: o for o in page.origins}
+    paths = {name: given_rtt.get(name, _shown_rtt(har_origin[name], w.origin_paths)) for name in own}
     if own:
+        shared = "one RTT and rate for all" if not any(v is not None for v in paths.values()) else "unless given below"
         notes.append(
             "page.origins: each origin's own DNS lookup (as the HAR shows it), connections and TLS handshakes, over "
-            "the document's path (one RTT and rate for all: the model has no path per origin)"
+            f"the document's path ({shared})"
         )
-    har_origin = {o.origin: o for o in page.origins}
+    for name, rtt in paths.items():
+        if rtt is not None:
+            how = "as given" if name in given_rtt else "its connect time in the HAR"
+            moved = " (no longer coalesced: another address)" if har_origin[name].coalesced else ""
+            notes.append(f"page.origins: {name} on a path of its own, RTT {rtt:g} ms ({how}){moved}")
     index = {name: k for k, name in enumerate(own, start=1)}
     origins = [
         {
             "dns_ms": min(har_origin[name].dns_ms or 0.0, float(MAX_DNS_MS)),
             "preconnected": w.preconnect,
-            "coalesce_with_html": har_origin[name].coalesced,
+            "coalesce_with_html": har_origin[name].coalesced and paths[name] is None,
             # a HAR records no 103 Early Hints (HAR 1.2: the final response only): only the what-if gives one
             "early_hint_preconnect": w.early_hints,
+            "rtt_ms": paths[name],
+            "bandwidth_bps": None,
         }
         for name in own
     ]

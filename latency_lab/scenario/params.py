@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Any
 
 from latency_lab.scenario.profiles import PROFILES, TcpProfile
 from latency_lab.scenario.schema import Scenario
@@ -106,6 +107,15 @@ class Params:
     object_named_at: tuple[int, ...] = ()
     origin_early_preconnect: tuple[bool, ...] = ()
     early_hints_bytes: int = 200
+    # each other origin's own path (page.origins' rtt_ms, bandwidth_bps; issue 28): whether it has one, and its one-way
+    # delays, ms per wire byte each way and initial retransmission timeout (the network's where not given; read only
+    # where the flag is set); (): no origin has a path of its own
+    origin_path: tuple[bool, ...] = ()
+    origin_d_up: tuple[float, ...] = ()
+    origin_d_down: tuple[float, ...] = ()
+    origin_k_up: tuple[float, ...] = ()
+    origin_k_down: tuple[float, ...] = ()
+    origin_rto_ms: tuple[float, ...] = ()
     loss: float = (
         0.0  # probability each packet is lost (network.loss_rate); only latency_lab.analysis.expected_loss uses it
     )
@@ -175,6 +185,7 @@ def resolve(s: Scenario) -> Params:
         object_named_at=s.page.named_at(h.html_compression_ratio),
         origin_early_preconnect=tuple(o.early_hint_preconnect for o in s.page.origins),
         early_hints_bytes=h.early_hints_bytes,
+        **_origin_paths(s, float(up), float(down), 8000.0 / b_up, 8000.0 / b_down),
         pages=s.session.pages,
         user_think=s.session.think_time_ms,
         idle_timeout=s.session.server_idle_timeout_ms,
@@ -195,6 +206,27 @@ def resolve(s: Scenario) -> Params:
         loss=n.loss_rate,
         proxy=_proxy_params(s) if s.proxy.architecture == "split_proxy" else None,
     )
+
+
+def _origin_paths(s: Scenario, up: float, down: float, k_up: float, k_down: float) -> dict[str, Any]:
+    """Each other origin's path (page.origins' rtt_ms, bandwidth_bps), as :class:`Params`' origin_* fields: its RTT
+    split evenly, its rate each way; the network's delays or rates where it gives none; all empty where no origin
+    has a path of its own (so every other scenario's Params are as before)."""
+    origins = s.page.origins
+    if not any(o.own_path for o in origins):
+        return {}
+    rto_min = s.tcp.rto_min_ms
+    assert rto_min is not None
+    ups = [o.rtt_ms / 2 if o.rtt_ms is not None else up for o in origins]
+    downs = [o.rtt_ms / 2 if o.rtt_ms is not None else down for o in origins]
+    return {
+        "origin_path": tuple(o.own_path for o in origins),
+        "origin_d_up": tuple(float(x) for x in ups),
+        "origin_d_down": tuple(float(x) for x in downs),
+        "origin_k_up": tuple(8000.0 / o.bandwidth_bps if o.bandwidth_bps is not None else k_up for o in origins),
+        "origin_k_down": tuple(8000.0 / o.bandwidth_bps if o.bandwidth_bps is not None else k_down for o in origins),
+        "origin_rto_ms": tuple(max(rto_min, 3 * (u + d)) for u, d in zip(ups, downs, strict=True)),
+    }
 
 
 def _proxy_params(s: Scenario) -> ProxyParams:

@@ -531,7 +531,8 @@ def _per_object_list(
 
 class Origin(_Strict):
     """An origin (scheme, host, port) some of the page's objects come from, beside the HTML's own (issue 28): its own
-    DNS lookup, connections and TLS handshakes, over the same path as the HTML's."""
+    DNS lookup, connections and TLS handshakes, over the same path as the HTML's unless it has a path of its own
+    (``rtt_ms``, ``bandwidth_bps``: a CDN nearby, a third party far away)."""
 
     dns_ms: float = Field(
         0.0,
@@ -557,6 +558,40 @@ class Origin(_Strict):
         "its DNS lookup, TCP and TLS handshakes start when the 103 arrives (one trip after the HTML's request "
         "reached the server), unless a connection to it is open or opening. HTTP/1.x protocols get no 103.",
     )
+    rtt_ms: float | None = Field(
+        None,
+        ge=0,
+        le=MAX_DELAY_MS,
+        description="Its own path's round-trip propagation delay (ms), split evenly (a CDN nearby, a third party far "
+        "away): with it or bandwidth_bps every connection to it (handshakes, requests, responses, ACKs) crosses a "
+        "path of its own, whose bottleneck the HTML's connections do not share. Omitted: the network's delays "
+        "(network.rtt_ms or the one-way delays). Neither given: the network's path, shared with the HTML's "
+        "connections. Not with coalesce_with_html, network.loss_rate above 0 or split proxies.",
+    )
+    bandwidth_bps: float | None = Field(
+        None,
+        ge=MIN_RATE_BPS,
+        le=MAX_RATE_BPS,
+        description="Its own path's bottleneck rate each way (bit/s): with it or rtt_ms the origin's connections "
+        "cross a path of their own, independent of the HTML's. Omitted: the network's rates "
+        "(network.bandwidth_bps, uplink_bandwidth_bps).",
+    )
+
+    @model_validator(mode="after")
+    def _own_path_not_coalesced(self) -> Origin:
+        if self.coalesce_with_html and self.own_path:
+            given = " and ".join(name for name in ("rtt_ms", "bandwidth_bps") if getattr(self, name) is not None)
+            raise ValueError(
+                f"an origin with {given} given (a path of its own) cannot have coalesce_with_html true: its address "
+                "is not the HTML's, and h2/h3 coalescing needs the HTML's address (RFC 9113 9.1.1); allowed: "
+                f"coalesce_with_html false, or {given} omitted"
+            )
+        return self
+
+    @property
+    def own_path(self) -> bool:
+        """Whether its connections cross a path of their own (``rtt_ms`` or ``bandwidth_bps`` given)."""
+        return self.rtt_ms is not None or self.bandwidth_bps is not None
 
 
 DEFAULT_OBJECT_COUNT = 3
@@ -879,6 +914,21 @@ class Scenario(_Strict):
                     f"protocols {', '.join(streams)} cannot be used with proxy.architecture 'split_proxy' "
                     "(the split proxies relay HTTP/1.x); allowed: http10, http10_parallel, persistent, "
                     "pipelined, getall, persistent_parallel"
+                )
+        own = [k for k, origin in enumerate(self.page.origins, start=1) if origin.own_path]
+        if own:  # origins on paths of their own (issue 28): not costed by the loss analysis, not relayed by proxies
+            named = f"page.origins[{own[0] - 1}].rtt_ms/bandwidth_bps (origin {own[0]})"
+            if self.network.loss_rate > 0:
+                raise ValueError(
+                    f"network.loss_rate ({self.network.loss_rate:g}) cannot be above 0 with {named} given: the loss "
+                    "analysis costs recoveries on the network's path only; allowed: network.loss_rate 0, or every "
+                    "page.origins[].rtt_ms and bandwidth_bps omitted"
+                )
+            if self.proxy.architecture == "split_proxy":
+                raise ValueError(
+                    f"proxy.architecture 'split_proxy' cannot be used with {named} given (the split proxies relay "
+                    "one path); allowed: proxy.architecture 'direct', or every page.origins[].rtt_ms and "
+                    "bandwidth_bps omitted"
                 )
         header = self.http.response_header_bytes
         html, objects = self.page.transferred(self.http.html_compression_ratio)

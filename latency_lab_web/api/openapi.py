@@ -231,6 +231,9 @@ def _field_schema(defs: dict[str, Any], path: str) -> dict[str, Any]:
         item = copy.deepcopy(item_model["properties"][OBJECT_LIST_PARAMS[path][1]])
         for key in ("title", "description", "default"):
             item.pop(key, None)
+        if "anyOf" in item:  # X | None (page.origins.rtt_ms): null is written as an empty value, not as a value
+            (option,) = [o for o in item.pop("anyOf") if o.get("type") != "null"]
+            item.update(option)
         s = SCENARIO_PARAMS[path]
         out: dict[str, Any] = {"type": "array", "items": item, "description": s.description}
         if s.max_items is not None:
@@ -258,13 +261,16 @@ CROSS_FIELD_RULES: list[dict[str, Any]] = [
         "and long haul) at least tcp.mss_bytes, and for h3 at least quic.max_datagram_bytes less 30; split_proxy "
         "only with tls.version none and HTTP/1.x protocols; with http.response_header_bytes 0 every response at "
         "least one byte; at most max_segments response segments (times session.pages, times 3 legs with "
-        "split_proxy); packets=true only with format json (the format parameter or the Accept header).",
+        "split_proxy); an origin with a path of its own (page.origins[].rtt_ms or bandwidth_bps) not coalesced with "
+        "the HTML's (its coalesce_with_html false), nor with network.loss_rate above 0 or split_proxy; packets=true "
+        "only with format json (the format parameter or the Accept header).",
     },
     {
         "type": LIST_LENGTHS,
         "rule": "The query parameters of a list's objects (page.origins.dns_ms, page.origins.preconnected, "
-        "page.origins.coalesce_with_html, page.origins.early_hint_preconnect) give one value per origin each: those "
-        "given must give as many values.",
+        "page.origins.coalesce_with_html, page.origins.early_hint_preconnect, page.origins.rtt_ms, "
+        "page.origins.bandwidth_bps) give one value per origin each: those given must give as many values (an empty "
+        "value of rtt_ms or bandwidth_bps: that origin on the network's path).",
     },
     {
         "type": "limit_exceeded",

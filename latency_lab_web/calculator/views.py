@@ -52,6 +52,7 @@ from latency_lab.scenario.limits import (
 )
 from latency_lab.scenario.limits import budget as budget_of
 from latency_lab.scenario.overlay import overlay
+from latency_lab.scenario.schema import Origin
 from latency_lab_web.calculator import bp
 from latency_lab_web.figures import compare as charts
 from latency_lab_web.web.cache import ByteLRU
@@ -702,6 +703,17 @@ def loss_sweep(state: State, plot: SweepPlot) -> tuple[SweepPlot | None, str | N
     return loss_plot, charts.to_json(charts.loss_lines(loss_plot.out, state.scenario.network.loss_rate))
 
 
+def _origin_path_text(scenario: Scenario, origin: Origin | None) -> str:
+    """The path an origin's connections cross, in words: the network's, or its own (its RTT and rate, the network's
+    where it gives none)."""
+    if origin is None or not origin.own_path:
+        return "the network's"
+    n = scenario.network
+    rtt = origin.rtt_ms if origin.rtt_ms is not None else n.rtt_ms
+    rate = origin.bandwidth_bps if origin.bandwidth_bps is not None else n.bandwidth_bps
+    return f"its own: RTT {rtt:g} ms, {rate / 1e6:g} Mbit/s"
+
+
 def origins_context(scenario: Scenario, results: list[ProtocolResult]) -> dict[str, Any] | None:
     """The page's origins (``page.origins``) and their effect: each origin's lookup, hints and objects, and each
     protocol's time beside the same page with every object from the HTML's origin (one more prediction, of a page
@@ -722,6 +734,7 @@ def origins_context(scenario: Scenario, results: list[ProtocolResult]) -> dict[s
                 "preconnected": origin.preconnected if origin is not None else None,
                 "coalesce": origin.coalesce_with_html if origin is not None else None,
                 "early_preconnect": origin.early_hint_preconnect if origin is not None else None,
+                "path": _origin_path_text(scenario, origin),
                 "objects": [i + 1 for i in mine],
                 "bytes": sum(sizes[i] for i in mine if i < len(sizes)),
             }

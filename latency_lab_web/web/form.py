@@ -79,6 +79,8 @@ _PARAM_LABELS = {
     "page.origins.preconnected": "Origins preconnected",
     "page.origins.coalesce_with_html": "Origins on the HTML's connection",
     "page.origins.early_hint_preconnect": "Origins the 103 Early Hints preconnects",
+    "page.origins.rtt_ms": "Origins' own RTTs",
+    "page.origins.bandwidth_bps": "Origins' own bottleneck rates",
     "page.object_early_hint": "Objects the 103 Early Hints names",
     "page.object_named_at_bytes": "Where its parent names each object",
     "page.object_origins": "Object origins",
@@ -399,7 +401,10 @@ def validate_doc(doc: dict[str, Any]) -> Scenario:
 
 
 def query_text(value: Any) -> str:
-    """A converted query value written back the way the query syntax reads it."""
+    """A converted query value written back the way the query syntax reads it (``None``, an object's default in a
+    list such as page.origins.rtt_ms: empty)."""
+    if value is None:
+        return ""
     if isinstance(value, bool):
         return "true" if value else "false"
     if isinstance(value, float) and value.is_integer() and abs(value) < 1e16:

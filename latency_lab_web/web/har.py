@@ -25,7 +25,7 @@ HAR_PATHS = ("/api/v1/har", "/har")
 
 #: The what-if query parameters: WhatIf's fields. Lists are comma-separated, booleans true or false.
 WHAT_IF_PARAMS = tuple(WhatIf.model_fields)
-_LISTS = ("protocols", "remove_origins")
+_LISTS = ("protocols", "remove_origins", "origin_rtts")
 _NUMBERS = ("rtt_ms", "bandwidth_bps", "loss_rate")
 
 
@@ -50,7 +50,7 @@ def what_if_of(args: MultiDict[str, str]) -> WhatIf:
             except ValueError:
                 number = math.nan
             doc[name] = number if math.isfinite(number) else text  # a string: refused by the model as not a number
-        elif name in ("preconnect", "early_hints"):
+        elif name in ("preconnect", "early_hints", "origin_paths"):
             doc[name] = {"true": True, "false": False}.get(text, text)
     if found:
         raise invalid(found)

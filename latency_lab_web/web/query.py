@@ -13,7 +13,8 @@ The syntax (documented in the OpenAPI document and on the docs page):
   list with one value per object, in order: ``page.origins.dns_ms=50,0&page.origins.preconnected=false,true`` is
   two origins, the first with a 50 ms lookup, the second preconnected. The parameters given must give the same
   number of values (a field left out takes its default in every object); together they replace the base's list
-  (a preset's); ``page.origins.dns_ms=`` is no origin;
+  (a preset's); ``page.origins.dns_ms=`` is no origin; an empty value in a list of a field that may be null
+  (``page.origins.rtt_ms=20,``) is that object's default (the second origin on the network's path);
 - each parameter at most once; unknown parameters are rejected by name.
 
 Values are converted by the field's type as JSON would give them; a value that does not read as its
@@ -112,6 +113,8 @@ def convert(text: str, s: FieldSpec) -> Any:
         if text == "":
             return []
         item = s.item
+        if item is not None and item.nullable:  # page.origins.rtt_ms=20,: an empty value is that object's default
+            return [None if part == "" else convert(part, item) for part in text.split(",")]
         return [convert(part, item) if item is not None else part for part in text.split(",")]
     if s.kind == "number" and _NUMBER.fullmatch(text):
         return float(text)

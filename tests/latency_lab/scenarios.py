@@ -264,6 +264,17 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         doc["protocols"] = allowed  # every protocol the path allows
     else:  # a few, in any order
         doc["protocols"] = rng.sample(allowed, rng.randint(1, len(allowed)))
+    # an origin's own path (page.origins' rtt_ms, bandwidth_bps; issue 28), drawn from its own stream (the other draws
+    # unchanged): not on an origin coalesced with the HTML's, a lossy network or split proxies (the schema refuses them)
+    pick = random.Random("origin paths " + repr(sorted(page.items())))
+    if page.get("origins") and not split and not network.get("loss_rate") and pick.random() < 0.6:
+        for origin in page["origins"]:
+            if origin.get("coalesce_with_html") or pick.random() < 0.3:
+                continue
+            if pick.random() < 0.8:
+                origin["rtt_ms"] = pick.choice([0, 0.5, 5, 20, 150, 600, round(pick.uniform(0, 800), 3)])
+            if pick.random() < 0.5 or "rtt_ms" not in origin:
+                origin["bandwidth_bps"] = pick.choice([56_000, 1e6, 10e6, 1e9, round(pick.uniform(1e4, 1e8))])
     return doc
 
 
@@ -271,7 +282,7 @@ def every_feature(n: int, seed: int) -> list[dict[str, Any]]:
     """``n`` valid scenario documents that together exercise every section and field of the schema
     (profiles, handshakes, idle restarts, Nagle, delayed ACKs, TLS 1.2/1.3 with resumption and early
     data, DNS, h2 and h3 with their frame and QUIC fields, split proxies, sessions, loss, content what-ifs, trees
-    of dependencies, origins, 103 Early Hints, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
+    of dependencies, origins and their own paths, 103 Early Hints, asymmetric links, host times), the same for the same seed. Pages stay small (at most 8 objects of at
     most 12 KB, HTML up to 16 KB) so each predicts in milliseconds; a draw the schema refuses is drawn again."""
     from pydantic import ValidationError
 

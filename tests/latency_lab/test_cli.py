@@ -248,6 +248,12 @@ def test_presets_json(run: Run) -> None:
             "page.object_early_hint",
             ["one value per embedded object: 2 objects, 1 values"],
         ),
+        ({"page": {"origins": [{"rtt_ms": -1}]}}, "page.origins[0].rtt_ms", ["greater than or equal to 0"]),
+        (
+            {"page": {"origins": [{"bandwidth_bps": 1e6, "coalesce_with_html": True}]}},
+            "page.origins[0]",
+            ["with bandwidth_bps given (a path of its own) cannot have coalesce_with_html true"],
+        ),
     ],
 )
 def test_bad_field_exits_2_naming_the_path(run: Run, document: Any, path: str, expected: list[str]) -> None:

@@ -56,6 +56,47 @@ def test_har_early_hints_what_if(capsys: pytest.CaptureFixture[str]) -> None:
     assert hinted["results"][0]["page_load_ms"] <= plain["results"][0]["page_load_ms"]
 
 
+CDN, ADS = "https://cdn.news-static.example:443", "https://ads.example:443"
+
+
+def test_har_origin_rtt_what_if_a_cdn_nearby(capsys: pytest.CaptureFixture[str]) -> None:
+    """--origin-rtt ORIGIN=MS: that origin on a path of its own (page.origins[].rtt_ms); the static CDN at 5 ms makes
+    h2 faster than at the HAR's 46 ms shared path; --origin-paths: each other origin at its own connect time."""
+    argv = ["har", HAR, "--json", "--protocols", "h2"]
+    assert main(argv) == 0
+    plain = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--origin-rtt", f"{CDN}=5"]) == 0
+    near = json.loads(capsys.readouterr().out)
+    assert main([*argv, "--origin-paths"]) == 0
+    shown = json.loads(capsys.readouterr().out)
+    page = load_har(Path(HAR).read_bytes())
+    names = [o.origin for o in page.origins][1:]
+    assert [o["rtt_ms"] for o in plain["scenario"]["page"]["origins"]] == [None, None]
+    assert [o["rtt_ms"] for o in near["scenario"]["page"]["origins"]] == [5.0 if n == CDN else None for n in names]
+    assert [o["rtt_ms"] for o in shown["scenario"]["page"]["origins"]] == [o.rtt_ms for o in page.origins][1:]
+    assert f"page.origins: {CDN} on a path of its own, RTT 5 ms (as given)" in near["notes"]
+    assert near["results"][0]["page_load_ms"] < plain["results"][0]["page_load_ms"] - 40  # its round trips 41 ms less
+    # the text answer says it too
+    assert main(["har", HAR, "--protocols", "h2", "--origin-rtt", f"{CDN}=5"]) == 0
+    assert f"{CDN} on a path of its own, RTT 5 ms" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize(
+    ("argv", "words"),
+    [
+        (["--origin-rtt", f"{CDN}=abc"], "origin_rtts[0]: not ORIGIN=MS with MS a round trip"),
+        (["--origin-rtt", "https://cdn.example:443=5"], "did you mean"),
+        (["--origin-rtt", "https://news.example:443=5"], "is the document's own origin"),
+        (["--origin-rtt", f"{CDN}=5", "--loss-rate", "0.01"], "origin_rtts cannot be used with loss_rate above 0"),
+        (["--origin-paths", "--loss-rate", "0.01"], "origin_paths cannot be used with loss_rate above 0"),
+    ],
+)
+def test_bad_origin_path_what_ifs_exit_2(argv: list[str], words: str, capsys: pytest.CaptureFixture[str]) -> None:
+    assert main(["har", HAR, *argv]) == 2
+    err = capsys.readouterr().err
+    assert words in err and "Traceback" not in err
+
+
 @pytest.mark.parametrize(
     ("argv", "words"),
     [

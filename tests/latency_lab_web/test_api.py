@@ -1388,7 +1388,14 @@ def test_origins_reach_the_api(client: FlaskClient) -> None:
     )
     assert flat.status_code == other.status_code == pre.status_code == 200
     assert other.json["scenario"]["page"]["origins"] == [
-        {"dns_ms": 50.0, "preconnected": False, "coalesce_with_html": False, "early_hint_preconnect": False}
+        {
+            "dns_ms": 50.0,
+            "preconnected": False,
+            "coalesce_with_html": False,
+            "early_hint_preconnect": False,
+            "rtt_ms": None,
+            "bandwidth_bps": None,
+        }
     ]
     load = [r.json["results"][0]["page_load_ms"] for r in (flat, other, pre)]
     # the lookup (50 ms) and the handshake (100 ms), and the handshake's packets' transmission at the default rate

@@ -66,6 +66,25 @@ def test_api_early_hints_what_if(client: FlaskClient) -> None:
     assert body["errors"][0]["path"] == "early_hints"
 
 
+def test_api_origin_path_what_ifs(client: FlaskClient) -> None:
+    """origin_rtts=ORIGIN=MS puts that origin on a path of its own (page.origins[].rtt_ms: a CDN nearby, faster);
+    origin_paths=true each other origin at its HAR connect time; with loss, or an origin the page has not, refused
+    naming the what-if."""
+    q = "?protocols=h2&rtt_ms=150&remove_origins=https://ads.example:443"
+    plain = post(client, HAR, q).get_json()
+    near = post(client, HAR, q + "&origin_rtts=https://cdn.news-static.example:443=10").get_json()
+    shown = post(client, HAR, q + "&origin_paths=true").get_json()
+    assert [o["rtt_ms"] for o in plain["scenario"]["page"]["origins"]] == [None]
+    assert [o["rtt_ms"] for o in near["scenario"]["page"]["origins"]] == [10.0]
+    assert [o["rtt_ms"] for o in shown["scenario"]["page"]["origins"]] == [55.0]  # the fixture's CDN connect time
+    # the CDN's handshake and requests at 10 ms, not 150 ms: at least two of its round trips sooner
+    assert near["results"][0]["page_load_ms"] < plain["results"][0]["page_load_ms"] - 280
+    body = problem(post(client, HAR, q + "&origin_rtts=https://cdn.news-static.example:443=10&loss_rate=0.01"), 422)
+    assert body["errors"][0]["path"] == "origin_rtts" and "loss_rate" in body["errors"][0]["message"]
+    body = problem(post(client, HAR, "?origin_rtts=https://nowhere.example:443=10"), 422)
+    assert body["errors"][0]["path"] == "origin_rtts[0]"
+
+
 def problem(r: Any, status: int) -> dict[str, Any]:
     assert r.status_code == status, r.get_data(as_text=True)
     assert r.mimetype == "application/problem+json"
@@ -114,6 +133,8 @@ def test_openapi_document_has_the_har_endpoint_from_the_models() -> None:
         "remove_origins",
         "preconnect",
         "early_hints",
+        "origin_rtts",
+        "origin_paths",
     ]
     schemas = doc["components"]["schemas"]
     assert {"HarDocument", "HarAnswer", "WhatIf", "HarEntry"} <= set(schemas)

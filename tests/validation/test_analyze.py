@@ -123,6 +123,23 @@ def test_split_proxies_are_refused_by_name() -> None:
         setup_text(p, "persistent")
 
 
+def test_an_origins_own_path_is_refused_by_name() -> None:
+    """The harness builds one client-server path: an origin on a path of its own (page.origins[].rtt_ms; issue 28) is
+    refused, naming the fields, before ns-3 is started; the same origins on the network's path are not."""
+    doc = json.loads((DATA / "persistent_nagle.json").read_text())
+    sizes = doc["page"].get("object_bytes") or [1000]
+    doc["page"].update({"object_bytes": sizes, "origins": [{}], "object_origins": [1] * len(sizes)})
+    assert unsupported(resolve(Scenario.model_validate(doc))) == []
+    doc["page"]["origins"] = [{"rtt_ms": 20}]
+    p = resolve(Scenario.model_validate(doc))
+    assert unsupported(p) == [
+        "page.origins[].rtt_ms or bandwidth_bps, an origin's own path (the harness builds one client-server path: "
+        "every origin's server on it)"
+    ]
+    with pytest.raises(SimulationError, match=r"page\.origins\[\]\.rtt_ms or bandwidth_bps"):
+        setup_text(p, "persistent")
+
+
 def test_tls_and_dns_reach_the_harness_as_the_model_defines_them() -> None:
     """Each handshake's flights (latency_lab.mechanisms.tls.handshake), which connection resumes first, and the DNS lookup time."""
     doc = json.loads((DATA / "persistent_nagle.json").read_text())

@@ -50,6 +50,12 @@ cdef extern from "params.hpp" namespace "ll":
         vector[long long] object_early_hint
         vector[long long] origin_early_preconnect
         vector[long long] object_named_at
+        vector[long long] origin_path
+        vector[double] origin_d_up
+        vector[double] origin_d_down
+        vector[double] origin_k_up
+        vector[double] origin_k_down
+        vector[double] origin_rto_ms
         long long early_hints_bytes
         long long pages
         double user_think
@@ -222,6 +228,12 @@ cdef class Prepared:
         c.origin_early_preconnect = p.origin_early_preconnect
         c.early_hints_bytes = p.early_hints_bytes
         c.object_named_at = p.object_named_at
+        c.origin_path = p.origin_path
+        c.origin_d_up = p.origin_d_up
+        c.origin_d_down = p.origin_d_down
+        c.origin_k_up = p.origin_k_up
+        c.origin_k_down = p.origin_k_down
+        c.origin_rto_ms = p.origin_rto_ms
         c.pages = p.pages
         c.user_think = p.user_think
         c.has_idle_timeout = p.idle_timeout is not None

@@ -123,8 +123,8 @@ struct Engine {
   const Quantities* q;
   std::vector<Event> heap;
   long long seq = 0;
-  double link_free[6] = {0, 0, 0, 0, 0, 0};
-  Ref link_last[6] = {NIL, NIL, NIL, NIL, NIL, NIL};
+  std::vector<double> link_free;  // two a leg (and the other origins' own paths): Quantities' links
+  std::vector<Ref> link_last;
   std::vector<Packet> packets;
   std::vector<Point> points;
   std::vector<Note> notes;
@@ -132,7 +132,8 @@ struct Engine {
   long long wire_bytes = 0;
   long long max_seq;
 
-  explicit Engine(const Quantities* q_, long long allowance) : q(q_), max_seq(allowance) {
+  explicit Engine(const Quantities* q_, long long allowance)
+      : q(q_), link_free(q_->k.size(), 0.0), link_last(q_->k.size(), NIL), max_seq(allowance) {
     packets.reserve(1024);
     points.reserve(256);
     heap.reserve(256);

@@ -75,6 +75,10 @@ struct Params {
   // HTML parsed as it streams (page.object_named_at_bytes; issue 28): each embedded object's offset in its parent's
   // body on the wire after which it is named (the parent's size or more: at its end); empty: every one at the end
   std::vector<long long> object_named_at;
+  // each other origin's own path (page.origins' rtt_ms, bandwidth_bps; issue 28): whether it has one, its one-way
+  // delays, ms per wire byte each way and initial retransmission timeout; all empty when no origin has one
+  std::vector<long long> origin_path;
+  std::vector<double> origin_d_up, origin_d_down, origin_k_up, origin_k_down, origin_rto_ms;
   long long pages;
   double user_think;
   bool has_idle_timeout;
@@ -101,17 +105,28 @@ struct Params {
   double rto_c = 0.0, rto_s = 0.0;  // the legs' initial retransmission timeouts (ms)
 };
 
+// core.ORIGIN_LEG: the first leg of the other origins' own paths (origin k's is ORIGIN_LEG + k - 1)
+constexpr int ORIGIN_LEG = 3;
+
 // core.Quantities: the scenario's primitive quantities (floats): each link's delay and ms per byte (two a leg: the
-// path, or a split-proxy path's long haul, then its client leg and its server leg) and each leg's receive window
+// path, or a split-proxy path's long haul, then its client leg and its server leg, then the other origins' own
+// paths, if any) and each leg's receive window
 struct Quantities {
   const Params* p;
-  double d[6];
-  double k[6];
+  std::vector<double> d;
+  std::vector<double> k;
   long long o;
-  long long rwnd_n[3];
-  explicit Quantities(const Params* p_) : p(p_) {
+  std::vector<long long> rwnd_n;
+  explicit Quantities(const Params* p_) : p(p_), d(6), k(6), rwnd_n(3) {
     d[0] = p_->d_up; d[1] = p_->d_down; d[2] = d[3] = p_->d_c; d[4] = d[5] = p_->d_s;
     k[0] = p_->k_up; k[1] = p_->k_down; k[2] = k[3] = p_->k_c; k[4] = k[5] = p_->k_s;
+    for (size_t i = 0; i < p_->origin_path.size(); ++i) {
+      d.push_back(p_->origin_d_up[i]);
+      d.push_back(p_->origin_d_down[i]);
+      k.push_back(p_->origin_k_up[i]);
+      k.push_back(p_->origin_k_down[i]);
+      rwnd_n.push_back(p_->rwnd);
+    }
     o = p_->overhead;
     rwnd_n[0] = rwnd_n[1] = rwnd_n[2] = p_->rwnd;
     if (p_->has_proxy) {

@@ -220,8 +220,8 @@ void Session::data(Endpoint* ep, double t, int32_t pkt) {
   }
 }
 
-Connection* Session::new_connection(bool close_after) {
-  Connection* conn = add_connection(client_leg);
+Connection* Session::new_connection(bool close_after, int leg) {
+  Connection* conn = add_connection(leg < 0 ? client_leg : leg);
   conn->close_after = close_after;
   if (p->idle_restart == IR_FAST_START && has_cwnd_cache) {
     conn->server->cwnd = std::max(conn->server->cwnd, cwnd_cache);  // TCP fast start (seed 001, 5.2)
@@ -339,7 +339,9 @@ int Session::origin_mode() const {
 Connection* Session::open_origin(int o, Ref point, bool close_after, ReadyFn then) {
   OriginState& st = origins[static_cast<size_t>(o - 1)];
   Ref looked = lookup(o, point);
-  Connection* conn = new_connection(close_after);
+  // core.origin_leg: on the origin's own path if it has one
+  bool own = !p->origin_path.empty() && p->origin_path[static_cast<size_t>(o - 1)];
+  Connection* conn = new_connection(close_after, own ? ORIGIN_LEG + o - 1 : -1);
   conn->origin = o;
   other_conns += 1;
   long long index = st.opened;

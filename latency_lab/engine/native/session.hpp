@@ -135,7 +135,7 @@ struct Session {
   Connection* add_connection(int leg = 0);
   void idle_close(double t, Connection* conn);
   void data(Endpoint* ep, double t, int32_t pkt);  // an endpoint's on_data
-  Connection* new_connection(bool close_after);
+  Connection* new_connection(bool close_after, int leg = -1);  // leg: another origin's own path (-1: client_leg)
   void client_fin(Connection* conn, double t, int32_t pkt);
   void server_fin(Connection* conn, double t, int32_t pkt);
   Ref think(Ref point);

@@ -422,7 +422,11 @@ Connection::Connection(Session* s, int conn_id, int leg_) : session(s), eng(&s->
   links[0] = 2 * leg_;
   links[1] = 2 * leg_ + 1;
   const Params* p = s->p;
-  rto = !p->has_proxy || leg_ == 0 ? p->rto_ms : leg_ == 1 ? p->rto_c : p->rto_s;
+  if (leg_ >= ORIGIN_LEG) {  // another origin's own path (page.origins' rtt_ms): its own initial timeout
+    rto = p->origin_rto_ms[static_cast<size_t>(leg_ - ORIGIN_LEG)];
+  } else {
+    rto = !p->has_proxy || leg_ == 0 ? p->rto_ms : leg_ == 1 ? p->rto_c : p->rto_s;
+  }
   client = std::make_unique<Endpoint>(this, 0, s->p->iw);
   server = std::make_unique<Endpoint>(this, 1, s->p->iw);
   client->peer = server.get();

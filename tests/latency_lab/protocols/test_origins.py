@@ -233,7 +233,7 @@ def test_origins_are_refused_naming_the_field() -> None:
         ({"origins": [{"dns_ms": -1}], "object_origins": [1, 1]}, "page.origins[0].dns_ms", f"0 to {MAX_DNS_MS:,} ms"),
         ({"origins": [{"dns_ms": MAX_DNS_MS + 1}]}, "page.origins[0].dns_ms", f"0 to {MAX_DNS_MS:,} ms"),
         ({"origins": [{"dns_ms": 0}] * (MAX_ORIGINS + 1)}, "page.origins", str(MAX_ORIGINS)),
-        ({"origins": [{"rtt_ms": 5}]}, "page.origins[0].rtt_ms", "unknown field"),
+        ({"origins": [{"rate_mbps": 5}]}, "page.origins[0].rate_mbps", "unknown field"),  # bandwidth_bps is its name
         (
             {"origins": [{"dns_ms": 5}], "object_origins": [1, 1], "css_bytes": 100},
             "page.object_origins",

@@ -94,7 +94,8 @@ def test_the_results_show_the_origins_effect_worked_by_hand(client: FlaskClient)
     assert effect(html) == {"h2": ("450.0", "300.0", "150.0")}
     table = html[html.index('class="parts-table origins-table"') :]
     table = re.sub(r"\s+", " ", re.sub(r"<[^>]+>", " ", table[: table.index("</table>")]))
-    assert "origin 1 50.0 no no no 2: 1, 2 2,000" in table  # its lookup, no hints, both images, their bytes
+    # its lookup, no hints, the network's path, both images, their bytes
+    assert "origin 1 50.0 no no no the network&#39;s 2: 1, 2 2,000" in table
     r = client.get(
         "/?" + urlencode([*base, (DNS, "50"), (PRE, "yes"), ("page.object_origins", "1,1")]), follow_redirects=True
     )
@@ -129,7 +130,14 @@ def test_the_results_links_carry_the_origins(client: FlaskClient) -> None:
     assert link is not None
     answer = client.get(link.group(1).replace("&amp;", "&")).json
     assert answer["scenario"]["page"]["origins"] == [
-        {"dns_ms": 40.0, "preconnected": False, "coalesce_with_html": True, "early_hint_preconnect": False}
+        {
+            "dns_ms": 40.0,
+            "preconnected": False,
+            "coalesce_with_html": True,
+            "early_hint_preconnect": False,
+            "rtt_ms": None,
+            "bandwidth_bps": None,
+        }
     ]
     assert json.dumps(answer["results"][0]["page_load_ms"])
     assert times(html) == {"h2": f"{answer['results'][0]['page_load_ms']:,.1f}"}

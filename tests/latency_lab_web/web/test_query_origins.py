@@ -25,6 +25,7 @@ from latency_lab_web.web.query import (
 from tests.latency_lab_web.web.address import query_predicts_as_body
 
 DNS, PRE, CO = "page.origins.dns_ms", "page.origins.preconnected", "page.origins.coalesce_with_html"
+RTT, RATE = "page.origins.rtt_ms", "page.origins.bandwidth_bps"
 
 
 def doc_of(**params: str) -> tuple[dict[str, Any], list[Any]]:
@@ -38,7 +39,7 @@ def query(pairs: list[tuple[str, str]]) -> MultiDict[str, str]:
 def test_each_field_of_an_origin_is_one_list_parameter() -> None:
     origin_params = [p for p in SCENARIO_PARAMS if p.startswith("page.origins")]
     # the Origin model's fields, in its order; page.origins itself is none
-    assert origin_params == [DNS, PRE, CO, "page.origins.early_hint_preconnect"]
+    assert origin_params == [DNS, PRE, CO, "page.origins.early_hint_preconnect", RTT, RATE]
     dns = SCENARIO_PARAMS[DNS]
     assert dns.kind == "array" and dns.max_items == MAX_ORIGINS and dns.unit == "ms"
     assert dns.item is not None and (dns.item.low, dns.item.high) == (0, MAX_DNS_MS)
