@@ -286,6 +286,13 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
     others = origin_connections(s, protocol)
     requests += PRECONNECT_UNITS * others
     connections += others
+    if protocol == "h3":
+        # QUIC's handshake is TLS 1.3's whatever tls.version says (latency_lab/protocols/h3.py): its Initial, the server's
+        # flight (tls.server_flight_bytes) and the client's Finished, on every connection. Until 2026-11-29 an h3 page
+        # with tls.version none was priced without them: 27 origins, a 58 KB flight, 1,359 engine steps for 27 base
+        # units (the plain kind allows 5 a unit), and its lossy follow-up slice of the sweep plot was stopped by the
+        # step budget after 50-75 ms of CPU, not refused up front (bench/worst_case.py seed 31, route lossy_fill).
+        return requests + connections * (2 + -(-s.tls.server_flight_bytes // mss))
     if s.tls.version == "none":
         return requests
     tls = s.tls
