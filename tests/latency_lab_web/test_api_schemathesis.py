@@ -2,8 +2,14 @@
 
 The server is the README's ``bash scripts/run.sh`` (gunicorn, :func:`tests.latency_lab_web.test_server.start_server`) on a
 free port. Schemathesis reads ``/api/openapi.json`` from it and generates requests for every operation: valid
-ones from the schemas (positive), invalid ones (negative: wrong types, out-of-range numbers, unknown enum
-values, broken bodies) and its coverage phase's boundary cases, and sends them over HTTP. For each answer it
+ones from the schemas (positive) and invalid ones (negative: wrong types, out-of-range numbers, unknown enum
+values, broken bodies), :data:`EXAMPLES` an operation in both modes together (the fuzzing phase; the document has no
+examples of its own for the examples phase), and sends them over HTTP. Its coverage phase (a boundary or wrong-type
+case for each parameter and property, about 6,900 of the module's 8,100 requests and two thirds of its CPU,
+2026-11-29) is off (issue 26: the gate's length): the fuzzing phase's negative mode draws the same kinds of wrong
+values, every documented operation is still fuzzed (:func:`test_enough_cases_ran` asserts it), and the refusals the
+coverage phase alone sent (a wrong method, 405; a wrong media type, 415) are tests/latency_lab_web/test_api.py's
+``BAD`` cases. For each answer it
 checks: no 5xx; the status, the content type, the headers and the body are as documented; a request that breaks
 the schema is refused with a 4xx (negative data rejection); and a request the schema allows is accepted
 (positive data acceptance).
@@ -37,10 +43,11 @@ from schemathesis.specs.openapi import checks as openapi_checks
 from latency_lab_web.api.openapi import DEFAULT_MAX_QUERY_BYTES
 from tests.latency_lab_web.test_server import HOST, Server, served
 
-#: Examples hypothesis generates per operation and generation mode (the coverage phase adds its own).
+#: Examples hypothesis generates per operation (both generation modes together).
 EXAMPLES = 130
-#: The least number of requests the run must make in all.
-MIN_CASES = 2000
+#: The least number of requests the run must make in all: 1,172 on 2026-11-29 (EXAMPLES for each of the nine
+#: operations with parameters, one for each of the two without); 8,103 with the coverage phase.
+MIN_CASES = 1000
 
 
 @pytest.fixture(scope="module")
@@ -50,16 +57,25 @@ def live_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Server]:
 
 #: The document's x-cross-field-rules, read from the live server.
 RULES: list[dict[str, Any]] = []
+#: The document's operations (``METHOD /path``), read from the live server: each must be reached, and fuzzed.
+OPERATIONS: list[str] = []
 
 
 @pytest.fixture(scope="module")
 def api_schema(live_server: Server) -> Any:
     schema = schemathesis.openapi.from_url(f"http://{HOST}:{live_server.port}/api/openapi.json")
     schema.config.generation.update(max_examples=EXAMPLES, deterministic=True)
+    schema.config.phases.coverage.enabled = False  # see the module's docstring
     # Refusals the API documents: bad JSON 400, unknown preset or protocol 404, body too large 413, query too
     # long 414, wrong media type 415, invalid or over a limit 422.
     schema.config.checks.negative_data_rejection.expected_statuses = ["400", "404", "405", "413", "414", "415", "422"]
     RULES[:] = schema.raw_schema["x-cross-field-rules"]
+    OPERATIONS[:] = [
+        f"{method.upper()} {path}"
+        for path, item in schema.raw_schema["paths"].items()
+        for method in item
+        if method in ("get", "put", "post", "delete", "patch", "head", "options", "trace")
+    ]
     return schema
 
 
@@ -127,6 +143,7 @@ CHECKS = [
 ]
 
 CASES: Counter[str] = Counter()
+MODES: Counter[tuple[str, str, str]] = Counter()  # (operation, phase, generation mode)
 STATUSES: Counter[int] = Counter()
 CROSS_FIELD: Counter[str] = Counter()
 TOO_LONG: Counter[str] = Counter()  # schema-valid requests whose query string is over max_query_bytes (414)
@@ -145,6 +162,7 @@ def test_api_matches_its_openapi_document(case: Any) -> None:
     t0 = time.perf_counter()
     label = case.operation.label
     CASES[label] += 1
+    MODES[label, case.meta.phase.name.value, case.meta.generation.mode.value] += 1
     response = case.call_and_validate(checks=CHECKS, timeout=10)
     STATUSES[response.status_code] += 1
     SECONDS[label] = SECONDS.get(label, 0.0) + time.perf_counter() - t0
@@ -165,7 +183,12 @@ def test_enough_cases_ran(capsys: pytest.CaptureFixture[str]) -> None:
                 f"  {label}: {n} requests ({CROSS_FIELD[label]} cross-field 422, {TOO_LONG[label]} query over "
                 f"max_query_bytes 414), {SECONDS.get(label, 0):.1f} s"
             )
+        for (label, phase, mode), n in sorted(MODES.items()):
+            print(f"  {label} {phase} {mode}: {n}")
     assert total >= MIN_CASES
+    assert sorted(CASES) == sorted(OPERATIONS), f"operations reached {sorted(CASES)}, documented {OPERATIONS}"
+    fuzzed = {label for (label, phase, _) in MODES if phase == "fuzzing"}
+    assert fuzzed == set(OPERATIONS), f"operations not fuzzed: {sorted(set(OPERATIONS) - fuzzed)}"
 
 
 # --- the classification itself -----------------------------------------------------------------------------
