@@ -31,28 +31,38 @@ SHARED_UNITS: dict[str, str] = {
     "tests/browser/test_fits_the_window.py": "tests/browser/[page states]",
 }
 
+#: Test files whose parametrized tests are each a work unit of their own (the rest of the file one more unit): the engine
+#: differential's chunks, which two workers can then share (each chunk computes its own cases; nothing is shared
+#: between them but the drawing of the cases, 1.3 s).
+SPLIT_FILES = frozenset({"tests/latency_lab/engine/test_engine_backends.py"})
+
 #: The parallel phase's longest work units, with their test time in seconds (summed over their tests; the CI run of
-#: 43a4bcf, 2026-11-29 17:31 UTC, quiet machine, before issue 26's cuts), for the xdist order only: the
-#: longest first, so that no long unit starts near the end while the other worker has run dry (pytest-xdist's own
-#: order, most tests first, started test_api_schemathesis 73rd and test_engine_backends 95th of 125 units). A unit
-#: not listed comes after these, most tests first; a figure that is off changes only the order.
+#: 3bb16a9, 2026-11-29 20:58 UTC, quiet, its per-module table; the modules issue 26's third cuts changed scaled by
+#: their measured CPU, docs/measurements.md), for the xdist order only: the longest first, so that no long unit starts
+#: near the end while the other worker has run dry (pytest-xdist's own order, most tests first, started
+#: test_api_schemathesis 73rd and test_engine_backends 95th of 125 units). A unit not listed comes after these, most
+#: tests first; a figure that is off changes only the order.
+_DIFFERENTIAL = "tests/latency_lab/engine/test_engine_backends.py::test_native_engine_equals_python_engine"
 EXPECTED_SECONDS: dict[str, float] = {
-    "tests/browser/[page states]": 496,  # test_accessibility 375 s + test_fits_the_window 121 s
-    "tests/latency_lab_web/test_api_schemathesis.py": 310,
-    "tests/latency_lab/engine/test_engine_backends.py": 296,
-    "tests/latency_lab/analysis/test_expected_loss.py": 109,
-    "tests/latency_lab/protocols/test_release.py": 98,
-    "tests/latency_lab_web/test_teaching.py": 95,
-    "tests/test_packaging_install.py": 88,
-    "tests/validation/test_bulk_loss_ci.py": 78,
-    "tests/browser/test_compare.py": 77,
-    "tests/browser/test_loss_leads.py": 73,
-    "tests/browser/test_form_edits.py": 68,
-    "tests/browser/test_units_typed.py": 60,
-    "tests/browser/test_explain.py": 55,
-    "tests/browser/test_ladder_steps.py": 53,
-    "tests/validation/test_loss_ci.py": 53,
-    "tests/latency_lab_web/test_views.py": 43,
+    "tests/browser/[page states]": 395,  # test_accessibility 354 s + test_fits_the_window (under 44 s)
+    "tests/latency_lab/analysis/test_expected_loss.py": 144,
+    "tests/latency_lab_web/test_api_schemathesis.py": 103,  # 281 s before its coverage phase went (-64 % CPU)
+    "tests/validation/test_bulk_loss_ci.py": 102,
+    "tests/browser/test_loss_leads.py": 77,
+    "tests/browser/test_units_typed.py": 73,
+    "tests/latency_lab_web/test_teaching.py": 72,
+    "tests/browser/test_compare.py": 69,
+    "tests/latency_lab_web/test_views.py": 61,
+    "tests/browser/test_explain.py": 60,
+    "tests/browser/test_calculator.py": 58,
+    "tests/browser/test_form_edits.py": 56,
+    "tests/browser/test_editing_keeps_place.py": 55,
+    "tests/browser/test_ladder_steps.py": 49,
+    "tests/latency_lab/engine/test_native_proxy.py": 46,
+    "tests/latency_lab/analysis/test_symbolic.py": 44,
+    # the engine differential (357 s as one unit before; 99 s of CPU now in all), in chunks, the Python engine's
+    # outcomes stored: 1,000 random or lossy scenarios a chunk the longest (the grid's and the presets' about 5 s each)
+    **{f"{_DIFFERENTIAL}[{group}-{k}of2]": 25 for group in ("random", "lossy") for k in (1, 2)},
 }
 
 
@@ -71,8 +81,8 @@ def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item
 @pytest.hookimpl(optionalhook=True)
 def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
     """With ``--dist loadfile`` (scripts/test.sh): pytest-xdist's file-by-file scheduling, with the files of
-    :data:`SHARED_UNITS` as one unit each and the units in the order of :data:`EXPECTED_SECONDS` (longest first).
-    Any other ``--dist`` is left to pytest-xdist."""
+    :data:`SHARED_UNITS` as one unit each, each parametrized test of :data:`SPLIT_FILES` a unit of its own, and the
+    units in the order of :data:`EXPECTED_SECONDS` (longest first). Any other ``--dist`` is left to pytest-xdist."""
     if config.getvalue("dist") != "loadfile":
         return None
     from xdist.scheduler import LoadFileScheduling
@@ -82,6 +92,8 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: Any) -> Any:
 
         def _split_scope(self, nodeid: str) -> str:
             path = nodeid.split("::", 1)[0]
+            if path in SPLIT_FILES and nodeid.endswith("]"):
+                return nodeid
             return SHARED_UNITS.get(path, path)
 
         def _assign_work_unit(self, node: Any) -> None:
