@@ -120,6 +120,8 @@ PAGE_FIELDS = {
     "page.origins.dns_ms",
     "page.origins.preconnected",
     "page.origins.coalesce_with_html",
+    "page.origins.rtt_ms",
+    "page.origins.bandwidth_bps",
     "page.object_origins",
     "page.object_urgency",
     "page.object_incremental",
@@ -148,6 +150,13 @@ def _number(rng: random.Random, s: FieldSpec) -> float | int:
         x = max(math.ceil(low), min(math.floor(high), round(x)))
         return int(x)
     return float(min(max(x, low), high))
+
+
+def _item(param: str) -> FieldSpec:
+    """What each value of a list parameter (``page.origins.rtt_ms``) takes."""
+    item = SCENARIO_PARAMS[param].item
+    assert item is not None, param
+    return item
 
 
 def draw_value(rng: random.Random, s: FieldSpec) -> Any:
@@ -188,6 +197,12 @@ def draw_page(rng: random.Random, html_bytes: int = 6000) -> dict[str, Any]:
             }
             for _ in range(k)
         ]
+        if rng.random() < 0.5:  # an origin's own path (issue 28): not with coalescing (nor loss: refused, quickly)
+            for origin in page["origins"]:
+                if not origin["coalesce_with_html"] and rng.random() < 0.5:
+                    origin["rtt_ms"] = _number(rng, _item("page.origins.rtt_ms"))
+                    if rng.random() < 0.5:
+                        origin["bandwidth_bps"] = _number(rng, _item("page.origins.bandwidth_bps"))
         page["object_origins"] = [rng.randint(0, k) for _ in range(count)]
     if rng.random() < 0.3:  # RFC 9218 priorities (issue 28)
         page["object_urgency"] = [rng.randint(MIN_URGENCY, MAX_URGENCY) for _ in range(count)]
