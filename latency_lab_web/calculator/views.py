@@ -809,8 +809,16 @@ def results_context(state: State) -> dict[str, Any]:
         "head_of_line": {r["protocol"]: head_of_line_ms(r) for r in results},
         "breakdown_fig": charts.to_json(charts.breakdown_bar(results)),
         "waterfalls": [
-            (r["protocol"], charts.to_json(charts.waterfall(r)), charts.waterfall_rows(r["objects"])) for r in results
+            {
+                "protocol": r["protocol"],
+                "fig": charts.to_json(charts.waterfall(r)),
+                "rows": charts.waterfall_rows(r["objects"]),
+                "total": len(r["objects"]),
+                "connections": len({o["connection"] for o in r["objects"]}),
+            }
+            for r in results
         ],
+        "waterfall_csv_url": url_for("calculator.waterfall_csv") + ("?" + query if query else ""),
         "sweep": plot,
         "sweep_fig": sweep_fig,
         "loss_sweep": loss_plot,
@@ -996,6 +1004,12 @@ def index() -> Response:
     return response
 
 
+def _problems_text(errors: Mapping[str, list[str]]) -> Response:
+    """A CSV route's refusal of an invalid query: 400, each problem on a line (``where: message``)."""
+    lines = [f"{where}: {m}" if where else m for where, messages in errors.items() for m in messages]
+    return Response("\n".join(lines) + "\n", status=400, mimetype="text/plain")
+
+
 @bp.get("/sweep.csv")
 def sweep_csv() -> Response:
     """The sweep plot's data as CSV (the page's query), every value of it: the points the page draws and those it
@@ -1005,8 +1019,7 @@ def sweep_csv() -> Response:
     it. 400 with the problems as text if the query is invalid."""
     state = read(request.args)
     if state.scenario is None or state.errors:
-        lines = [f"{where}: {m}" if where else m for where, messages in state.errors.items() for m in messages]
-        return Response("\n".join(lines) + "\n", status=400, mimetype="text/plain")
+        return _problems_text(state.errors)
     budget = sweep_budget(state)
     priced = costed(state, SWEEPS[state.sweep])  # each point validated once, for the plan and the run
     try:
@@ -1040,6 +1053,23 @@ def sweep_csv() -> Response:
     name = f"latency-lab-sweep-{plot.choice.param}.csv"
     return Response(
         buf.getvalue(), mimetype="text/csv", headers={"Content-Disposition": f'attachment; filename="{name}"'}
+    )
+
+
+@bp.get("/waterfall.csv")
+def waterfall_csv() -> Response:
+    """Every object of every protocol's waterfall as CSV (the page's query): the page draws and lists only the first
+    :data:`latency_lab_web.figures.compare.WATERFALL_ROWS` to start. 400 with the problems as text if the query is
+    invalid."""
+    state = read(request.args)
+    if state.scenario is None or state.errors:
+        return _problems_text(state.errors)
+    buf = io.StringIO()
+    csv.writer(buf, lineterminator="\r\n").writerows(charts.waterfall_csv_rows(predict(state.scenario)["results"]))
+    return Response(
+        buf.getvalue(),
+        mimetype="text/csv",
+        headers={"Content-Disposition": 'attachment; filename="latency-lab-waterfall.csv"'},
     )
 
 
