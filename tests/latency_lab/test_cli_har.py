@@ -128,3 +128,22 @@ def test_bad_hars_exit_2_naming_the_field(tmp_path: Path, capsys: pytest.Capture
     assert "max_har_bytes" in capsys.readouterr().err
     assert main(["har", str(tmp_path / "missing.har")]) == 2
     assert "cannot read" in capsys.readouterr().err
+
+
+def test_the_readmes_har_example_prints_what_the_readme_shows(capsys: pytest.CaptureFixture[str]) -> None:
+    """The README's HAR command prints its shown block line for line (the note cut where the README cuts it), and its
+    what-if sentence gives the CDN's path's h2 time."""
+    readme = (Path(__file__).parents[2] / "README.md").read_text()
+    command = next(line for line in readme.splitlines() if line.startswith(".venv/bin/python -m latency_lab har "))
+    argv = command.split("-m latency_lab ", 1)[1].split()
+    block = readme.split(command, 1)[1].split("```\n", 2)[2].split("\n```", 1)[0].splitlines()
+    assert main(argv) == 0
+    out = capsys.readouterr().out.splitlines()
+    start = out.index(block[0])
+    for shown, printed in zip(block, out[start:], strict=False):
+        assert printed.startswith(shown.removesuffix("..."))
+    assert len(out) - start == len(block)
+    assert main([*argv, "--origin-rtt", f"{CDN}=20"]) == 0
+    h2 = next(line for line in capsys.readouterr().out.splitlines() if line.startswith("  h2 "))
+    was = next(line for line in block if line.startswith("  h2 ")).split()[1]
+    assert f"h2 {float(was):,.1f} → {float(h2.split()[1]):,.1f} ms" in " ".join(readme.split())
