@@ -1,4 +1,5 @@
-"""What the tests of the query's fields share: an address read back, and the API's query against its JSON body."""
+"""What the tests of the query's fields share: an address read back, the API's query against its JSON body, and the
+API's refusal of a query naming the field."""
 
 from __future__ import annotations
 
@@ -28,3 +29,13 @@ def query_predicts_as_body(client: FlaskClient, query: str, body: dict[str, Any]
     assert got.status_code == 200 and want.status_code == 200
     assert got.json == want.json
     return got
+
+
+def api_refuses(client: FlaskClient, query: str, path: str, words: str) -> None:
+    """``GET /api/v1/predict?query`` is refused with a problem document of one error at ``path`` whose message (or
+    allowed range) says ``words``."""
+    r = client.get("/api/v1/predict?" + query)
+    assert r.status_code == 422 and r.mimetype == "application/problem+json"
+    (item,) = r.json["errors"]
+    assert item["path"] == path
+    assert words in item["message"] + " " + (item.get("allowed") or "")

@@ -12,7 +12,7 @@ from werkzeug.datastructures import MultiDict
 from latency_lab_web import create_app
 from latency_lab_web.web.form import FIELD_BY_PARAM, read
 from latency_lab_web.web.query import SCENARIO_PARAMS, scenario_document
-from tests.latency_lab_web.web.address import query_predicts_as_body, reads_back_the_same
+from tests.latency_lab_web.web.address import api_refuses, query_predicts_as_body, reads_back_the_same
 
 HINT, EARLY, SIZE = "page.object_early_hint", "page.origins.early_hint_preconnect", "http.early_hints_bytes"
 DNS, AT = "page.origins.dns_ms", "page.object_origins"
@@ -98,11 +98,7 @@ def test_the_api_query_predicts_what_the_json_body_does_and_the_hint_helps_h2(cl
 def test_the_api_refuses_with_a_problem_naming_the_field(
     client: FlaskClient, query: str, path: str, words: str
 ) -> None:
-    r = client.get(f"/api/v1/predict?{query}")
-    assert r.status_code == 422 and r.mimetype == "application/problem+json"
-    (item,) = r.json["errors"]
-    assert item["path"] == path
-    assert words in item["message"] + " " + (item.get("allowed") or "")
+    api_refuses(client, query, path, words)
 
 
 def test_the_calculators_origins_table_says_which_origins_the_103_preconnects(client: FlaskClient) -> None:

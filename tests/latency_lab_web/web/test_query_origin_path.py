@@ -5,7 +5,7 @@ back the same, and the results page saying which path each origin's connections 
 
 from __future__ import annotations
 
-from urllib.parse import parse_qsl, urlencode
+from urllib.parse import urlencode
 
 import pytest
 from flask.testing import FlaskClient
@@ -15,6 +15,7 @@ from latency_lab.scenario.schema import MAX_DELAY_MS, MAX_ORIGINS
 from latency_lab_web import create_app
 from latency_lab_web.web.form import FIELD_BY_PARAM, read
 from latency_lab_web.web.query import SCENARIO_PARAMS, scenario_document
+from tests.latency_lab_web.web.address import api_refuses, query_predicts_as_body, reads_back_the_same
 
 RTT, RATE = "page.origins.rtt_ms", "page.origins.bandwidth_bps"
 CO, AT = "page.origins.coalesce_with_html", "page.object_origins"
@@ -67,10 +68,7 @@ def test_a_bad_value_is_said_beside_its_field(pairs: list[tuple[str, str]], fiel
     ],
 )
 def test_the_address_reads_back_the_same(pairs: list[tuple[str, str]]) -> None:
-    first = read(MultiDict(pairs))
-    assert first.errors == {} and first.scenario is not None
-    again = read(MultiDict(parse_qsl(first.query, keep_blank_values=True)))
-    assert again.errors == {} and again.scenario == first.scenario and again.query == first.query
+    reads_back_the_same(pairs)
 
 
 @pytest.fixture(scope="module")
@@ -87,10 +85,7 @@ def test_the_api_query_predicts_what_the_json_body_does_and_a_cdn_nearby_helps(c
     }
     tcp = "tcp.profile=rfc5681&tcp.initial_window_segments=10&tcp.nagle=false"
     q = f"protocols=h2&network.rtt_ms=100&network.bandwidth_bps=1e9&{tcp}&page.object_bytes=10000&{AT}=1"
-    got = client.get(f"/api/v1/predict?{q}&{RTT}=20")
-    want = client.post("/api/v1/predict", json=body)
-    assert got.status_code == 200 and want.status_code == 200
-    assert got.json == want.json
+    got = query_predicts_as_body(client, f"{q}&{RTT}=20", body)
     shared = client.get(f"/api/v1/predict?{q}&page.origins.dns_ms=0")
     assert shared.status_code == 200
     # the image's handshake and request (its 10 KB within the initial window): 2 x 20 ms on its own path against
@@ -110,11 +105,7 @@ def test_the_api_query_predicts_what_the_json_body_does_and_a_cdn_nearby_helps(c
 def test_the_api_refuses_with_a_problem_naming_the_field(
     client: FlaskClient, query: str, path: str, words: str
 ) -> None:
-    r = client.get(f"/api/v1/predict?{query}")
-    assert r.status_code == 422 and r.mimetype == "application/problem+json"
-    (item,) = r.json["errors"]
-    assert item["path"] == path
-    assert words in item["message"] + " " + (item.get("allowed") or "")
+    api_refuses(client, query, path, words)
 
 
 def test_the_results_page_names_each_origins_path(client: FlaskClient) -> None:
