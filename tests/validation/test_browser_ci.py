@@ -18,7 +18,8 @@ What is judged:
   time this test says so), and Chromium's own time is within :data:`OWN_MS`;
 - the connections: Chromium opens as many as the model (min(6, images) for HTTP/1.1 - the HTML's connection
   takes the first image - and one for h2), seen in the capture, and uses at most that many;
-- each resource's end (Resource Timing's ``responseEnd``, sorted) against the model's plus the discovery time;
+- each resource's end against the model's: the HTML's last byte on the wire (the capture; the browser's ``responseEnd``
+  for it lags by the renderer's commit), each image's Resource Timing ``responseEnd`` (sorted) less the discovery time;
 - the whole guard within :data:`BUDGET_S`.
 """
 
@@ -133,7 +134,8 @@ def test_each_resource_ends_as_modelled(results: dict[str, Any]) -> None:
         disc = r["real"]["discovery_ms"]
         diffs = r["resource_end_diff_ms"]
         assert len(diffs) == 1 + len(browser.PAGES[r["page"]]["object_bytes"])
-        # the HTML's end has no discovery before it; the images' ends follow it by the discovery time
+        # the HTML's end (its last byte on the wire: the browser's responseEnd for it lags by the renderer's commit,
+        # 22 ms in a CI run on 2026-11-30) has no discovery before it; the images' ends follow it by the discovery
         tol = max(TOLERANCE * r["real_ms"], RESOURCE_FLOOR_MS)
         assert abs(diffs[0]) <= tol, _show([r])
         late = [d + disc for d in diffs[1:]]
@@ -195,6 +197,10 @@ def test_stored_comparison_meets_the_goals_with_chromiums_own_time() -> None:
 
     data = json.loads(browser_report.RESULTS.read_text())
     assert [(r["id"], r["doc"]) for r in data["runs"]] == [(s["id"], s["doc"]) for s in browser.runs()]
+    # measured as defined now: the HTML's end on the wire, the browser's responseEnd for it beside it
+    assert all(
+        r["real"]["html_end_ms"] <= r["real"]["html_end_browser_ms"] + browser.CLOCK_SLACK_MS for r in data["runs"]
+    )
     assert len(data["runs"]) >= 40
     rows = [{**r, **browser.compare(r)} for r in data["runs"]]
     acc = browser_report.stats(rows, "accounted_error", "accounted_ms")
