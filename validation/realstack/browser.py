@@ -15,7 +15,7 @@ Times are from the first SYN in the capture (the browser's clock is aligned on i
 - ``load_ms``: the browser's load event (Navigation Timing ``loadEventStart``): the judge's figure;
 - ``net_ms``: the last server byte in the capture, the model's ``page_load_ms`` (last byte of the last object);
 - ``html_end_ms``: the HTML's last byte on the wire (the capture), what the model predicts; the browser's
-  ``responseEnd`` for it, ``html_end_browser_ms``, lags it by 0.1-61 ms (the renderer's commit: Chromium's own time; 2026-11-30);
+  ``responseEnd`` for it, ``html_end_browser_ms``, lags it by up to tens of ms (the renderer's commit: Chromium's own time; 1.2-33.8 ms in 8 loads on 2026-11-30);
 - ``resource_end_ms``: each image's ``responseEnd`` (Resource Timing);
 - Chromium's own time, named: ``discovery_ms`` (from the HTML's last byte on the wire to the first image request on
   the wire: the network service hands the HTML to the renderer, which commits the navigation, parses the HTML, and
@@ -300,7 +300,7 @@ def _wire_html_end(c: pcap.Connection, request_t: float, browser_end_t: float, t
     navigation's connection after its request, before the browser's ``responseEnd`` (``browser_end_t``, capture
     clock) and before the client's next request once the server's answer began (h2's first flight may take more than
     one packet). The browser's ``responseEnd`` can lag it by tens of ms (the network service hands the body to the
-    renderer, which commits the navigation; 0.1-61 ms in 20 loads of img4-h1 on 2026-11-30 at load 0.3-4): Chromium's own time, which
+    renderer, which commits the navigation; 1.2-33.8 ms in 8 loads of img4-h1 on 2026-11-30 at load 0.3-4): Chromium's own time, which
     the model does not have and which goes into ``discovery_ms``."""
     late = browser_end_t + CLOCK_SLACK_MS / 1000.0
     down = [p.t for p in c.packets if not p.up and p.payload > 0 and request_t < p.t <= late]
