@@ -182,7 +182,8 @@ def test_a_page_over_the_entry_limit_is_shown_but_not_kept() -> None:
     app = create_app({"PAGE_CACHE_MAX_ENTRY_BYTES": 200_000})
     client = app.test_client()
     r = client.get("/?network.rtt_ms=11&page.object_count=400&page.object_size_bytes=2000")
-    assert r.status_code == 200 and len(r.data) > 500_000
+    # about 400 KB since the waterfalls list 200 objects each (5.2 MB for 2,241 objects did not keep a promise)
+    assert r.status_code == 200 and len(r.data) > app.config["PAGE_CACHE_MAX_ENTRY_BYTES"]
     assert len(app.extensions["results_cache"]) == 0
     assert client.get("/?preset=n97-wan&network.rtt_ms=11").status_code == 200
     assert len(app.extensions["results_cache"]) == 1
