@@ -20,9 +20,9 @@ h2's SETTINGS (RFC 9113 3.4, 6.5): given ``multiplex.server_settings_bytes`` and
 client's SETTINGS, each a write of its own, when the client's first bytes after the handshake (its preface, with
 the first request) arrive: after the TLS 1.3 session tickets written at that arrival
 (:mod:`latency_lab.protocols.secure_setup`), before the first response (and before a 103 Early Hints). Each leaves
-as a segment of its own when the window allows, so each takes a congestion-window slot (Linux counts packets: an
-nginx + Chromium capture over TLS 1.3 showed 2 tickets, SETTINGS and its ACK using 4 of the initial window's 10
-segments, issue 28). Their bytes are the connection's, not an object's (``SETTINGS_OBJECT``; the client's
+as a segment of its own when the window allows: a whole slot of a window of packets (``tcp.window_counts_packets``,
+as Linux counts: an nginx + Chromium capture over TLS 1.3 showed 2 tickets, SETTINGS and its ACK using 4 of the
+initial window's 10 segments, issue 28), its bytes of a window of ``cwnd x MSS`` bytes. Their bytes are the connection's, not an object's (``SETTINGS_OBJECT``; the client's
 application skips them as it skips handshake bytes). Over plain TCP (h2c) the same rule holds (the server's
 SETTINGS when the client's preface arrives), though nginx writes them in its first response's segment there. Not
 on h3: its SETTINGS ride on QUIC's control streams, and the two fields are ignored. With 0-RTT early data the

@@ -270,6 +270,9 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         if doc.get("tls", {}).get("version") == "1.3" and pick.random() < 0.5:
             doc["tls"]["session_tickets"] = pick.choice([1, 2])
             doc["tls"]["session_ticket_bytes"] = pick.choice([79, 300])
+    # a congestion window of packets (tcp.window_counts_packets; issue 28), from the same stream, on any path
+    if pick.random() < 0.3:
+        tcp["window_counts_packets"] = True
     if rng.random() < 0.8:
         doc["protocols"] = allowed  # every protocol the path allows
     else:  # a few, in any order

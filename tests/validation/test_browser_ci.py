@@ -231,6 +231,8 @@ def test_h2_settings_are_read_from_the_capture() -> None:
     run = next(r for r in browser_report_runs() if r["protocol"] == "h2")
     doc = browser.model_doc(run["doc"], "h2", run["real"])
     assert (doc["multiplex"]["server_settings_bytes"], doc["multiplex"]["settings_ack_bytes"]) == (62, 31)
+    # Linux's window of packets, and the HTML's HEADERS with its DATA (the capture's first HTML segment is full)
+    assert doc["tcp"]["window_counts_packets"] is True and doc["multiplex"]["headers_alone"] is False
     assert (
         browser.model_doc(run["doc"], "h2", {**run["real"], "h2_settings": [70, 40]})["multiplex"]["settings_ack_bytes"]
         == 40

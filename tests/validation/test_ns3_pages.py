@@ -90,6 +90,15 @@ def test_h2_settings_records_are_refused_by_name_on_h2() -> None:
     assert unsupported(resolve(as_scenario({**base, "multiplex": {"server_settings_bytes": 0}})), "h2") == []
 
 
+def test_a_window_of_packets_is_refused_by_name() -> None:
+    """tcp.window_counts_packets (Linux's window of packets): ns-3's congestion window counts bytes, so any protocol
+    with it is refused by name."""
+    q = resolve(as_scenario({**_doc({"html_bytes": 6000}, ["h2"]), "tcp": {**NS3, "window_counts_packets": True}}))
+    for protocol in SIMULATED_PROTOCOLS:
+        with pytest.raises(SimulationError, match=r"tcp\.window_counts_packets"):
+            setup_text(q, protocol)
+
+
 def test_h2_priorities_are_refused_by_name() -> None:
     """RFC 9218 priorities (page.object_urgency, page.object_incremental) reorder h2's frames; the harness's server
     writes a batch's responses in turns, so only that order runs (every object of one urgency and incremental)."""

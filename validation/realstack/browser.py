@@ -5,7 +5,8 @@ A page (:data:`PAGES`: an HTML naming N PNG images at its end) is loaded by Debi
 namespace of :class:`validation.realstack.stack.Stack`, from nginx's browser ports (HTTP/1.1 over TLS, h2 over TLS
 by ALPN), with the relay's path between them and tcpdump on the client's side. The model runs the same page as its
 document: ``persistent_parallel`` with 6 connections (Chrome's per-origin limit) for HTTP/1.1, ``h2`` for h2, TLS
-1.3 without resumption, the ``linux`` TCP profile as the namespaces are set up, and the bytes Chromium and nginx
+1.3 without resumption, the ``linux`` TCP profile as the namespaces are set up (its congestion window counted in
+packets, ``tcp.window_counts_packets``), and the bytes Chromium and nginx
 actually wrote (measured on the capture: ClientHello, the server's flight, the NewSessionTickets, nginx's h2 SETTINGS
 records, each request and response header on the wire).
 
@@ -372,7 +373,10 @@ def model_doc(d: dict[str, Any], protocol: str, real: dict[str, Any]) -> dict[st
         h["request_bytes"] = first
         m.setdefault("multiplex", {})["request_bytes"] = max(1, round((up - first) / max(1, n)))
         m["multiplex"]["frame_bytes"] = bench.H2_CHUNK
-        m["multiplex"]["headers_alone"] = True
+        # nginx over TLS writes the HTML's HEADERS with its DATA (the capture of issue 28: a full first segment)
+        m["multiplex"]["headers_alone"] = False
+    # Linux's congestion window counts packets: the tickets and SETTINGS records each take a slot (issue 28)
+    m["tcp"]["window_counts_packets"] = True
     return m
 
 

@@ -114,3 +114,31 @@ def test_ignored_off_h2(protocol: str, monkeypatch: pytest.MonkeyPatch) -> None:
     plain, with_settings = (_both(d, monkeypatch) for d in docs)
     assert plain[0]["page_load_ms"] == with_settings[0]["page_load_ms"] == with_settings[1]["page_load_ms"]
     assert plain[0]["packets"] == with_settings[0]["packets"]
+
+
+def test_a_window_of_packets_gives_each_record_a_slot(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The same path with ``tcp.window_counts_packets`` (Linux's tcp_cwnd_test: at most IW = 10 packets in flight,
+    short or full). An HTML of 11,631 bytes and its 50-byte header, 11,681 bytes, is 8 full segments and 1 byte.
+
+    - Without the records: 9 packets, within 10: all leave at 150, the last byte arrives at 200 ms.
+    - With them: the two records and 8 full HTML segments fill the 10 slots; the last byte waits for the client's
+      ACK of the first packets (sent on arrival at 200, quick ACKs), which reaches the server at 250: it arrives at
+      ``250 + 50 = 300`` ms, one round trip more.
+    - With the records and a window of bytes (the default): ``93 + 11,681 = 11,774`` bytes are within
+      ``10 x 1,460 = 14,600``: all leave at 150, 200 ms.
+    """
+    html = 8 * MSS + 1 - HEADER
+    for settings, packets, end in (
+        ((0, 0), True, 200.0),
+        ((SETTINGS, SETTINGS_ACK), True, 200.0 + RTT_MS),
+        ((SETTINGS, SETTINGS_ACK), False, 200.0),
+    ):
+        doc = _doc(html, settings)
+        doc["tcp"]["window_counts_packets"] = packets
+        fast, slow = _both(doc, monkeypatch)
+        assert fast["packets"] == slow["packets"]
+        assert _html_end(fast) == pytest.approx(end, abs=TOL_MS), (settings, packets)
+        first_flight = [
+            p for p in fast["packets"] if p["direction"] == "down" and p["bytes"] > 0 and p["sent_ms"] < 151
+        ]
+        assert len(first_flight) == (10 if settings[0] and packets else 9 + 2 * bool(settings[0]))
