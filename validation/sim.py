@@ -88,6 +88,14 @@ def unsupported(p: Params, protocol: str | None = None) -> list[str]:
         out.append("tls.session_tickets > 0 (the harness's server writes no NewSessionTicket messages)")
     if getattr(p, "mux_headers_alone", False) and protocol in (None, "h2"):
         out.append("multiplex.headers_alone on h2 (the harness writes each response's header with its first frame)")
+    if getattr(p, "window_packets", False):
+        out.append("tcp.window_counts_packets (ns-3's congestion window counts bytes)")
+    settings = getattr(p, "mux_server_settings", 0) > 0 or getattr(p, "mux_settings_ack", 0) > 0
+    if settings and protocol in (None, "h2"):
+        out.append(
+            "multiplex.server_settings_bytes or multiplex.settings_ack_bytes on h2 (the harness's server writes no "
+            "SETTINGS records)"
+        )
     if any(u != p.object_urgency[0] or not inc for u, inc in zip(p.object_urgency, p.object_incremental, strict=True)):
         if protocol in (None, "h2"):
             out.append(

@@ -39,7 +39,7 @@ if _native is not None and _backend.native_ok:  # the periods after a loss in C+
 
 #: The environment variable that turns the native engine off (``0``) in a running process: the Python engine runs.
 ENV = "LATENCY_LAB_NATIVE"
-SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: ""}
+SPECIAL_OBJECTS = {-1: None, -2: "tls", -3: "", -4: "h2_settings"}
 
 
 def available() -> bool:

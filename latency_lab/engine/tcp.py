@@ -36,6 +36,7 @@ class Endpoint:
         self.rwnd_n = q.rwnd_n[conn.leg]
         self.set_profile(p.profile)
         self.nagle = p.nagle
+        self.window_packets = p.window_packets  # the congestion window counts packets in flight (tcp_cwnd_test)
         self.cwnd = cwnd
         self.cwnd_cap = self.rwnd_n // p.mss + 2
         self.acked_carry = 0.0  # bytes acknowledged but not yet counted toward the window (ns3)
@@ -201,7 +202,13 @@ class Endpoint:
             if avail_n <= 0:
                 break
             outstanding = self.nxt - self.una
-            win = slow_start.usable_window_bytes(self.cwnd, mss, rwnd, outstanding)
+            if self.window_packets:  # tcp.window_counts_packets: a slot a packet, short or full; rwnd in bytes
+                if len(self.seg_ends) - self.seg_i >= self.cwnd:
+                    self._block("window", 0)
+                    return
+                win = rwnd - outstanding
+            else:
+                win = slow_start.usable_window_bytes(self.cwnd, mss, rwnd, outstanding)
             if win <= 0:
                 self._block("window", 0)
                 return

@@ -57,6 +57,7 @@ def configure(conn: Connection) -> None:
         ep.mss = q.size(payload)
         ep.mss_n = payload
         ep.nagle = False
+        ep.window_packets = False  # RFC 9002: bytes in flight
         ep.cwnd = quic.initial_window_segments(p.quic_datagram)
         ep.cwnd_cap = p.rwnd // payload + 2
         ep.dack_bytes = False

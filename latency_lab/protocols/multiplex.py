@@ -15,10 +15,24 @@ batch follow the bytes already written: the server hands its frames to the trans
 buffer that holds them, without TCP_NOTSENT_LOWAT). All streams share one congestion window. An object is
 complete when its last frame arrives.
 
-Left out: the 9-byte frame headers and the connection preface and SETTINGS frames (about 100 bytes once;
-the response header of ``http.response_header_bytes`` stands for the compressed HEADERS frame), flow
-control windows per stream (the connection's receive window applies), server push, and a later batch's
-more urgent responses overtaking bytes already written (the server hands its frames to the transport at once).
+h2's SETTINGS (RFC 9113 3.4, 6.5): given ``multiplex.server_settings_bytes`` and ``multiplex.settings_ack_bytes``
+(0, not written, by default), the server writes, once per connection, its SETTINGS record and its ACK of the
+client's SETTINGS, each a write of its own, when the client's first bytes after the handshake (its preface, with
+the first request) arrive: after the TLS 1.3 session tickets written at that arrival
+(:mod:`latency_lab.protocols.secure_setup`), before the first response (and before a 103 Early Hints). Each leaves
+as a segment of its own when the window allows: a whole slot of a window of packets (``tcp.window_counts_packets``,
+as Linux counts: an nginx + Chromium capture over TLS 1.3 showed 2 tickets, SETTINGS and its ACK using 4 of the
+initial window's 10 segments, issue 28), its bytes of a window of ``cwnd x MSS`` bytes. Their bytes are the connection's, not an object's (``SETTINGS_OBJECT``; the client's
+application skips them as it skips handshake bytes). Over plain TCP (h2c) the same rule holds (the server's
+SETTINGS when the client's preface arrives), though nginx writes them in its first response's segment there. Not
+on h3: its SETTINGS ride on QUIC's control streams, and the two fields are ignored. With 0-RTT early data the
+request arrives before the client's Finished, so the SETTINGS precede the tickets.
+
+Left out: the 9-byte frame headers and the client's connection preface, SETTINGS and SETTINGS ACK (the response
+header of ``http.response_header_bytes`` stands for the compressed HEADERS frame, the first request's
+``http.request_bytes`` for the client's first flight), flow control windows per stream (the connection's receive
+window applies), server push, and a later batch's more urgent responses overtaking bytes already written (the
+server hands its frames to the transport at once).
 """
 
 from __future__ import annotations
@@ -33,6 +47,8 @@ from latency_lab.engine.tcp import Connection
 DoneFn = Callable[[str, Any, Packet], None]
 #: The name a 103 Early Hints response is expected under on its connection: this, then the HTML's name.
 HINTS_PREFIX = "103:"
+#: The object name of h2's SETTINGS records (packets' ``obj``): the connection's bytes, not an object's.
+SETTINGS_OBJECT = "h2_settings"
 
 
 def _no_hints(html: str, t: Any, pkt: Packet) -> None:  # pragma: no cover - a 103 is written only where h2.load set it
@@ -89,6 +105,10 @@ class Mux:
         self.batches = 0
         # what the client does when a 103 Early Hints response arrives, given the HTML's name (h2.load sets it)
         self.on_hints: Callable[[str, Any, Packet], None] = _no_hints
+        # h2's SETTINGS records to write once the client's first bytes arrive (none on h3: QUIC's control streams)
+        p = session.p
+        h3 = session.quic_open is not None
+        self.settings = [] if h3 else [n for n in (p.mux_server_settings, p.mux_settings_ack) if n > 0]
         conn.mux = self
 
     def requests(self, names: list[str], point: Point, on_done: DoneFn) -> None:
@@ -121,6 +141,8 @@ class Mux:
     def server_data(self, t: Any, pkt: Packet) -> None:
         """Requests completed by this arrival become one batch, answered after one think time."""
         got = self.conn.server.app_received()
+        if self.settings and got > 0:  # the client's preface has arrived: h2's SETTINGS records, once
+            self._write_settings(t, pkt)
         batch = []
         while self.read < len(self.req_ends) and got >= self.req_ends[self.read]:
             batch.append(self.req_names[self.read])
@@ -149,6 +171,25 @@ class Mux:
         point = Point(w, base, extra if value(extra) > 0 else None, "server")
         self.conn.last_write = point
         s.eng.at(w, self._write_responses, batch, point)
+
+    def _write_settings(self, t: Any, pkt: Packet) -> None:
+        """The server writes its SETTINGS record and its SETTINGS ACK, each on its own, as it writes the tickets
+        (:meth:`latency_lab.protocols.secure_setup.Dialogue._write`: after ns-3's deferred ACK where the profile
+        delivers data before ACKing it)."""
+        srv = self.conn.server
+        point = Point(t, pkt, None, "server")
+        records, self.settings = self.settings, []
+        for nbytes in records:
+            if srv.profile.deliver_before_ack:
+                self.s.eng.at(t, self._put_settings, nbytes, point)
+            else:
+                self._put_settings(t, nbytes, point)
+
+    def _put_settings(self, t: Any, nbytes: int, point: Point) -> None:
+        srv = self.conn.server
+        begin = srv.end_n
+        srv.write(t, srv.q.size(nbytes), SETTINGS_OBJECT, point)
+        srv.hs_ranges.append((begin, srv.end_n))  # not the application's bytes (Endpoint.app_received)
 
     def _write_hints(self, t: Any, html: str, point: Point) -> None:
         """The server writes the 103 Early Hints response for ``html`` (``http.early_hints_bytes``), a write of its

@@ -268,7 +268,8 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
     """The segments a run sends beside the responses' first segments of each request: each request's past its first
     (``http.request_bytes``; on HTTP/2 and HTTP/3 the requests after the first are ``multiplex.request_bytes``), and
     each connection's TLS handshake (``tls.client_hello_bytes``, ``tls.server_flight_bytes`` and the session tickets,
-    a connection an object for HTTP/1.0, up to ``http.parallel_connections`` for persistent_parallel, else one).
+    a connection an object for HTTP/1.0, up to ``http.parallel_connections`` for persistent_parallel, else one), and
+    on HTTP/2 each connection's SETTINGS records (``multiplex.server_settings_bytes``, ``multiplex.settings_ack_bytes``).
     Until 2026-11-28 HTTP/2-3's requests and TLS were not counted: 370 objects of 62 KB requests on h2 ran 46 budget
     steps a unit (the plain kind is calibrated at most 5), a lossless predict of 8 protocols 1.2 s of CPU
     (bench/worst_case.py). HTTP/3's are QUIC packets (:func:`_response_pieces`)."""
@@ -293,12 +294,16 @@ def _extra_segments(s: Scenario, protocol: str, objects: int) -> int:
         # units (the plain kind allows 5 a unit), and its lossy follow-up slice of the sweep plot was stopped by the
         # step budget after 50-75 ms of CPU, not refused up front (bench/worst_case.py seed 31, route lossy_fill).
         return requests + connections * (2 + -(-s.tls.server_flight_bytes // mss))
+    # h2's SETTINGS records (multiplex.server_settings_bytes, multiplex.settings_ack_bytes): a segment or more each
+    # on every connection, with TLS or without (h2c); h3 ignores them
+    mux = s.multiplex
+    settings = -(-mux.server_settings_bytes // mss) + -(-mux.settings_ack_bytes // mss) if protocol == "h2" else 0
     if s.tls.version == "none":
-        return requests
+        return requests + connections * settings
     tls = s.tls
     handshake = -(-tls.client_hello_bytes // mss) + -(-tls.server_flight_bytes // mss)
     handshake += tls.session_tickets * -(-tls.session_ticket_bytes // mss)
-    return requests + connections * handshake
+    return requests + connections * (handshake + settings)
 
 
 #: Units a connection costs that the page's objects do not pay for (:data:`OBJECT_UNITS`): one persistent_parallel

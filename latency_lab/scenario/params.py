@@ -78,6 +78,9 @@ class Params:
     frame: int = 16_384  # h2/h3 DATA frame size (bytes)
     mux_request: int = 40  # h2/h3 compressed request size after the first (bytes)
     mux_headers_alone: bool = False  # h2/h3: a batch's HEADERS frames written before its DATA frames
+    mux_server_settings: int = 0  # h2: the server's SETTINGS record, a segment of its own once a connection (bytes)
+    mux_settings_ack: int = 0  # h2: the server's ACK of the client's SETTINGS, likewise (bytes)
+    window_packets: bool = False  # TCP: the congestion window limits packets in flight, not bytes (Linux)
     quic_datagram: int = 1200
     quic_ack_delay: float = 25.0
     rto_min_ms: float = 1000.0  # lower bound of the retransmission timeout (ms; latency_lab.mechanisms.rto)
@@ -201,6 +204,9 @@ def resolve(s: Scenario) -> Params:
         frame=s.multiplex.frame_bytes,
         mux_request=s.multiplex.request_bytes,
         mux_headers_alone=s.multiplex.headers_alone,
+        mux_server_settings=s.multiplex.server_settings_bytes,
+        mux_settings_ack=s.multiplex.settings_ack_bytes,
+        window_packets=s.tcp.window_counts_packets,
         quic_datagram=s.quic.max_datagram_bytes,
         quic_ack_delay=s.quic.max_ack_delay_ms,
         loss=n.loss_rate,

@@ -260,6 +260,19 @@ def _feature_draw(rng: random.Random) -> dict[str, Any]:
         _maybe(rng, quic, "max_datagram_bytes", [1200, 1350, 1500, 9000])
         _maybe(rng, quic, "max_ack_delay_ms", [0, 5, 25, 100])
         doc["multiplex"], doc["quic"] = mux, quic
+    # h2's SETTINGS records (issue 28), drawn from their own stream (the other draws unchanged), with TLS 1.3's session
+    # tickets they follow: every connection's server writes them (h3 ignores them)
+    pick = random.Random("h2 settings " + repr(sorted(page.items())))
+    if not split and pick.random() < 0.4:
+        mux_doc = doc.setdefault("multiplex", {})
+        mux_doc["server_settings_bytes"] = pick.choice([0, 1, 62, 1460, 1461, 5000])
+        mux_doc["settings_ack_bytes"] = pick.choice([0, 31, 1460])
+        if doc.get("tls", {}).get("version") == "1.3" and pick.random() < 0.5:
+            doc["tls"]["session_tickets"] = pick.choice([1, 2])
+            doc["tls"]["session_ticket_bytes"] = pick.choice([79, 300])
+    # a congestion window of packets (tcp.window_counts_packets; issue 28), from the same stream, on any path
+    if pick.random() < 0.3:
+        tcp["window_counts_packets"] = True
     if rng.random() < 0.8:
         doc["protocols"] = allowed  # every protocol the path allows
     else:  # a few, in any order

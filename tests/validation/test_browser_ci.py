@@ -209,3 +209,37 @@ def test_stored_comparison_meets_the_goals_with_chromiums_own_time() -> None:
     assert acc["spearman_rho"] >= 0.95 and raw["spearman_rho"] >= 0.95, (acc, raw)
     assert raw["mean_error"] < -0.03, raw
     assert "Spearman's rho | 0.81 |" in browser_report.summary({"runs": rows})
+
+
+def test_h2_settings_are_read_from_the_capture() -> None:
+    """No root needed: nginx's SETTINGS records on the navigation's connection, read as :func:`browser._h2_settings`
+    reads a load, from the packets of the load of img12-h2-100ms-5M quoted in issue 28 (ms from the first SYN,
+    payload bytes): after the client's Finished the two tickets, SETTINGS + WINDOW_UPDATE (62), the client's SETTINGS
+    ACK (31, up), nginx's SETTINGS ACK (31), then the HTML. A connection whose HTML follows the tickets has none."""
+    from validation.realstack import pcap
+
+    def conn(seq: list[tuple[float, bool, int]]) -> pcap.Connection:
+        return pcap.Connection(1, [pcap.Packet(t / 1000.0, up, 1, n + 52, n, 0, 0x18) for t, up, n in seq])
+
+    finished = (257.1, True, 64)
+    tickets = [(307.47, False, 79), (307.65, False, 79)]
+    html = [(311.47, False, 1460), (313.87, False, 1460)]
+    load = conn([finished, *tickets, (307.82, False, 62), (308.07, True, 31), (308.22, False, 31), *html])
+    assert browser._h2_settings(load, 0.2571) == [62, 31] == list(browser.H2_SETTINGS_CAPTURED)
+    assert browser._h2_settings(conn([finished, *tickets, *html]), 0.2571) is None
+    # the model's document for an h2 run takes them (the stored loads predate the measurement: the capture's)
+    run = next(r for r in browser_report_runs() if r["protocol"] == "h2")
+    doc = browser.model_doc(run["doc"], "h2", run["real"])
+    assert (doc["multiplex"]["server_settings_bytes"], doc["multiplex"]["settings_ack_bytes"]) == (62, 31)
+    # Linux's window of packets, and the HTML's HEADERS with its DATA (the capture's first HTML segment is full)
+    assert doc["tcp"]["window_counts_packets"] is True and doc["multiplex"]["headers_alone"] is False
+    assert (
+        browser.model_doc(run["doc"], "h2", {**run["real"], "h2_settings": [70, 40]})["multiplex"]["settings_ack_bytes"]
+        == 40
+    )
+
+
+def browser_report_runs() -> list[dict[str, Any]]:
+    import json
+
+    return list(json.loads(browser_report.RESULTS.read_text())["runs"])

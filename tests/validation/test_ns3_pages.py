@@ -78,6 +78,27 @@ def test_tls_tickets_and_h2_headers_alone_are_refused_by_name() -> None:
     assert unsupported(alone, "persistent") == []
 
 
+def test_h2_settings_records_are_refused_by_name_on_h2() -> None:
+    """h2's SETTINGS records (multiplex.server_settings_bytes, multiplex.settings_ack_bytes): the harness's server
+    writes none, so h2 with either is refused by name; the other protocols, which never write them, run as they are."""
+    base = _doc({"html_bytes": 6000}, ["h2"])
+    for fields in ({"server_settings_bytes": 62}, {"settings_ack_bytes": 31}):
+        q = resolve(as_scenario({**base, "multiplex": fields}))
+        with pytest.raises(SimulationError, match=r"multiplex\.server_settings_bytes or multiplex\.settings_ack_bytes"):
+            setup_text(q, "h2")
+        assert unsupported(q, "persistent") == [] and len(unsupported(q)) == 1
+    assert unsupported(resolve(as_scenario({**base, "multiplex": {"server_settings_bytes": 0}})), "h2") == []
+
+
+def test_a_window_of_packets_is_refused_by_name() -> None:
+    """tcp.window_counts_packets (Linux's window of packets): ns-3's congestion window counts bytes, so any protocol
+    with it is refused by name."""
+    q = resolve(as_scenario({**_doc({"html_bytes": 6000}, ["h2"]), "tcp": {**NS3, "window_counts_packets": True}}))
+    for protocol in SIMULATED_PROTOCOLS:
+        with pytest.raises(SimulationError, match=r"tcp\.window_counts_packets"):
+            setup_text(q, protocol)
+
+
 def test_h2_priorities_are_refused_by_name() -> None:
     """RFC 9218 priorities (page.object_urgency, page.object_incremental) reorder h2's frames; the harness's server
     writes a batch's responses in turns, so only that order runs (every object of one urgency and incremental)."""

@@ -5,9 +5,10 @@ A page (:data:`PAGES`: an HTML naming N PNG images at its end) is loaded by Debi
 namespace of :class:`validation.realstack.stack.Stack`, from nginx's browser ports (HTTP/1.1 over TLS, h2 over TLS
 by ALPN), with the relay's path between them and tcpdump on the client's side. The model runs the same page as its
 document: ``persistent_parallel`` with 6 connections (Chrome's per-origin limit) for HTTP/1.1, ``h2`` for h2, TLS
-1.3 without resumption, the ``linux`` TCP profile as the namespaces are set up, and the bytes Chromium and nginx
-actually wrote (measured on the capture: ClientHello, the server's flight, the NewSessionTickets, each request and
-response header on the wire).
+1.3 without resumption, the ``linux`` TCP profile as the namespaces are set up (its congestion window counted in
+packets, ``tcp.window_counts_packets``), and the bytes Chromium and nginx
+actually wrote (measured on the capture: ClientHello, the server's flight, the NewSessionTickets, nginx's h2 SETTINGS
+records, each request and response header on the wire).
 
 Times are from the first SYN in the capture (the browser's clock is aligned on it by the navigation's
 ``connectStart``). What a load measures:
@@ -84,6 +85,14 @@ H2_CONTROL = 40
 CLOCK_SLACK_MS = 1.0
 #: TLS 1.3 NewSessionTicket records OpenSSL's server sends after a full handshake (bench.TLS13_TICKETS)
 TICKETS = bench.TLS13_TICKETS
+#: nginx's h2 SETTINGS records on the navigation's connection, each a TLS 1.3 record and a segment of its own after
+#: the tickets (bytes on the wire past the TCP header): its SETTINGS with its WINDOW_UPDATE (9 + 18 + 13 bytes of
+#: frames, 22 of record) and its SETTINGS ACK (9 + 22), as read from the capture of one load of img12-h2-100ms-5M
+#: (2026-11-30, issue 28). A load measures its own (``h2_settings``, :func:`_h2_settings`); the 40 loads stored
+#: before that was measured (validation/realstack/browser_results.json, 2026-11-30) get these.
+H2_SETTINGS_CAPTURED = (62, 31)
+#: A server record of at most this many bytes right after the tickets is one of h2's SETTINGS records, not the HTML's
+H2_SETTINGS_MAX = 100
 
 
 def png(size: int) -> bytes:
@@ -199,6 +208,20 @@ def _tls_conn(c: pcap.Connection, path: tuple[float, float, float, float]) -> di
     }
 
 
+def _h2_settings(c: pcap.Connection, finished_t: float) -> list[int] | None:
+    """nginx's h2 SETTINGS records on an h2 connection (bytes on the wire each, in order: its SETTINGS, its SETTINGS
+    ACK): the server's data packets after the client's Finished (sent at ``finished_t``, capture clock) that follow
+    the :data:`TICKETS` session tickets, as long as they are small (:data:`H2_SETTINGS_MAX`), at most two. None when
+    there are none (the HTML's first segment follows the tickets)."""
+    down = [p.payload for p in c.packets if not p.up and p.payload > 0 and p.t > finished_t]
+    records: list[int] = []
+    for x in down[TICKETS : TICKETS + 2]:
+        if x > H2_SETTINGS_MAX:
+            break
+        records.append(x)
+    return records or None
+
+
 def real_load(stack: Stack, sid: str, run: dict[str, Any], work: Path) -> dict[str, Any]:
     """Load the run's page once in a fresh Chromium; the measured side of a record (times from the first SYN)."""
     d = run["doc"]
@@ -258,13 +281,14 @@ def real_load(stack: Stack, sid: str, run: dict[str, Any], work: Path) -> dict[s
     first_request = min((x for x in requests if x > html_end), default=html_end)
     last_byte = max((p.t - t0) * 1000.0 for p in packets if not p.up and p.payload > 0)
     ends = [rel(r["responseEnd"]) for r in res]
-    h2_first = None
+    h2_first = h2_settings = None
     if run["protocol"] == "h2":  # the client's bytes after its Finished up to the HTML's end
         up = [p for p in first_conn.packets if p.up and p.payload > 0]
         first = split[nav_key]
         assert first is not None
         k = next(i for i, p in enumerate(up) if p.payload == first["client_finished"] and i > 0)
         h2_first = sum(p.payload for p in up[k + 1 :] if (p.t - t0) * 1000.0 <= browser_html_end)
+        h2_settings = _h2_settings(first_conn, up[k].t)
     return {
         "load_ms": rel(nav["loadEventStart"]),
         "net_ms": last_byte,
@@ -283,6 +307,7 @@ def real_load(stack: Stack, sid: str, run: dict[str, Any], work: Path) -> dict[s
         "syn_ms": sorted((c.syn_time() - t0) * 1000.0 for c in conns.values()),
         "tls": tls,
         "h2_first_flight": h2_first,
+        "h2_settings": h2_settings,
         "overheads": bench.overheads(used, path),
         "counts": pcap.counts(packets),
         "retransmissions": pcap.retransmissions(used),
@@ -334,6 +359,11 @@ def model_doc(d: dict[str, Any], protocol: str, real: dict[str, Any]) -> dict[st
     tls["session_ticket_bytes"] = bench.TLS_RECORD_OVERHEAD["1.3"] + 57  # OpenSSL 3's ticket record: 79 bytes
     tickets = TICKETS * tls["session_ticket_bytes"]
     down = sum(x["down_after"] - tickets for x in t)
+    if protocol == "h2":  # nginx's SETTINGS records (one connection): the model writes them, not in the headers
+        settings = [*(real.get("h2_settings") or H2_SETTINGS_CAPTURED), 0, 0]
+        mux = m.setdefault("multiplex", {})
+        mux["server_settings_bytes"], mux["settings_ack_bytes"] = settings[0], settings[1]
+        down -= settings[0] + settings[1]
     up = sum(x["up_after"] for x in t)
     h["response_header_bytes"] = max(0, round((down - real["bodies"]) / (n + 1)))
     if protocol == "h1":
@@ -343,7 +373,10 @@ def model_doc(d: dict[str, Any], protocol: str, real: dict[str, Any]) -> dict[st
         h["request_bytes"] = first
         m.setdefault("multiplex", {})["request_bytes"] = max(1, round((up - first) / max(1, n)))
         m["multiplex"]["frame_bytes"] = bench.H2_CHUNK
-        m["multiplex"]["headers_alone"] = True
+        # nginx over TLS writes the HTML's HEADERS with its DATA (the capture of issue 28: a full first segment)
+        m["multiplex"]["headers_alone"] = False
+    # Linux's congestion window counts packets: the tickets and SETTINGS records each take a slot (issue 28)
+    m["tcp"]["window_counts_packets"] = True
     return m
 
 

@@ -67,6 +67,8 @@ cdef extern from "params.hpp" namespace "ll":
         long long tls_client_hello, tls_server_flight, frame, mux_request, quic_datagram
         long long tls_tickets, tls_ticket_bytes
         cbool mux_headers_alone
+        long long mux_server_settings, mux_settings_ack
+        cbool window_packets
         double quic_ack_delay, rto_min_ms
         cbool pipeline_one_write
         cbool preconnect
@@ -250,6 +252,9 @@ cdef class Prepared:
         c.frame = p.frame
         c.mux_request = p.mux_request
         c.mux_headers_alone = p.mux_headers_alone
+        c.mux_server_settings = p.mux_server_settings
+        c.mux_settings_ack = p.mux_settings_ack
+        c.window_packets = p.window_packets
         c.quic_datagram = p.quic_datagram
         c.quic_ack_delay = p.quic_ack_delay
         c.rto_min_ms = p.rto_min_ms

@@ -38,6 +38,7 @@ enum Reason : uint8_t { R_NONE = 0, R_WINDOW, R_NAGLE };
 constexpr int OBJ_NONE = -1;  // None
 constexpr int OBJ_TLS = -2;   // "tls" (secure_setup.TLS_OBJECT)
 constexpr int OBJ_EMPTY = -3; // "" (an endpoint that wrote nothing)
+constexpr int OBJ_SETTINGS = -4;  // "h2_settings" (multiplex.SETTINGS_OBJECT)
 
 // a node of the cause graph: a packet (>= 0), a point (-2 - index) or nothing (-1)
 using Ref = int32_t;

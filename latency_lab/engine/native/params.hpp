@@ -92,6 +92,8 @@ struct Params {
   long long tls_tickets = 0, tls_ticket_bytes = 79;
   long long frame, mux_request, quic_datagram;
   bool mux_headers_alone = false;
+  long long mux_server_settings = 0, mux_settings_ack = 0;  // h2's SETTINGS records (bytes; 0: not written)
+  bool window_packets = false;  // tcp.window_counts_packets: the congestion window counts packets in flight
   double quic_ack_delay;
   double rto_min_ms;
   bool pipeline_one_write;

@@ -146,6 +146,7 @@ void Session::configure_quic(Connection* conn) {  // h3.configure
     ep->mss = static_cast<double>(payload);
     ep->mss_n = payload;
     ep->nagle = false;
+    ep->window_packets = false;  // RFC 9002: bytes in flight
     ep->cwnd = iw_bytes / d;
     ep->cwnd_cap = p->rwnd / payload + 2;
     ep->dack_bytes = false;

@@ -204,7 +204,10 @@ struct Mux {  // multiplex.Mux
   long long batches = 0;
   // what the client does when a 103 Early Hints response arrives, given the HTML (Session::h2_load sets it)
   std::function<void(int, double, int32_t)> on_hints;
+  std::vector<long long> settings;  // h2's SETTINGS records still to write (none on h3: QUIC's control streams)
   Mux(Session* s_, Connection* c);
+  void write_settings(double t, int32_t pkt);
+  void put_settings(double t, long long nbytes, Ref point);
   void write_hints(double t, int html, Ref point);
   void requests(const std::vector<int>& names, Ref point, std::function<void(int, double, int32_t)> on_done);
   void write_requests(double t, const std::vector<int>& names, const std::vector<double>& sizes, Ref point);

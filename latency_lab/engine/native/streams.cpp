@@ -7,7 +7,13 @@
 namespace ll {
 
 // ------------------------------------------------------------------------------------------------ multiplex
-Mux::Mux(Session* s_, Connection* c) : s(s_), conn(c) { c->mux = this; }
+Mux::Mux(Session* s_, Connection* c) : s(s_), conn(c) {
+  c->mux = this;
+  if (s->protocol != P_H3) {  // h2's SETTINGS records, each written when given (multiplex.Mux.settings)
+    for (long long n : {s->p->mux_server_settings, s->p->mux_settings_ack})
+      if (n > 0) settings.push_back(n);
+  }
+}
 
 void Mux::requests(const std::vector<int>& names, Ref point, DoneFn on_done) {
   conn->on_done = std::move(on_done);
@@ -43,6 +49,7 @@ void Mux::write_requests(double t, const std::vector<int>& names, const std::vec
 
 void Mux::server_data(double t, int32_t pkt) {
   double got = conn->server->app_received();
+  if (!settings.empty() && got > 0) write_settings(t, pkt);  // the client's preface has arrived: h2's SETTINGS, once
   std::vector<int> batch;
   while (read < req_ends.size() && got >= req_ends[read]) {
     batch.push_back(req_names[read]);
@@ -78,6 +85,28 @@ void Mux::server_data(double t, int32_t pkt) {
   Ref point = s->eng.point(w, base, extra > 0, extra, SERVER);
   conn->last_write = point;
   s->eng.at(w, [this, batch, point](double t_) { write_responses(t_, batch, point); });
+}
+
+// multiplex.Mux._write_settings: the SETTINGS record and the SETTINGS ACK, each a write of its own, as the tickets
+void Mux::write_settings(double t, int32_t pkt) {
+  Endpoint* srv = conn->server.get();
+  Ref point = s->eng.point(t, pkt, false, 0.0, SERVER);
+  std::vector<long long> records;
+  records.swap(settings);
+  for (long long nbytes : records) {
+    if (srv->profile.deliver_before_ack) {
+      s->eng.at(t, [this, nbytes, point](double t_) { put_settings(t_, nbytes, point); });
+    } else {
+      put_settings(t, nbytes, point);
+    }
+  }
+}
+
+void Mux::put_settings(double t, long long nbytes, Ref point) {
+  Endpoint* srv = conn->server.get();
+  double begin = srv->end_n;
+  srv->write(t, static_cast<double>(nbytes), OBJ_SETTINGS, point);
+  srv->hs_ranges.emplace_back(begin, srv->end_n);  // not the application's bytes (Endpoint::app_received)
 }
 
 // multiplex.Mux._write_hints: the 103 Early Hints response for the HTML, a write of its own

@@ -37,6 +37,7 @@ Endpoint::Endpoint(Connection* c, int side_, long long cwnd_) : conn(c), eng(c->
   rwnd = static_cast<double>(rwnd_n);
   profile = p->profile;
   nagle = p->nagle;
+  window_packets = p->window_packets;
   cwnd = cwnd_;
   cwnd_cap = rwnd_n / p->mss + 2;
   quick_ack = p->profile.ack_first_segment;
@@ -107,8 +108,16 @@ void Endpoint::output(double t, Cause cause) {  // tcp.Endpoint.output (BSD tcp_
     double avail_n = endn - nxt_n;
     if (avail_n <= 0) break;
     double outstanding = nxt - una;
-    // slow_start.usable_window_bytes
-    double win = std::min(static_cast<double>(cwnd) * mss, rwnd) - outstanding;
+    double win;
+    if (window_packets) {  // tcp.window_counts_packets: a slot a packet, short or full; rwnd in bytes
+      if (static_cast<long long>(seg_ends.size()) - seg_i >= cwnd) {
+        block(R_WINDOW, 0);
+        return;
+      }
+      win = rwnd - outstanding;
+    } else {
+      win = std::min(static_cast<double>(cwnd) * mss, rwnd) - outstanding;  // slow_start.usable_window_bytes
+    }
     if (win <= 0) {
       block(R_WINDOW, 0);
       return;

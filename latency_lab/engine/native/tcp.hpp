@@ -25,6 +25,7 @@ struct Endpoint {
   long long rwnd_n;
   Profile profile;
   bool nagle;
+  bool window_packets;  // tcp.window_counts_packets (Endpoint.window_packets)
   long long cwnd;
   long long cwnd_cap;
   double acked_carry = 0.0;

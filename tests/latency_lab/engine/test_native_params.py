@@ -407,7 +407,7 @@ def test_the_parsers_read_every_member() -> None:
     """The parsers see all of them (not an empty agreement): the counts of today's sources."""
     hpp, pyx = HPP.read_text(), PYX.read_text()
     assert len(hpp_struct(hpp, "Profile")) == len(pyx_class(pyx, "Profile")) == len(profile_copy(pyx)) == 20
-    assert len(hpp_struct(hpp, "Params")) == len(pyx_class(pyx, "Params")) == len(params_copy(pyx)) == 77
+    assert len(hpp_struct(hpp, "Params")) == len(pyx_class(pyx, "Params")) == len(params_copy(pyx)) == 80
     assert hpp_struct(hpp, "Params")["objects"] == "std::vector<long long>"
     assert pyx_class(pyx, "Params")["tls_early_data"] == "bool"
 

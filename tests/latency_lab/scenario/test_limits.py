@@ -403,6 +403,36 @@ def test_preconnected_connections_are_counted(tls: str) -> None:
     assert limits.base_units(alone, "persistent_parallel") < limits.base_units(s, "persistent_parallel")
 
 
+@pytest.mark.parametrize("tls", ["none", "1.3"])
+def test_h2_settings_records_are_counted(tls: str) -> None:
+    """h2's SETTINGS records (multiplex.server_settings_bytes, multiplex.settings_ack_bytes) are segments of every h2
+    connection, with TLS or without: the estimate counts them (limits._extra_segments), ceil(bytes / MSS) each per
+    connection (here the HTML's and 20 origins' of one object each), and the run stays within the plain kind's budget
+    steps a unit; h3 ignores them, and so does its estimate."""
+    origins = 20
+    doc: dict[str, Any] = {
+        "protocols": ["h2"],
+        "page": {
+            "object_count": origins,
+            "object_size_bytes": 3,
+            "origins": [{"dns_ms": 0.0} for _ in range(origins)],
+            "object_origins": list(range(1, origins + 1)),
+        },
+        "tls": {"version": tls},
+    }
+    plain = Scenario.model_validate(doc)
+    big = Scenario.model_validate({**doc, "multiplex": {"server_settings_bytes": 16_000, "settings_ack_bytes": 31}})
+    mss = plain.tcp.mss_bytes or 1460
+    per_connection = -(-16_000 // mss) + 1
+    assert limits.base_units(big, "h2") - limits.base_units(plain, "h2") == (origins + 1) * per_connection
+    assert limits.base_units(big, "h3") == limits.base_units(plain, "h3")
+    with limits.budget(10**12):
+        start = limits.allowance()
+        predict(big)
+        steps = start - limits.allowance()
+    assert steps <= limits.PLAIN_STEPS_PER_UNIT * limits.base_units(big, "h2")
+
+
 @pytest.mark.parametrize("field", sorted(limits.WORK_FREE_FIELDS))
 def test_a_work_free_field_leaves_the_work_as_it_is(field: str) -> None:
     """A sweep of a field in WORK_FREE_FIELDS refuses from its first point's units times its points (latency_lab.analysis.
