@@ -62,6 +62,20 @@ fi
 python -m pip install --quiet --disable-pip-version-check --find-links "$cppyy_wheels" -r requirements-validation.txt
 rm -rf "$cppyy_wheels"
 
+# Compiled modules are kept (issue 26). Where PYTHONDONTWRITEBYTECODE is set (this machine's image sets it) every pytest
+# process compiled the project's sources again and rewrote the asserts of every test module and of every pytest plugin's
+# package from source (274 modules rewritten to run one test module of tests/latency_lab_web): collecting the parallel
+# phase's tests took 21.9 s of CPU in each of the two xdist workers, 10.5 s with the compiled modules kept (a fresh
+# clone, 2026-11-30 01:55 UTC, load 7). __pycache__ is in .gitignore. One collection warms them, in the background on
+# the core that the lint below leaves idle (mypy runs on one, 18 s of CPU in a fresh clone); the workers, the serial
+# phase and the tests' own Python subprocesses then read them. Its output is not judged: the parallel phase collects the
+# same tests and reports any error there.
+unset PYTHONDONTWRITEBYTECODE
+warm_log=$(mktemp)
+python -m pytest --collect-only -q -p no:cacheprovider -m "not serial" > "$warm_log" 2>&1 &
+warm=$!
+trap 'kill "$warm" 2>/dev/null || true; rm -f "$warm_log"' EXIT
+
 # Lint only the source folders that exist and hold Python files (bench/ may be empty for now).
 paths=()
 for dir in latency_lab latency_lab_web tests bench validation; do
@@ -78,6 +92,8 @@ echo "== mypy latency_lab latency_lab_web validation"
 mypy latency_lab latency_lab_web validation
 echo "== import contracts (lint-imports)"
 lint-imports --no-cache
+wait "$warm" || true  # the compiled modules are there (or not: the workers compile them, as before)
+rm -f "$warm_log"
 # Two phases (issue 26): every test but the serial ones over all cores with pytest-xdist (each test file on one
 # worker, so a module's shared fixture, e.g. an ns-3 grid run, is computed once; the files that share page states on
 # one worker together, and the longest units first: tests/conftest.py's scheduler), then the serial tests alone:
